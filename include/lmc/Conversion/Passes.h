@@ -1,0 +1,34 @@
+//===- Passes.h - lmc conversion passes -------------------------*- C++ -*-===//
+
+#ifndef LMC_CONVERSION_PASSES_H
+#define LMC_CONVERSION_PASSES_H
+
+#include "lmc/Dialect/Lmc/IR/LmcDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+class TypeConverter;
+} // namespace mlir
+
+namespace lmc {
+
+#define GEN_PASS_DECL
+#include "lmc/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "lmc/Conversion/Passes.h.inc"
+
+/// Patterns lowering every lmc op to linalg/tensor/arith/math on tensors.
+void populateLmcToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace lmc
+
+#endif // LMC_CONVERSION_PASSES_H

@@ -1,0 +1,56 @@
+//===- LmcBuilders.h - helpers that build common lmc op sequences -*- C++ -*-===//
+//
+// Shared by the importers, the VJPs, loss attachment and the optimizer so that
+// broadcasting and its inverse are written once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LMC_DIALECT_LMC_IR_LMCBUILDERS_H
+#define LMC_DIALECT_LMC_IR_LMCBUILDERS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace lmc {
+
+/// A constant tensor of `type` with every element equal to `value`.
+mlir::Value buildSplat(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::RankedTensorType type, double value);
+
+/// A scalar constant of the element type of `like`, broadcast to its shape.
+mlir::Value buildSplatLike(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value like, double value);
+
+/// Broadcasts `value` to `shape` with numpy rules (trailing dimensions
+/// aligned). Returns `value` unchanged when it already has that shape.
+mlir::Value buildNumpyBroadcast(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value value,
+                                llvm::ArrayRef<int64_t> shape);
+
+/// The result shape of numpy-broadcasting `lhs` and `rhs`, or failure.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
+
+/// Sums `value` down to `type`, undoing a broadcast that maps dimension i of
+/// `type` to dimension dims[i] of `value` (the adjoint of
+/// lmc.broadcast_in_dim).
+mlir::Value buildUnbroadcast(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value value, mlir::RankedTensorType type,
+                             llvm::ArrayRef<int64_t> dims);
+
+/// Broadcasts a scalar tensor (rank 0) to the shape of `like`.
+mlir::Value buildBroadcastScalar(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value scalar, mlir::Value like);
+
+/// lmc.reshape, or `value` itself when it already has `shape`.
+mlir::Value buildReshape(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value value, llvm::ArrayRef<int64_t> shape);
+
+/// Sums over `axis` keeping it with size 1, then broadcasts back to the
+/// operand's shape (used by the softmax VJPs).
+mlir::Value buildSumBroadcastBack(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::Value value, int64_t axis);
+
+} // namespace lmc
+
+#endif // LMC_DIALECT_LMC_IR_LMCBUILDERS_H

@@ -1,0 +1,16 @@
+//===- LmcOps.h - lmc ops ---------------------------------------*- C++ -*-===//
+
+#ifndef LMC_DIALECT_LMC_IR_LMCOPS_H
+#define LMC_DIALECT_LMC_IR_LMCOPS_H
+
+#include "lmc/Dialect/Lmc/IR/LmcDialect.h"
+#include "lmc/Dialect/Lmc/IR/LmcInterfaces.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "lmc/Dialect/Lmc/IR/LmcOps.h.inc"
+
+#endif // LMC_DIALECT_LMC_IR_LMCOPS_H

@@ -1,0 +1,295 @@
+//===- LmcOps.td - lmc op definitions -----------------------*- tablegen -*-===//
+
+#ifndef LMC_DIALECT_LMC_IR_LMCOPS_TD
+#define LMC_DIALECT_LMC_IR_LMCOPS_TD
+
+include "lmc/Dialect/Lmc/IR/LmcDialect.td"
+include "lmc/Dialect/Lmc/IR/LmcInterfaces.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Lmc_FloatTensor : RankedTensorOf<[AnyFloat]>;
+def Lmc_IndexTensor : RankedTensorOf<[I32, I64]>;
+def Lmc_BoolTensor : RankedTensorOf<[I1]>;
+def Lmc_AnyTensor : RankedTensorOf<[AnyFloat, I1, I32, I64]>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Lmc_UnaryOp<string mnemonic, string desc>
+    : Lmc_Op<mnemonic, [Pure, SameOperandsAndResultType,
+                        DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "elementwise " # mnemonic;
+  let description = desc # [{
+
+    Example:
+
+    ```mlir
+    %y = lmc.}] # mnemonic # [{ %x : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Lmc_FloatTensor:$operand);
+  let results = (outs Lmc_FloatTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+}
+
+def Lmc_NegOp : Lmc_UnaryOp<"neg", "Computes `-x`.">;
+def Lmc_ReluOp : Lmc_UnaryOp<"relu", "Computes `max(x, 0)`.">;
+def Lmc_SigmoidOp : Lmc_UnaryOp<"sigmoid", "Computes `1 / (1 + exp(-x))`.">;
+def Lmc_TanhOp : Lmc_UnaryOp<"tanh", "Computes `tanh(x)`.">;
+def Lmc_ExpOp : Lmc_UnaryOp<"exp", "Computes `exp(x)`.">;
+def Lmc_LogOp : Lmc_UnaryOp<"log", "Computes the natural logarithm.">;
+def Lmc_SqrtOp : Lmc_UnaryOp<"sqrt", "Computes the square root.">;
+
+class Lmc_BinaryOp<string mnemonic, string desc>
+    : Lmc_Op<mnemonic, [Pure, SameOperandsAndResultType,
+                        DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "elementwise " # mnemonic;
+  let description = desc # [{ Operands have the result's shape; use
+    `lmc.broadcast_in_dim` to broadcast.
+
+    Example:
+
+    ```mlir
+    %z = lmc.}] # mnemonic # [{ %x, %y : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Lmc_FloatTensor:$lhs, Lmc_FloatTensor:$rhs);
+  let results = (outs Lmc_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Lmc_AddOp : Lmc_BinaryOp<"add", "Computes `lhs + rhs`.">;
+def Lmc_SubOp : Lmc_BinaryOp<"sub", "Computes `lhs - rhs`.">;
+def Lmc_MulOp : Lmc_BinaryOp<"mul", "Computes `lhs * rhs`.">;
+def Lmc_DivOp : Lmc_BinaryOp<"div", "Computes `lhs / rhs`.">;
+def Lmc_PowOp : Lmc_BinaryOp<"pow", "Computes `lhs ^ rhs`.">;
+
+def Lmc_CmpOp : Lmc_Op<"cmp", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "elementwise comparison";
+  let description = [{
+    Compares two float tensors of the same shape elementwise. `predicate` is
+    one of `eq`, `ne`, `lt`, `le`, `gt`, `ge` (ordered comparisons). Not
+    differentiable: the result is boolean.
+
+    Example:
+
+    ```mlir
+    %m = lmc.cmp gt, %x, %zero : tensor<4xf32> -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins StrAttr:$predicate, Lmc_FloatTensor:$lhs,
+                       Lmc_FloatTensor:$rhs);
+  let results = (outs Lmc_BoolTensor:$result);
+  let assemblyFormat =
+      "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lmc_SelectOp : Lmc_Op<"select", [Pure,
+    AllTypesMatch<["on_true", "on_false", "result"]>,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "elementwise choice between two tensors";
+  let description = [{
+    `result[i] = condition[i] ? on_true[i] : on_false[i]`; all operands have
+    the result's shape.
+
+    Example:
+
+    ```mlir
+    %y = lmc.select %m, %x, %zero : tensor<4xi1>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Lmc_BoolTensor:$condition, Lmc_FloatTensor:$on_true,
+                       Lmc_FloatTensor:$on_false);
+  let results = (outs Lmc_FloatTensor:$result);
+  let assemblyFormat =
+      "$condition `,` $on_true `,` $on_false attr-dict `:` type($condition) `,` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape
+//===----------------------------------------------------------------------===//
+
+def Lmc_BroadcastInDimOp : Lmc_Op<"broadcast_in_dim", [Pure,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "broadcasts a tensor to a larger shape";
+  let description = [{
+    Operand dimension `i` becomes result dimension `dims[i]` (strictly
+    increasing); it must have size 1 or the result's size there. Result
+    dimensions not named in `dims` are new.
+
+    Example:
+
+    ```mlir
+    %b = lmc.broadcast_in_dim %bias, dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Lmc_FloatTensor:$operand, DenseI64ArrayAttr:$dims);
+  let results = (outs Lmc_FloatTensor:$result);
+  let assemblyFormat =
+      "$operand `,` `dims` `=` $dims attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lmc_ReshapeOp : Lmc_Op<"reshape", [Pure,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "reinterprets a tensor with another shape";
+  let description = [{
+    Row-major reshape; element counts must agree.
+
+    Example:
+
+    ```mlir
+    %r = lmc.reshape %x : tensor<4x2x3xf32> -> tensor<4x6xf32>
+    ```
+  }];
+  let arguments = (ins Lmc_FloatTensor:$operand);
+  let results = (outs Lmc_FloatTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lmc_TransposeOp : Lmc_Op<"transpose", [Pure,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "permutes dimensions";
+  let description = [{
+    `result.shape[i] = operand.shape[perm[i]]`.
+
+    Example:
+
+    ```mlir
+    %t = lmc.transpose %x, perm = [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins Lmc_FloatTensor:$operand, DenseI64ArrayAttr:$perm);
+  let results = (outs Lmc_FloatTensor:$result);
+  let assemblyFormat =
+      "$operand `,` `perm` `=` $perm attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and contractions
+//===----------------------------------------------------------------------===//
+
+def Lmc_ReduceSumOp : Lmc_Op<"reduce_sum", [Pure,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "sums over a set of dimensions";
+  let description = [{
+    Sums `operand` over `axes` (sorted, unique). With `keep_dims` the reduced
+    dimensions stay with size 1, otherwise they are dropped.
+
+    Example:
+
+    ```mlir
+    %s = lmc.reduce_sum %x, axes = [1] : tensor<4x8xf32> -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Lmc_FloatTensor:$operand, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keep_dims);
+  let results = (outs Lmc_FloatTensor:$result);
+  let assemblyFormat =
+      "$operand `,` `axes` `=` $axes attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lmc_MatmulOp : Lmc_Op<"matmul", [Pure,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<PrecisionPolicyOpInterface,
+                              ["allowsLowPrecisionInputs"]>]> {
+  let summary = "batched matrix product";
+  let description = [{
+    `result[..., m, n] = sum_k op(lhs)[..., m, k] * op(rhs)[..., k, n]` where
+    `op` transposes the last two dimensions when `transpose_lhs` /
+    `transpose_rhs` is set. Both operands have the result's batch dimensions
+    (broadcast beforehand).
+
+    Example:
+
+    ```mlir
+    %c = lmc.matmul %a, %b {transpose_rhs} : tensor<4x8xf32>, tensor<16x8xf32> -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins Lmc_FloatTensor:$lhs, Lmc_FloatTensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+  let results = (outs Lmc_FloatTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalized exponentials and losses
+//===----------------------------------------------------------------------===//
+
+class Lmc_SoftmaxLikeOp<string mnemonic, string desc>
+    : Lmc_Op<mnemonic, [Pure, SameOperandsAndResultType,
+                        DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = desc;
+  let description = [{
+    Computes }] # desc # [{ along `axis`, subtracting the maximum first for
+    numerical stability.
+
+    Example:
+
+    ```mlir
+    %p = lmc.}] # mnemonic # [{ %x, axis = 1 : tensor<4x10xf32>
+    ```
+  }];
+  let arguments = (ins Lmc_FloatTensor:$operand, I64Attr:$axis);
+  let results = (outs Lmc_FloatTensor:$result);
+  let assemblyFormat = "$operand `,` `axis` `=` $axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lmc_SoftmaxOp : Lmc_SoftmaxLikeOp<"softmax", "softmax">;
+def Lmc_LogSoftmaxOp : Lmc_SoftmaxLikeOp<"log_softmax", "log-softmax">;
+
+def Lmc_SoftmaxCrossEntropyOp : Lmc_Op<"softmax_cross_entropy", [Pure,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "mean softmax cross-entropy of logits against class indices";
+  let description = [{
+    `logits` is `[N, C]`, `labels` is `[N]` with values in `[0, C)`; the
+    result is the scalar `mean_n(logsumexp(logits[n]) - logits[n, labels[n]])`,
+    as PyTorch's `nn.CrossEntropyLoss` computes it.
+
+    Example:
+
+    ```mlir
+    %l = lmc.softmax_cross_entropy %logits, %labels : tensor<32x10xf32>, tensor<32xi64> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Lmc_FloatTensor:$logits, Lmc_IndexTensor:$labels);
+  let results = (outs Lmc_FloatTensor:$result);
+  let assemblyFormat =
+      "$logits `,` $labels attr-dict `:` type($logits) `,` type($labels) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lmc_SoftmaxCrossEntropyGradOp : Lmc_Op<"softmax_cross_entropy_grad", [Pure,
+    AllTypesMatch<["logits", "result"]>]> {
+  let summary = "gradient of lmc.softmax_cross_entropy w.r.t. the logits";
+  let description = [{
+    `result[n, c] = (softmax(logits[n])[c] - (c == labels[n])) * cotangent / N`
+    where `cotangent` is the scalar cotangent of the loss.
+
+    Example:
+
+    ```mlir
+    %g = lmc.softmax_cross_entropy_grad %logits, %labels, %dl : tensor<32x10xf32>, tensor<32xi64>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Lmc_FloatTensor:$logits, Lmc_IndexTensor:$labels,
+                       Lmc_FloatTensor:$cotangent);
+  let results = (outs Lmc_FloatTensor:$result);
+  let assemblyFormat =
+      "$logits `,` $labels `,` $cotangent attr-dict `:` type($logits) `,` type($labels) `,` type($cotangent)";
+  let hasVerifier = 1;
+}
+
+#endif // LMC_DIALECT_LMC_IR_LMCOPS_TD

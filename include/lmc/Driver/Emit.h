@@ -1,0 +1,45 @@
+//===- Emit.h - descriptor, object file and executable emission -*- C++ -*-===//
+
+#ifndef LMC_DRIVER_EMIT_H
+#define LMC_DRIVER_EMIT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/IR/Module.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lmc {
+
+/// What the runtime needs to know about a compiled model: the descriptor
+/// text and the initial parameter bytes (docs/runtime-abi.md).
+struct ModelDescription {
+  std::string descriptor;
+  std::vector<char> weights;
+};
+
+/// Reads the tagged `train_step` / `eval_step` of a module after the
+/// optimizer phase, and drops the (large) `lmc.init` attributes from it.
+mlir::FailureOr<ModelDescription> describeModel(mlir::ModuleOp module);
+
+/// Translates a module in the LLVM dialect and adds the ABI symbols:
+/// `lmc_train_step(void**)`, `lmc_eval_step(void**)`, the descriptor and
+/// the weights.
+std::unique_ptr<llvm::Module>
+translateWithEntryPoints(mlir::ModuleOp module, llvm::LLVMContext &context,
+                         const ModelDescription &model);
+
+/// Optimizes `module` at -O3 for the host CPU and writes an object file.
+mlir::LogicalResult emitObjectFile(mlir::MLIRContext *context,
+                                   llvm::Module &module, llvm::StringRef path);
+
+/// Links an object file with the lmc runtime into an executable.
+mlir::LogicalResult linkExecutable(mlir::MLIRContext *context,
+                                   llvm::StringRef objectPath,
+                                   llvm::StringRef outputPath,
+                                   llvm::StringRef argv0);
+
+} // namespace lmc
+
+#endif // LMC_DRIVER_EMIT_H

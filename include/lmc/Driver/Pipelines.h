@@ -1,0 +1,43 @@
+//===- Pipelines.h - lmc pass pipelines and compilation phases --*- C++ -*-===//
+
+#ifndef LMC_DRIVER_PIPELINES_H
+#define LMC_DRIVER_PIPELINES_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+
+namespace lmc {
+
+/// The phases `lmc --compile-to=` can stop after, in pipeline order.
+enum class Phase { Import, Loss, Autodiff, Optimizer, Lower, LLVM };
+
+struct TrainingOptions {
+  std::string loss = "cross_entropy";
+  std::string lossOutput;
+  std::string optimizer = "adamw";
+  double lr = 1e-3;
+  double momentum = 0.9;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weightDecay = 0.0;
+};
+
+/// Every dialect lmc's pipelines create, and all lmc passes.
+void registerLmcDialects(mlir::DialectRegistry &registry);
+void registerLmcPasses();
+
+/// Import → `phase`: attach the loss, differentiate, build the entry points,
+/// and inline them into self-contained `train_step` / `eval_step`.
+void buildLmcTrainingPipeline(mlir::OpPassManager &pm,
+                              const TrainingOptions &options, Phase last);
+
+/// lmc on tensors → LLVM dialect with the bare-pointer calling convention
+/// (docs/runtime-abi.md): linalg, fusion, bufferization, BLAS calls, loops.
+void buildLmcLoweringPipeline(mlir::OpPassManager &pm);
+
+} // namespace lmc
+
+#endif // LMC_DRIVER_PIPELINES_H

@@ -1,0 +1,42 @@
+//===- Attributes.h - names of the attributes lmc passes exchange -*- C++ -*-===//
+//
+// The importers tag the forward function's arguments and results; the
+// training passes read and extend those tags; the driver turns the entry
+// points' tags into the runtime descriptor (docs/runtime-abi.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LMC_TRANSFORMS_ATTRIBUTES_H
+#define LMC_TRANSFORMS_ATTRIBUTES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace lmc::attrs {
+
+/// On a forward argument: the parameter's name (its checkpoint key).
+constexpr llvm::StringLiteral kParam = "lmc.param";
+/// On a parameter argument: its initial value (an ElementsAttr).
+constexpr llvm::StringLiteral kInit = "lmc.init";
+/// On a forward argument: the name of a model input.
+constexpr llvm::StringLiteral kInput = "lmc.input";
+/// On a forward result: the name of a model output.
+constexpr llvm::StringLiteral kOutput = "lmc.output";
+/// On entry-point arguments and results: param | state | input | hyper |
+/// loss | output.
+constexpr llvm::StringLiteral kRole = "lmc.role";
+/// On entry-point arguments and results: the name that goes with the role.
+constexpr llvm::StringLiteral kName = "lmc.name";
+/// On the module: the loss that lmc-attach-loss attached.
+constexpr llvm::StringLiteral kLoss = "lmc.loss";
+/// On the module: the optimizer and its hyperparameters (a dictionary).
+constexpr llvm::StringLiteral kOptimizer = "lmc.optimizer";
+
+/// The function names the passes agree on.
+constexpr llvm::StringLiteral kForward = "forward";
+constexpr llvm::StringLiteral kForwardGrad = "forward_grad";
+constexpr llvm::StringLiteral kTrainStep = "train_step";
+constexpr llvm::StringLiteral kEvalStep = "eval_step";
+
+} // namespace lmc::attrs
+
+#endif // LMC_TRANSFORMS_ATTRIBUTES_H

@@ -1,0 +1,68 @@
+//===- Passes.td - lmc training passes ----------------------*- tablegen -*-===//
+
+#ifndef LMC_TRANSFORMS_PASSES_TD
+#define LMC_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LmcAttachLoss : Pass<"lmc-attach-loss", "::mlir::ModuleOp"> {
+  let summary = "Makes the forward function return a scalar training loss";
+  let description = [{
+    Rewrites `@forward` so that its first result is the scalar loss and the
+    model outputs follow it. `cross_entropy` adds an integer input `labels`
+    of the logits' leading shape and computes mean softmax cross-entropy over
+    the last axis; `mse` adds a float input `targets` shaped like the output;
+    `output:NAME` moves the model's own scalar output NAME first.
+  }];
+  let options = [
+    Option<"loss", "loss", "std::string", /*default=*/"\"cross_entropy\"",
+           "cross_entropy | mse | output:NAME">,
+    Option<"output", "output", "std::string", /*default=*/"\"\"",
+           "model output the loss is computed from (default: the first)">,
+  ];
+  let dependentDialects = ["::lmc::LmcDialect"];
+}
+
+def LmcAutodiff : Pass<"lmc-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Reverse-mode differentiation of the forward function";
+  let description = [{
+    Adds `@forward_grad`, which returns the loss (result 0 of `@forward`)
+    followed by its gradient with respect to every argument tagged
+    `lmc.param`, built from each op's `DifferentiableOpInterface`. Parameters
+    with no differentiable path to the loss become constants (their
+    `lmc.init` value) and are removed from the signature.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"forward\"",
+           "function to differentiate">,
+  ];
+  let dependentDialects = ["::lmc::LmcDialect", "::mlir::arith::ArithDialect"];
+}
+
+def LmcOptimizer : Pass<"lmc-optimizer", "::mlir::ModuleOp"> {
+  let summary = "Builds the train_step and eval_step entry points";
+  let description = [{
+    Builds `@train_step(params, optimizer state, inputs, hyper scalars)`
+    returning the updated parameters and state and the loss, with PyTorch's
+    update formulas for `sgd`, `momentum`, `adam` and `adamw`, and
+    `@eval_step(params, inputs)` returning the loss and the model outputs.
+    Argument and result roles are recorded as `lmc.role` / `lmc.name`
+    attributes (docs/runtime-abi.md).
+  }];
+  let options = [
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
+           "sgd | momentum | adam | adamw">,
+    Option<"lr", "lr", "double", /*default=*/"1e-3",
+           "default learning rate recorded for the runtime">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.9", "SGD momentum">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "Adam beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "Adam beta2">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8", "Adam epsilon">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "weight decay (decoupled for adamw, L2 otherwise)">,
+  ];
+  let dependentDialects = ["::lmc::LmcDialect", "::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // LMC_TRANSFORMS_PASSES_TD

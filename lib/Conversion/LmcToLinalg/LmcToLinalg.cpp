@@ -1,0 +1,216 @@
+//===- LmcToLinalg.cpp - lower lmc ops to linalg on tensors ---------------===//
+//
+// Elementwise ops become linalg.generic (fused later by
+// linalg-fuse-elementwise-ops); shape ops become tensor/linalg ops.
+// Reductions, contractions and the softmax family are in Reductions.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "lmc/Conversion/Passes.h"
+#include "lmc/Dialect/Lmc/IR/LmcOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace lmc {
+#define GEN_PASS_DEF_CONVERTLMCTOLINALG
+#include "lmc/Conversion/Passes.h.inc"
+} // namespace lmc
+
+using namespace mlir;
+using namespace lmc;
+using namespace lmc::lowering;
+
+namespace {
+
+/// Lowers a float elementwise op through a scalar body.
+template <typename SourceOp>
+struct ElementwiseLowering : public OpConversionPattern<SourceOp> {
+  using ScalarFn = Value (*)(OpBuilder &, Location, ValueRange);
+  ElementwiseLowering(MLIRContext *ctx, ScalarFn fn)
+      : OpConversionPattern<SourceOp>(ctx), fn(fn) {}
+
+  LogicalResult
+  matchAndRewrite(SourceOp op, typename SourceOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), type, adaptor.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return fn(b, loc, args.drop_back());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  ScalarFn fn;
+};
+
+Value one(OpBuilder &b, Location loc, Value like) {
+  return buildFloat(b, loc, like.getType(), 1.0);
+}
+
+void populateElementwisePatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ElementwiseLowering<NegOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return arith::NegFOp::create(b, l, a[0]);
+      });
+  patterns.add<ElementwiseLowering<ReluOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value zero = buildFloat(b, l, a[0].getType(), 0.0);
+        return arith::MaximumFOp::create(b, l, a[0], zero);
+      });
+  patterns.add<ElementwiseLowering<SigmoidOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, a[0]));
+        Value denom = arith::AddFOp::create(b, l, one(b, l, a[0]), e);
+        return arith::DivFOp::create(b, l, one(b, l, a[0]), denom);
+      });
+  patterns.add<ElementwiseLowering<TanhOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return math::TanhOp::create(b, l, a[0]);
+      });
+  patterns.add<ElementwiseLowering<ExpOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return math::ExpOp::create(b, l, a[0]);
+      });
+  patterns.add<ElementwiseLowering<LogOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return math::LogOp::create(b, l, a[0]);
+      });
+  patterns.add<ElementwiseLowering<SqrtOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return math::SqrtOp::create(b, l, a[0]);
+      });
+  patterns.add<ElementwiseLowering<AddOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return arith::AddFOp::create(b, l, a[0], a[1]);
+      });
+  patterns.add<ElementwiseLowering<SubOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return arith::SubFOp::create(b, l, a[0], a[1]);
+      });
+  patterns.add<ElementwiseLowering<MulOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return arith::MulFOp::create(b, l, a[0], a[1]);
+      });
+  patterns.add<ElementwiseLowering<DivOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return arith::DivFOp::create(b, l, a[0], a[1]);
+      });
+  patterns.add<ElementwiseLowering<PowOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return math::PowFOp::create(b, l, a[0], a[1]);
+      });
+  patterns.add<ElementwiseLowering<SelectOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return arith::SelectOp::create(b, l, a[0], a[1], a[2]);
+      });
+}
+
+struct CmpLowering : public OpConversionPattern<CmpOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(CmpOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto predicate = llvm::StringSwitch<arith::CmpFPredicate>(op.getPredicate())
+                         .Case("eq", arith::CmpFPredicate::OEQ)
+                         .Case("ne", arith::CmpFPredicate::UNE)
+                         .Case("lt", arith::CmpFPredicate::OLT)
+                         .Case("le", arith::CmpFPredicate::OLE)
+                         .Case("gt", arith::CmpFPredicate::OGT)
+                         .Default(arith::CmpFPredicate::OGE);
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), op.getType(), adaptor.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          return arith::CmpFOp::create(b, loc, predicate, args[0], args[1]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct BroadcastInDimLowering : public OpConversionPattern<BroadcastInDimOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(BroadcastInDimOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = op.getType();
+    RankedTensorType operandType = op.getOperand().getType();
+    unsigned rank = resultType.getRank();
+    SmallVector<AffineExpr> exprs;
+    for (auto [i, dim] : llvm::enumerate(op.getDims())) {
+      bool expanded = operandType.getDimSize(i) == 1 &&
+                      resultType.getDimSize(dim) != 1;
+      exprs.push_back(expanded ? rewriter.getAffineConstantExpr(0)
+                               : rewriter.getAffineDimExpr(dim));
+    }
+    AffineMap inputMap = AffineMap::get(rank, 0, exprs, op.getContext());
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value result = buildGeneric(
+        rewriter, op.getLoc(), resultType,
+        buildEmpty(rewriter, op.getLoc(), resultType), adaptor.getOperand(),
+        inputMap, rewriter.getMultiDimIdentityMap(rank), iterators,
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ReshapeLowering : public OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, buildStaticReshape(rewriter, op.getLoc(),
+                                              adaptor.getOperand(),
+                                              op.getType()));
+    return success();
+  }
+};
+
+struct TransposeLowering : public OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value init = buildEmpty(rewriter, op.getLoc(), op.getType());
+    auto transpose = linalg::TransposeOp::create(
+        rewriter, op.getLoc(), adaptor.getOperand(), init, op.getPerm());
+    rewriter.replaceOp(op, transpose->getResults());
+    return success();
+  }
+};
+
+struct ConvertLmcToLinalgPass
+    : public lmc::impl::ConvertLmcToLinalgBase<ConvertLmcToLinalgPass> {
+  void runOnOperation() override {
+    ConversionTarget target(getContext());
+    target.addIllegalDialect<LmcDialect>();
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                           arith::ArithDialect, math::MathDialect>();
+    RewritePatternSet patterns(&getContext());
+    populateLmcToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void lmc::populateLmcToLinalgPatterns(RewritePatternSet &patterns) {
+  populateElementwisePatterns(patterns);
+  patterns.add<CmpLowering, BroadcastInDimLowering, ReshapeLowering,
+               TransposeLowering>(patterns.getContext());
+  populateReductionLoweringPatterns(patterns);
+}

@@ -1,0 +1,65 @@
+//===- LoweringUtils.h - linalg building blocks for lmc lowering -*- C++ -*-===//
+
+#ifndef LMC_LIB_CONVERSION_LMCTOLINALG_LOWERINGUTILS_H
+#define LMC_LIB_CONVERSION_LMCTOLINALG_LOWERINGUTILS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace lmc::lowering {
+
+using BodyBuilder =
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::ValueRange)>;
+
+/// A linalg.generic over the iteration space `shape` with one result of
+/// `resultType` (indexed by `resultMap`) and inputs indexed by `inputMaps`.
+/// The body receives the input scalars followed by the current output
+/// scalar and returns the value to yield.
+mlir::Value buildGeneric(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::RankedTensorType resultType, mlir::Value init,
+                         mlir::ValueRange inputs,
+                         llvm::ArrayRef<mlir::AffineMap> inputMaps,
+                         mlir::AffineMap resultMap,
+                         llvm::ArrayRef<mlir::utils::IteratorType> iterators,
+                         BodyBuilder body);
+
+/// An elementwise linalg.generic: all operands have `resultType`'s shape.
+mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::RankedTensorType resultType,
+                             mlir::ValueRange inputs, BodyBuilder body);
+
+/// tensor.empty of `type`.
+mlir::Value buildEmpty(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::RankedTensorType type);
+
+/// tensor.empty of `type` filled with `value`.
+mlir::Value buildFilled(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type, mlir::TypedAttr value);
+
+/// A scalar arith.constant of float type `type`.
+mlir::Value buildFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                       double value);
+
+/// Reshapes a static tensor through its flat form with
+/// tensor.collapse_shape / tensor.expand_shape.
+mlir::Value buildStaticReshape(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value value,
+                               mlir::RankedTensorType resultType);
+
+/// Reduces `value` over `axis` with `combine`, starting from `initValue`;
+/// the result drops that axis.
+mlir::Value buildReduceAlong(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value value, int64_t axis,
+                             mlir::TypedAttr initValue,
+                             llvm::function_ref<mlir::Value(
+                                 mlir::OpBuilder &, mlir::Location, mlir::Value,
+                                 mlir::Value)>
+                                 combine);
+
+void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace lmc::lowering
+
+#endif // LMC_LIB_CONVERSION_LMCTOLINALG_LOWERINGUTILS_H

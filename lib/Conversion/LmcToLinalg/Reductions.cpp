@@ -1,0 +1,344 @@
+//===- Reductions.cpp - lower lmc reductions, matmul and softmaxes --------===//
+
+#include "LoweringUtils.h"
+#include "lmc/Dialect/Lmc/IR/LmcOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace lmc;
+
+namespace lmc::lowering {
+namespace {
+
+Value addF(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddFOp::create(b, loc, x, y);
+}
+
+Value maxF(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MaximumFOp::create(b, loc, x, y);
+}
+
+TypedAttr floatAttr(OpBuilder &b, Type type, double value) {
+  return b.getFloatAttr(type, value);
+}
+
+TypedAttr negativeInfinity(OpBuilder &b, Type type) {
+  return b.getFloatAttr(
+      type, APFloat::getInf(cast<FloatType>(type).getFloatSemantics(), true));
+}
+
+/// The identity map of `rank` dims with `axis` dropped: indexes a row value
+/// (one per position outside `axis`) from the full iteration space.
+AffineMap dropAxisMap(OpBuilder &b, unsigned rank, int64_t axis) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d = 0; d < rank; ++d)
+    if (static_cast<int64_t>(d) != axis)
+      exprs.push_back(b.getAffineDimExpr(d));
+  return AffineMap::get(rank, 0, exprs, b.getContext());
+}
+
+struct ReduceSumLowering : public OpConversionPattern<ReduceSumOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ReduceSumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType operandType = op.getOperand().getType();
+    RankedTensorType resultType = op.getType();
+    unsigned rank = operandType.getRank();
+    SmallVector<AffineExpr> exprs;
+    SmallVector<utils::IteratorType> iterators;
+    for (unsigned d = 0; d < rank; ++d) {
+      bool reduced = llvm::is_contained(op.getAxes(), d);
+      iterators.push_back(reduced ? utils::IteratorType::reduction
+                                  : utils::IteratorType::parallel);
+      if (!reduced)
+        exprs.push_back(rewriter.getAffineDimExpr(d));
+      else if (op.getKeepDims())
+        exprs.push_back(rewriter.getAffineConstantExpr(0));
+    }
+    Location loc = op.getLoc();
+    Type elementType = resultType.getElementType();
+    Value init = buildFilled(rewriter, loc, resultType,
+                             floatAttr(rewriter, elementType, 0.0));
+    Value result = buildGeneric(
+        rewriter, loc, resultType, init, adaptor.getOperand(),
+        rewriter.getMultiDimIdentityMap(rank),
+        AffineMap::get(rank, 0, exprs, op.getContext()), iterators,
+        [](OpBuilder &b, Location l, ValueRange args) {
+          return addF(b, l, args[0], args[1]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// lmc.matmul → linalg.matmul / linalg.batch_matmul with transposed indexing
+/// maps (batch dimensions collapsed into one).
+struct MatmulLowering : public OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getType();
+    int64_t rank = resultType.getRank();
+    int64_t batch = 1;
+    for (int64_t d : resultType.getShape().drop_back(2))
+      batch *= d;
+    bool batched = rank > 2;
+    auto flatten = [&](Value v) -> Value {
+      auto type = cast<RankedTensorType>(v.getType());
+      if (!batched)
+        return v;
+      SmallVector<int64_t> shape{batch};
+      llvm::append_range(shape, type.getShape().take_back(2));
+      return buildStaticReshape(
+          rewriter, loc, v, RankedTensorType::get(shape, type.getElementType()));
+    };
+    Value lhs = flatten(adaptor.getLhs()), rhs = flatten(adaptor.getRhs());
+    SmallVector<int64_t> flatShape;
+    if (batched)
+      flatShape.push_back(batch);
+    llvm::append_range(flatShape, resultType.getShape().take_back(2));
+    auto flatType =
+        RankedTensorType::get(flatShape, resultType.getElementType());
+    Value init = buildFilled(rewriter, loc, flatType,
+                             floatAttr(rewriter, flatType.getElementType(), 0));
+
+    // Iteration dims: (b,) m, n, k.
+    unsigned numDims = batched ? 4 : 3;
+    auto dim = [&](unsigned i) { return rewriter.getAffineDimExpr(i); };
+    unsigned m = numDims - 3, n = numDims - 2, k = numDims - 1;
+    auto map = [&](ArrayRef<AffineExpr> matrix) {
+      SmallVector<AffineExpr> exprs;
+      if (batched)
+        exprs.push_back(dim(0));
+      llvm::append_range(exprs, matrix);
+      return AffineMap::get(numDims, 0, exprs, op.getContext());
+    };
+    SmallVector<Attribute> maps{
+        AffineMapAttr::get(op.getTransposeLhs() ? map({dim(k), dim(m)})
+                                                : map({dim(m), dim(k)})),
+        AffineMapAttr::get(op.getTransposeRhs() ? map({dim(n), dim(k)})
+                                                : map({dim(k), dim(n)})),
+        AffineMapAttr::get(map({dim(m), dim(n)}))};
+    NamedAttribute mapsAttr =
+        rewriter.getNamedAttr("indexing_maps", rewriter.getArrayAttr(maps));
+    Value product =
+        batched ? linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{flatType},
+                                                ValueRange{lhs, rhs},
+                                                ValueRange{init}, {mapsAttr})
+                      .getResult(0)
+                : linalg::MatmulOp::create(rewriter, loc, TypeRange{flatType},
+                                           ValueRange{lhs, rhs},
+                                           ValueRange{init}, {mapsAttr})
+                      .getResult(0);
+    rewriter.replaceOp(op,
+                       buildStaticReshape(rewriter, loc, product, resultType));
+    return success();
+  }
+};
+
+/// Row statistics of a softmax along `axis`: the maximum and the sum of
+/// exp(x - max).
+struct SoftmaxStats {
+  Value max, sumExp;
+};
+
+SoftmaxStats buildSoftmaxStats(OpBuilder &b, Location loc, Value x,
+                               int64_t axis) {
+  auto type = cast<RankedTensorType>(x.getType());
+  unsigned rank = type.getRank();
+  Type elementType = type.getElementType();
+  Value max = buildReduceAlong(b, loc, x, axis,
+                               negativeInfinity(b, elementType), maxF);
+  auto rowType = cast<RankedTensorType>(max.getType());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators[axis] = utils::IteratorType::reduction;
+  Value sumExp = buildGeneric(
+      b, loc, rowType,
+      buildFilled(b, loc, rowType, floatAttr(b, elementType, 0.0)),
+      ValueRange{x, max},
+      {b.getMultiDimIdentityMap(rank), dropAxisMap(b, rank, axis)},
+      dropAxisMap(b, rank, axis), iterators,
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        Value shifted = arith::SubFOp::create(nb, l, args[0], args[1]);
+        return addF(nb, l, math::ExpOp::create(nb, l, shifted), args[2]);
+      });
+  return {max, sumExp};
+}
+
+/// An elementwise generic over `x`'s shape whose body also sees the row
+/// statistics.
+Value buildWithRowStats(OpBuilder &b, Location loc, Value x, int64_t axis,
+                        SoftmaxStats stats, BodyBuilder body) {
+  auto type = cast<RankedTensorType>(x.getType());
+  unsigned rank = type.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap row = dropAxisMap(b, rank, axis);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return buildGeneric(b, loc, type, buildEmpty(b, loc, type),
+                      ValueRange{x, stats.max, stats.sumExp},
+                      {identity, row, row}, identity, iterators, body);
+}
+
+struct SoftmaxLowering : public OpConversionPattern<SoftmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SoftmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getOperand();
+    int64_t axis = op.getAxis();
+    SoftmaxStats stats = buildSoftmaxStats(rewriter, loc, x, axis);
+    rewriter.replaceOp(
+        op, buildWithRowStats(
+                rewriter, loc, x, axis, stats,
+                [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                  Value e = math::ExpOp::create(
+                      b, l, arith::SubFOp::create(b, l, a[0], a[1]));
+                  return arith::DivFOp::create(b, l, e, a[2]);
+                }));
+    return success();
+  }
+};
+
+struct LogSoftmaxLowering : public OpConversionPattern<LogSoftmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(LogSoftmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getOperand();
+    int64_t axis = op.getAxis();
+    SoftmaxStats stats = buildSoftmaxStats(rewriter, loc, x, axis);
+    rewriter.replaceOp(
+        op, buildWithRowStats(
+                rewriter, loc, x, axis, stats,
+                [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                  Value shifted = arith::SubFOp::create(b, l, a[0], a[1]);
+                  return arith::SubFOp::create(b, l, shifted,
+                                               math::LogOp::create(b, l, a[2]));
+                }));
+    return success();
+  }
+};
+
+/// `c == labels[n]` inside a generic over (n, c).
+Value isLabel(OpBuilder &b, Location loc, Value label) {
+  Value c = linalg::IndexOp::create(b, loc, 1);
+  Value labelIndex =
+      arith::IndexCastOp::create(b, loc, b.getIndexType(), label);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c,
+                               labelIndex);
+}
+
+struct SoftmaxCrossEntropyLowering
+    : public OpConversionPattern<SoftmaxCrossEntropyOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SoftmaxCrossEntropyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value logits = adaptor.getLogits(), labels = adaptor.getLabels();
+    auto logitsType = cast<RankedTensorType>(logits.getType());
+    Type elementType = logitsType.getElementType();
+    int64_t rows = logitsType.getDimSize(0);
+    SoftmaxStats stats = buildSoftmaxStats(rewriter, loc, logits, 1);
+
+    // Per-row loss: max + log(sumexp) - logits[n, label[n]], summed over
+    // all (n, c) with the picked logit taken where c == label[n].
+    auto scalarType = RankedTensorType::get({}, elementType);
+    AffineMap full = rewriter.getMultiDimIdentityMap(2);
+    AffineMap row = dropAxisMap(rewriter, 2, 1);
+    AffineMap scalar = AffineMap::get(2, 0, {}, op.getContext());
+    Value total = buildGeneric(
+        rewriter, loc, scalarType,
+        buildFilled(rewriter, loc, scalarType,
+                    floatAttr(rewriter, elementType, 0.0)),
+        ValueRange{logits, labels, stats.max, stats.sumExp},
+        {full, row, row, row}, scalar,
+        {utils::IteratorType::reduction, utils::IteratorType::reduction},
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value lse = addF(b, l, a[2], math::LogOp::create(b, l, a[3]));
+          Value zero = buildFloat(b, l, a[0].getType(), 0.0);
+          Value c0 = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::eq, linalg::IndexOp::create(b, l, 1),
+              arith::ConstantIndexOp::create(b, l, 0));
+          // Each row adds its log-sum-exp once (at c == 0) and subtracts
+          // its label's logit.
+          Value rowTerm = arith::SelectOp::create(b, l, c0, lse, zero);
+          Value picked =
+              arith::SelectOp::create(b, l, isLabel(b, l, a[1]), a[0], zero);
+          Value term = arith::SubFOp::create(b, l, rowTerm, picked);
+          return addF(b, l, a[4], term);
+        });
+    Value mean = buildElementwise(
+        rewriter, loc, scalarType, total,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          return arith::DivFOp::create(
+              b, l, a[0], buildFloat(b, l, elementType, double(rows)));
+        });
+    rewriter.replaceOp(op, mean);
+    return success();
+  }
+};
+
+struct SoftmaxCrossEntropyGradLowering
+    : public OpConversionPattern<SoftmaxCrossEntropyGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SoftmaxCrossEntropyGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value logits = adaptor.getLogits();
+    auto logitsType = cast<RankedTensorType>(logits.getType());
+    Type elementType = logitsType.getElementType();
+    int64_t rows = logitsType.getDimSize(0);
+    SoftmaxStats stats = buildSoftmaxStats(rewriter, loc, logits, 1);
+    AffineMap full = rewriter.getMultiDimIdentityMap(2);
+    AffineMap row = dropAxisMap(rewriter, 2, 1);
+    AffineMap scalar = AffineMap::get(2, 0, {}, op.getContext());
+    Value grad = buildGeneric(
+        rewriter, loc, logitsType, buildEmpty(rewriter, loc, logitsType),
+        ValueRange{logits, adaptor.getLabels(), stats.max, stats.sumExp,
+                   adaptor.getCotangent()},
+        {full, row, row, row, scalar}, full,
+        {utils::IteratorType::parallel, utils::IteratorType::parallel},
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value e = math::ExpOp::create(b, l,
+                                        arith::SubFOp::create(b, l, a[0], a[2]));
+          Value prob = arith::DivFOp::create(b, l, e, a[3]);
+          Value oneHot = arith::SelectOp::create(
+              b, l, isLabel(b, l, a[1]), buildFloat(b, l, elementType, 1.0),
+              buildFloat(b, l, elementType, 0.0));
+          Value diff = arith::SubFOp::create(b, l, prob, oneHot);
+          Value scale = arith::DivFOp::create(
+              b, l, a[4], buildFloat(b, l, elementType, double(rows)));
+          return arith::MulFOp::create(b, l, diff, scale);
+        });
+    rewriter.replaceOp(op, grad);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateReductionLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<ReduceSumLowering, MatmulLowering, SoftmaxLowering,
+               LogSoftmaxLowering, SoftmaxCrossEntropyLowering,
+               SoftmaxCrossEntropyGradLowering>(patterns.getContext());
+}
+
+} // namespace lmc::lowering

@@ -1,0 +1,141 @@
+//===- MatmulToRuntime.cpp - buffer-level matmuls to the runtime's BLAS ---===//
+//
+// Runs after bufferization: a linalg.matmul / linalg.batch_matmul on dense
+// memrefs becomes one call to lmc_rt_matmul_{f32,f64} (runtime/kernels),
+// which accumulates into the output exactly like the linalg op. Transposed
+// operands (from the indexing maps) become BLAS transpose flags.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Conversion/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace lmc {
+#define GEN_PASS_DEF_LMCMATMULTORUNTIME
+#include "lmc/Conversion/Passes.h.inc"
+} // namespace lmc
+
+using namespace mlir;
+using namespace lmc;
+
+namespace {
+
+bool isDenseStatic(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.hasStaticShape() && type.getLayout().isIdentity();
+}
+
+/// Which operands the indexing maps transpose, or failure for anything but
+/// the four (batched) matmul forms.
+FailureOr<std::pair<bool, bool>> transposeFlags(linalg::LinalgOp op,
+                                                bool batched) {
+  MLIRContext *ctx = op.getContext();
+  unsigned numDims = batched ? 4 : 3;
+  unsigned m = numDims - 3, n = numDims - 2, k = numDims - 1;
+  auto map = [&](unsigned r, unsigned c) {
+    SmallVector<AffineExpr> exprs;
+    if (batched)
+      exprs.push_back(getAffineDimExpr(0, ctx));
+    exprs.push_back(getAffineDimExpr(r, ctx));
+    exprs.push_back(getAffineDimExpr(c, ctx));
+    return AffineMap::get(numDims, 0, exprs, ctx);
+  };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps.size() != 3 || maps[2] != map(m, n))
+    return failure();
+  bool transA = maps[0] == map(k, m), transB = maps[1] == map(n, k);
+  if ((!transA && maps[0] != map(m, k)) || (!transB && maps[1] != map(k, n)))
+    return failure();
+  return std::make_pair(transA, transB);
+}
+
+func::FuncOp getOrDeclareKernel(ModuleOp module, OpBuilder &b, StringRef name) {
+  if (auto func = module.lookupSymbol<func::FuncOp>(name))
+    return func;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+  Type i64 = b.getI64Type();
+  auto type = b.getFunctionType({ptr, ptr, ptr, i64, i64, i64, i64, i64, i64},
+                                {});
+  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
+  func.setPrivate();
+  return func;
+}
+
+template <typename MatmulLikeOp>
+struct MatmulToCall : public OpRewritePattern<MatmulLikeOp> {
+  using OpRewritePattern<MatmulLikeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatmulLikeOp op,
+                                PatternRewriter &rewriter) const override {
+    constexpr bool batched = std::is_same_v<MatmulLikeOp, linalg::BatchMatmulOp>;
+    if (!op.hasPureBufferSemantics())
+      return failure();
+    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
+    Value c = op.getDpsInits()[0];
+    if (!isDenseStatic(a) || !isDenseStatic(b) || !isDenseStatic(c))
+      return failure();
+    Type elementType = cast<MemRefType>(c.getType()).getElementType();
+    StringRef kernel;
+    if (elementType.isF32())
+      kernel = "lmc_rt_matmul_f32";
+    else if (elementType.isF64())
+      kernel = "lmc_rt_matmul_f64";
+    else
+      return failure();
+    if (cast<MemRefType>(a.getType()).getElementType() != elementType ||
+        cast<MemRefType>(b.getType()).getElementType() != elementType)
+      return failure();
+    FailureOr<std::pair<bool, bool>> flags =
+        transposeFlags(cast<linalg::LinalgOp>(op.getOperation()), batched);
+    if (failed(flags))
+      return failure();
+
+    ArrayRef<int64_t> cShape = cast<MemRefType>(c.getType()).getShape();
+    ArrayRef<int64_t> aShape = cast<MemRefType>(a.getType()).getShape();
+    int64_t batch = batched ? cShape[0] : 1;
+    int64_t m = cShape[cShape.size() - 2], n = cShape.back();
+    int64_t k = flags->first ? aShape[aShape.size() - 2] : aShape.back();
+
+    Location loc = op.getLoc();
+    auto module = op->template getParentOfType<ModuleOp>();
+    func::FuncOp callee = getOrDeclareKernel(module, rewriter, kernel);
+    Type ptrType = LLVM::LLVMPointerType::get(rewriter.getContext());
+    SmallVector<Value> args;
+    for (Value buffer : {a, b, c}) {
+      Value index =
+          memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, buffer);
+      Value i64 = arith::IndexCastOp::create(rewriter, loc,
+                                             rewriter.getI64Type(), index);
+      args.push_back(LLVM::IntToPtrOp::create(rewriter, loc, ptrType, i64));
+    }
+    for (int64_t v : {batch, m, n, k, int64_t(flags->first),
+                      int64_t(flags->second)})
+      args.push_back(arith::ConstantIntOp::create(rewriter, loc, v, 64));
+    func::CallOp::create(rewriter, loc, callee, args);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MatmulToRuntimePass
+    : public lmc::impl::LmcMatmulToRuntimeBase<MatmulToRuntimePass> {
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registry.insert<LLVM::LLVMDialect>();
+  }
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<MatmulToCall<linalg::MatmulOp>,
+                 MatmulToCall<linalg::BatchMatmulOp>>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,117 @@
+//===- LmcBuilders.cpp - helpers that build common lmc op sequences -------===//
+
+#include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
+#include "lmc/Dialect/Lmc/IR/LmcOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+
+namespace lmc {
+
+static RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+Value buildSplat(OpBuilder &b, Location loc, RankedTensorType type,
+                 double value) {
+  Type elementType = type.getElementType();
+  TypedAttr scalar;
+  if (auto floatType = dyn_cast<FloatType>(elementType))
+    scalar = b.getFloatAttr(floatType, value);
+  else
+    scalar = b.getIntegerAttr(elementType, static_cast<int64_t>(value));
+  return arith::ConstantOp::create(b, loc, type,
+                                   DenseElementsAttr::get(type, scalar));
+}
+
+Value buildSplatLike(OpBuilder &b, Location loc, Value like, double value) {
+  return buildSplat(b, loc, tensorType(like), value);
+}
+
+FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
+                                                ArrayRef<int64_t> rhs) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<int64_t> shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t l = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
+    int64_t r = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
+    if (l != r && l != 1 && r != 1)
+      return failure();
+    shape[i] = l == 1 ? r : l;
+  }
+  return shape;
+}
+
+Value buildNumpyBroadcast(OpBuilder &b, Location loc, Value value,
+                          ArrayRef<int64_t> shape) {
+  RankedTensorType type = tensorType(value);
+  if (type.getShape() == shape)
+    return value;
+  int64_t offset = static_cast<int64_t>(shape.size()) - type.getRank();
+  SmallVector<int64_t> dims;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    dims.push_back(i + offset);
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  return BroadcastInDimOp::create(b, loc, resultType, value, dims);
+}
+
+Value buildReshape(OpBuilder &b, Location loc, Value value,
+                   ArrayRef<int64_t> shape) {
+  RankedTensorType type = tensorType(value);
+  if (type.getShape() == shape)
+    return value;
+  return ReshapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value);
+}
+
+Value buildUnbroadcast(OpBuilder &b, Location loc, Value value,
+                       RankedTensorType type, ArrayRef<int64_t> dims) {
+  RankedTensorType valueType = tensorType(value);
+  SmallVector<int64_t> axes;
+  for (int64_t d = 0; d < valueType.getRank(); ++d) {
+    const int64_t *it = llvm::find(dims, d);
+    if (it == dims.end()) {
+      axes.push_back(d);
+      continue;
+    }
+    int64_t operandDim = it - dims.begin();
+    if (type.getDimSize(operandDim) == 1 && valueType.getDimSize(d) != 1)
+      axes.push_back(d);
+  }
+  Value summed = value;
+  if (!axes.empty()) {
+    SmallVector<int64_t> keptShape;
+    for (int64_t d = 0; d < valueType.getRank(); ++d)
+      if (!llvm::is_contained(axes, d))
+        keptShape.push_back(valueType.getDimSize(d));
+    summed = ReduceSumOp::create(
+        b, loc, RankedTensorType::get(keptShape, valueType.getElementType()),
+        value, axes, /*keep_dims=*/false);
+  }
+  return buildReshape(b, loc, summed, type.getShape());
+}
+
+Value buildBroadcastScalar(OpBuilder &b, Location loc, Value scalar,
+                           Value like) {
+  RankedTensorType likeType = tensorType(like);
+  if (likeType.getRank() == 0)
+    return scalar;
+  return BroadcastInDimOp::create(b, loc, likeType, scalar,
+                                  ArrayRef<int64_t>{});
+}
+
+Value buildSumBroadcastBack(OpBuilder &b, Location loc, Value value,
+                            int64_t axis) {
+  RankedTensorType type = tensorType(value);
+  SmallVector<int64_t> keptShape(type.getShape());
+  keptShape[axis] = 1;
+  Value sum = ReduceSumOp::create(
+      b, loc, RankedTensorType::get(keptShape, type.getElementType()), value,
+      ArrayRef<int64_t>{axis}, /*keep_dims=*/true);
+  auto dims = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  return BroadcastInDimOp::create(b, loc, type, sum, dims);
+}
+
+} // namespace lmc

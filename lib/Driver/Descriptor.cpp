@@ -1,0 +1,147 @@
+//===- Descriptor.cpp - the runtime descriptor of a compiled model --------===//
+//
+// Turns the tags of `train_step` / `eval_step` into the descriptor text and
+// weight blob of docs/runtime-abi.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Dialect/Lmc/IR/LmcOps.h"
+#include "lmc/Driver/Emit.h"
+#include "lmc/Transforms/Attributes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace lmc {
+namespace {
+
+constexpr size_t kWeightAlignment = 64;
+
+FailureOr<StringRef> dtypeName(Location loc, Type type) {
+  Type element = cast<RankedTensorType>(type).getElementType();
+  if (element.isF32())
+    return StringRef("f32");
+  if (element.isF64())
+    return StringRef("f64");
+  if (element.isInteger(64))
+    return StringRef("i64");
+  if (element.isInteger(32))
+    return StringRef("i32");
+  return emitError(loc, "the runtime cannot exchange tensors of type ") << type;
+}
+
+LogicalResult describeSlot(llvm::raw_ostream &os, Location loc,
+                           StringRef entry, StringRef kind, Type type,
+                           DictionaryAttr attrs) {
+  auto role = attrs ? attrs.getAs<StringAttr>(attrs::kRole) : StringAttr();
+  auto name = attrs ? attrs.getAs<StringAttr>(attrs::kName) : StringAttr();
+  if (!role || !name)
+    return emitError(loc, "entry point '")
+           << entry << "' has an untagged " << kind;
+  FailureOr<StringRef> dtype = dtypeName(loc, type);
+  if (failed(dtype))
+    return failure();
+  auto shape = cast<RankedTensorType>(type).getShape();
+  os << entry.drop_back(5) << ' ' << kind << ' ' << role.getValue() << ' '
+     << name.getValue() << ' ' << *dtype << ' ' << shape.size();
+  for (int64_t d : shape)
+    os << ' ' << d;
+  os << '\n';
+  return success();
+}
+
+LogicalResult describeEntryPoint(llvm::raw_ostream &os, func::FuncOp func) {
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (failed(describeSlot(os, func.getLoc(), func.getName(), "arg",
+                            func.getArgumentTypes()[i],
+                            func.getArgAttrDict(i))))
+      return failure();
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    if (failed(describeSlot(os, func.getLoc(), func.getName(), "result",
+                            func.getResultTypes()[i],
+                            func.getResultAttrDict(i))))
+      return failure();
+  return success();
+}
+
+/// Multiply-adds of matmuls count twice; every other op one per element.
+uint64_t countFlops(func::FuncOp func) {
+  uint64_t flops = 0;
+  func.walk([&](Operation *op) {
+    if (!isa<LmcDialect>(op->getDialect()) || op->getNumResults() != 1)
+      return;
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type)
+      return;
+    uint64_t elements = type.getNumElements();
+    if (auto matmul = dyn_cast<MatmulOp>(op)) {
+      auto lhs = matmul.getLhs().getType();
+      int64_t k = lhs.getDimSize(lhs.getRank() - (matmul.getTransposeLhs() ? 2 : 1));
+      flops += 2 * elements * k;
+    } else {
+      flops += elements;
+    }
+  });
+  return flops;
+}
+
+/// Appends an initial value to the blob; splats are expanded.
+void appendInit(std::vector<char> &blob, DenseElementsAttr init) {
+  ArrayRef<char> raw = init.getRawData();
+  size_t total = init.isSplat() ? raw.size() * init.getNumElements() : raw.size();
+  blob.reserve(blob.size() + total);
+  if (!init.isSplat()) {
+    blob.insert(blob.end(), raw.begin(), raw.end());
+    return;
+  }
+  for (int64_t i = 0; i < init.getNumElements(); ++i)
+    blob.insert(blob.end(), raw.begin(), raw.end());
+}
+
+} // namespace
+
+FailureOr<ModelDescription> describeModel(ModuleOp module) {
+  auto train = module.lookupSymbol<func::FuncOp>(attrs::kTrainStep);
+  auto eval = module.lookupSymbol<func::FuncOp>(attrs::kEvalStep);
+  auto loss = module->getAttrOfType<StringAttr>(attrs::kLoss);
+  auto optimizer = module->getAttrOfType<DictionaryAttr>(attrs::kOptimizer);
+  if (!train || !eval || !loss || !optimizer)
+    return module.emitError("expected a module after the optimizer phase "
+                            "(train_step, eval_step, lmc.loss, lmc.optimizer)");
+
+  ModelDescription model;
+  llvm::raw_string_ostream os(model.descriptor);
+  os << "lmc-model 1\n";
+  os << "loss " << loss.getValue() << '\n';
+  os << "optimizer " << optimizer.getAs<StringAttr>("name").getValue() << '\n';
+  for (StringRef key :
+       {"lr", "beta1", "beta2", "eps", "weight_decay", "momentum"})
+    os << "hparam " << key << ' '
+       << llvm::format("%.17g",
+                       optimizer.getAs<FloatAttr>(key).getValueAsDouble())
+       << '\n';
+  os << "flops " << countFlops(train) << '\n';
+  if (failed(describeEntryPoint(os, train)) ||
+      failed(describeEntryPoint(os, eval)))
+    return failure();
+
+  for (unsigned i = 0; i < train.getNumArguments(); ++i) {
+    auto init = train.getArgAttrOfType<DenseElementsAttr>(i, attrs::kInit);
+    if (!init)
+      continue;
+    model.weights.resize(
+        llvm::alignTo(model.weights.size(), kWeightAlignment));
+    size_t offset = model.weights.size();
+    appendInit(model.weights, init);
+    os << "init " << train.getArgAttrOfType<StringAttr>(i, attrs::kName).getValue()
+       << ' ' << offset << ' ' << model.weights.size() - offset << '\n';
+    train.removeArgAttr(i, attrs::kInit);
+  }
+  os << "end\n";
+  return model;
+}
+
+} // namespace lmc

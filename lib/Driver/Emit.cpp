@@ -1,0 +1,176 @@
+//===- Emit.cpp - LLVM IR, object file and executable emission ------------===//
+
+#include "lmc/Driver/Emit.h"
+#include "lmc/Transforms/Attributes.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+
+namespace lmc {
+namespace {
+
+/// `void lmc_<entry>(void **buffers)`: unpacks one data pointer per
+/// parameter of the bare-pointer entry function and calls it.
+void addPackedWrapper(llvm::Module &module, StringRef entry) {
+  llvm::Function *callee = module.getFunction(entry);
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptrType = llvm::PointerType::getUnqual(ctx);
+  auto *wrapperType =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrType}, false);
+  auto *wrapper = llvm::Function::Create(wrapperType,
+                                         llvm::GlobalValue::ExternalLinkage,
+                                         ("lmc_" + entry).str(), module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", wrapper));
+  llvm::SmallVector<llvm::Value *> args;
+  for (unsigned i = 0; i < callee->arg_size(); ++i) {
+    llvm::Value *slot = b.CreateConstGEP1_64(ptrType, wrapper->getArg(0), i);
+    args.push_back(b.CreateLoad(ptrType, slot));
+  }
+  b.CreateCall(callee, args);
+  b.CreateRetVoid();
+}
+
+void addConstantBytes(llvm::Module &module, StringRef name,
+                      llvm::ArrayRef<char> bytes, unsigned alignment) {
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Constant *init = llvm::ConstantDataArray::getRaw(
+      StringRef(bytes.data(), bytes.size()), bytes.size(),
+      llvm::Type::getInt8Ty(ctx));
+  auto *global = new llvm::GlobalVariable(
+      module, init->getType(), /*isConstant=*/true,
+      llvm::GlobalValue::ExternalLinkage, init, name);
+  global->setAlignment(llvm::Align(alignment));
+}
+
+llvm::TargetMachine *createHostTargetMachine(std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  llvm::SubtargetFeatures features;
+  for (const auto &[feature, enabled] : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(feature, enabled);
+  llvm::TargetOptions options;
+  return target->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), features.getString(), options,
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive);
+}
+
+} // namespace
+
+std::unique_ptr<llvm::Module>
+translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
+                         const ModelDescription &model) {
+  registerBuiltinDialectTranslation(*module.getContext());
+  registerLLVMDialectTranslation(*module.getContext());
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context, "lmc_model");
+  if (!llvmModule)
+    return nullptr;
+  for (StringRef entry : {attrs::kTrainStep, attrs::kEvalStep}) {
+    if (!llvmModule->getFunction(entry)) {
+      module.emitError("the lowered module has no '") << entry << "'";
+      return nullptr;
+    }
+    addPackedWrapper(*llvmModule, entry);
+  }
+  std::string text = model.descriptor;
+  addConstantBytes(*llvmModule, "lmc_model_descriptor",
+                   llvm::ArrayRef<char>(text.c_str(), text.size() + 1), 1);
+  std::vector<char> weights = model.weights;
+  if (weights.empty())
+    weights.push_back(0); // a zero-length global cannot carry alignment
+  addConstantBytes(*llvmModule, "lmc_model_weights", weights, 64);
+  llvm::Type *i64 = llvm::Type::getInt64Ty(context);
+  new llvm::GlobalVariable(
+      *llvmModule, i64, true, llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantInt::get(i64, model.weights.size()),
+      "lmc_model_weights_size");
+  return llvmModule;
+}
+
+LogicalResult emitObjectFile(MLIRContext *ctx, llvm::Module &module,
+                             StringRef path) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine(createHostTargetMachine(error));
+  if (!machine)
+    return emitError(UnknownLoc::get(ctx), "lmc: no host target: ") << error;
+  module.setDataLayout(machine->createDataLayout());
+  module.setTargetTriple(machine->getTargetTriple());
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(machine.get());
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+      .run(module, mam);
+
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return emitError(UnknownLoc::get(ctx), "lmc: cannot write '")
+           << path << "': " << ec.message();
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, out, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+    return emitError(UnknownLoc::get(ctx),
+                     "lmc: the host target cannot emit object files");
+  codegen.run(module);
+  out.flush();
+  return success();
+}
+
+LogicalResult linkExecutable(MLIRContext *ctx, StringRef objectPath,
+                             StringRef outputPath, StringRef argv0) {
+  std::string self = llvm::sys::fs::getMainExecutable(
+      argv0.str().c_str(), reinterpret_cast<void *>(&linkExecutable));
+  llvm::SmallString<256> libDir(llvm::sys::path::parent_path(self));
+  llvm::sys::path::append(libDir, LMC_RUNTIME_LIBDIR_FROM_BINDIR);
+  llvm::SmallString<256> runtime(libDir), kernels(libDir);
+  llvm::sys::path::append(runtime, "liblmc_runtime.a");
+  llvm::sys::path::append(kernels, "liblmc_kernels.a");
+  for (StringRef lib : {runtime.str(), kernels.str()})
+    if (!llvm::sys::fs::exists(lib))
+      return emitError(UnknownLoc::get(ctx), "lmc: runtime library '")
+             << lib << "' not found";
+
+  llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("c++");
+  if (!linker)
+    return emitError(UnknownLoc::get(ctx),
+                     "lmc: no C++ linker ('c++') on PATH");
+  llvm::SmallVector<StringRef> args{*linker,       objectPath,  runtime,
+                                    kernels,       "-lopenblas", "-lm",
+                                    "-lpthread",   "-o",        outputPath};
+  std::string error;
+  int status = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
+                                         &error);
+  if (status != 0)
+    return emitError(UnknownLoc::get(ctx), "lmc: linking '")
+           << outputPath << "' failed" << (error.empty() ? "" : ": ") << error;
+  return success();
+}
+
+} // namespace lmc

@@ -1,0 +1,87 @@
+//===- Pipelines.cpp - lmc pass pipelines ---------------------------------===//
+
+#include "lmc/Driver/Pipelines.h"
+#include "lmc/Conversion/Passes.h"
+#include "lmc/Dialect/Lmc/IR/LmcDialect.h"
+#include "lmc/Transforms/Passes.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace lmc {
+
+void registerLmcDialects(DialectRegistry &registry) {
+  registry.insert<LmcDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+}
+
+void registerLmcPasses() {
+  registerAllPasses();
+  registerLmcTransformsPasses();
+  registerLmcConversionPasses();
+}
+
+void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
+                              Phase last) {
+  if (last == Phase::Import)
+    return;
+  LmcAttachLossOptions loss;
+  loss.loss = options.loss;
+  loss.output = options.lossOutput;
+  pm.addPass(createLmcAttachLoss(loss));
+  if (last == Phase::Loss)
+    return;
+  pm.addPass(createLmcAutodiff());
+  if (last == Phase::Autodiff)
+    return;
+  LmcOptimizerOptions optimizer;
+  optimizer.optimizer = options.optimizer;
+  optimizer.lr = options.lr;
+  optimizer.momentum = options.momentum;
+  optimizer.beta1 = options.beta1;
+  optimizer.beta2 = options.beta2;
+  optimizer.eps = options.eps;
+  optimizer.weightDecay = options.weightDecay;
+  pm.addPass(createLmcOptimizer(optimizer));
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildLmcLoweringPipeline(OpPassManager &pm) {
+  // Spelled as a textual pipeline so that it reads like `lmc-opt` flags and
+  // can be replayed there step by step.
+  constexpr llvm::StringLiteral kPipeline =
+      "convert-lmc-to-linalg,"
+      "canonicalize,"
+      "func.func(linalg-fuse-elementwise-ops),"
+      "canonicalize,cse,"
+      "one-shot-bufferize{bufferize-function-boundaries "
+      "function-boundary-type-conversion=identity-layout-map},"
+      "buffer-results-to-out-params{hoist-static-allocs},"
+      "buffer-deallocation-pipeline,"
+      "lmc-matmul-to-runtime,"
+      "convert-linalg-to-loops,"
+      "lower-affine,"
+      "convert-scf-to-cf,"
+      "expand-strided-metadata,"
+      "finalize-memref-to-llvm,"
+      "convert-math-to-llvm,"
+      "convert-math-to-libm,"
+      "convert-arith-to-llvm,"
+      "convert-index-to-llvm,"
+      "convert-cf-to-llvm,"
+      "convert-func-to-llvm{use-bare-ptr-memref-call-conv},"
+      "reconcile-unrealized-casts";
+  if (failed(parsePassPipeline(kPipeline, pm)))
+    llvm::report_fatal_error("lmc: malformed lowering pipeline");
+}
+
+} // namespace lmc

@@ -1,0 +1,199 @@
+//===- Autodiff.cpp - reverse-mode differentiation of @forward ------------===//
+//
+// Activity analysis picks the values on a path from a trainable parameter to
+// the loss; a reverse sweep over their defining ops accumulates cotangents
+// through DifferentiableOpInterface (DESIGN.md §3).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
+#include "lmc/Dialect/Lmc/IR/LmcOps.h"
+#include "lmc/Transforms/Attributes.h"
+#include "lmc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace lmc {
+#define GEN_PASS_DEF_LMCAUTODIFF
+#include "lmc/Transforms/Passes.h.inc"
+} // namespace lmc
+
+using namespace mlir;
+using namespace lmc;
+
+namespace {
+
+bool isFloatTensor(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && isa<FloatType>(type.getElementType());
+}
+
+/// Values that depend on a parameter and that the loss depends on.
+llvm::DenseSet<Value> findActiveValues(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  llvm::DenseSet<Value> varied;
+  for (BlockArgument arg : func.getArguments())
+    if (func.getArgAttr(arg.getArgNumber(), attrs::kParam) && isFloatTensor(arg))
+      varied.insert(arg);
+  for (Operation &op : body.without_terminator())
+    if (llvm::any_of(op.getOperands(), [&](Value v) { return varied.count(v); }))
+      for (Value result : op.getResults())
+        if (isFloatTensor(result))
+          varied.insert(result);
+
+  llvm::DenseSet<Value> useful;
+  useful.insert(body.getTerminator()->getOperand(0));
+  for (Operation &op : llvm::reverse(body.without_terminator()))
+    if (llvm::any_of(op.getResults(), [&](Value v) { return useful.count(v); }))
+      for (Value operand : op.getOperands())
+        useful.insert(operand);
+
+  llvm::DenseSet<Value> active;
+  for (Value v : varied)
+    if (useful.count(v))
+      active.insert(v);
+  return active;
+}
+
+/// Parameters with no differentiable path to the loss (masks, position
+/// tables, unused weights) become constants of their initial value.
+LogicalResult foldInactiveParameters(func::FuncOp func,
+                                     const llvm::DenseSet<Value> &active) {
+  OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
+  llvm::BitVector erase(func.getNumArguments());
+  for (BlockArgument arg : func.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    if (!func.getArgAttr(i, attrs::kParam) || active.count(arg))
+      continue;
+    if (!arg.use_empty()) {
+      auto init = func.getArgAttrOfType<ElementsAttr>(i, attrs::kInit);
+      if (!init)
+        return func.emitError("parameter ")
+               << func.getArgAttr(i, attrs::kParam)
+               << " has no path to the loss and no initial value";
+      Value constant = arith::ConstantOp::create(b, arg.getLoc(), init);
+      arg.replaceAllUsesWith(constant);
+    }
+    erase.set(i);
+  }
+  return func.eraseArguments(erase);
+}
+
+class ReverseSweep {
+public:
+  explicit ReverseSweep(const llvm::DenseSet<Value> &active)
+      : active(active) {}
+
+  /// Builds the cotangents of every active value; the return op's position
+  /// is where the gradient code goes.
+  LogicalResult run(func::FuncOp func, OpBuilder &b) {
+    Block &body = func.getBody().front();
+    Value loss = body.getTerminator()->getOperand(0);
+    cotangents[loss] = buildSplatLike(b, loss.getLoc(), loss, 1.0);
+    for (Operation &op : llvm::reverse(body.without_terminator())) {
+      if (failed(visit(op, b)))
+        return failure();
+    }
+    return success();
+  }
+
+  Value cotangentOf(Value v) const { return cotangents.lookup(v); }
+
+private:
+  LogicalResult visit(Operation &op, OpBuilder &b) {
+    SmallVector<Value> resultCotangents;
+    bool any = false;
+    for (Value result : op.getResults()) {
+      Value ct = active.count(result) ? cotangents.lookup(result) : Value();
+      resultCotangents.push_back(ct);
+      any |= static_cast<bool>(ct);
+    }
+    if (!any)
+      return success();
+    auto differentiable = dyn_cast<DifferentiableOpInterface>(op);
+    if (!differentiable)
+      return op.emitOpError(
+          "is not differentiable but lies on a path from a parameter to the "
+          "loss");
+    SmallVector<bool> needed;
+    for (Value operand : op.getOperands())
+      needed.push_back(active.count(operand) > 0);
+    SmallVector<Value> operandCotangents;
+    if (failed(differentiable.buildVjp(b, resultCotangents, needed,
+                                       operandCotangents)))
+      return failure();
+    for (auto [operand, ct, need] :
+         llvm::zip(op.getOperands(), operandCotangents, needed)) {
+      if (!need || !ct)
+        continue;
+      Value &sum = cotangents[operand];
+      sum = sum ? AddOp::create(b, op.getLoc(), sum, ct).getResult() : ct;
+    }
+    return success();
+  }
+
+  const llvm::DenseSet<Value> &active;
+  llvm::DenseMap<Value, Value> cotangents;
+};
+
+struct AutodiffPass : public lmc::impl::LmcAutodiffBase<AutodiffPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto forward = module.lookupSymbol<func::FuncOp>(function);
+    if (!forward) {
+      module.emitError("expected a function named '") << function << "'";
+      return signalPassFailure();
+    }
+    if (failed(differentiate(module, forward)))
+      return signalPassFailure();
+  }
+
+  LogicalResult differentiate(ModuleOp module, func::FuncOp forward) {
+    if (!forward.getBody().hasOneBlock())
+      return forward.emitError("expected a single-block function");
+    if (forward.getNumResults() == 0 ||
+        !isFloatTensor(forward.getBody().front().getTerminator()->getOperand(0)) ||
+        cast<RankedTensorType>(forward.getResultTypes()[0]).getRank() != 0)
+      return forward.emitError(
+          "expected the first result to be a scalar float loss");
+
+    if (failed(foldInactiveParameters(forward, findActiveValues(forward))))
+      return failure();
+
+    func::FuncOp grad = forward.clone();
+    grad.setName(function + "_grad");
+    module.insert(std::next(Block::iterator(forward)), grad);
+
+    llvm::DenseSet<Value> active = findActiveValues(grad);
+    Operation *terminator = grad.getBody().front().getTerminator();
+    OpBuilder b(terminator);
+    ReverseSweep sweep(active);
+    if (failed(sweep.run(grad, b)))
+      return failure();
+
+    SmallVector<Value> results{terminator->getOperand(0)};
+    SmallVector<Attribute> resultAttrs{b.getDictionaryAttr(
+        b.getNamedAttr(attrs::kOutput, b.getStringAttr("loss")))};
+    for (BlockArgument arg : grad.getArguments()) {
+      Attribute name = grad.getArgAttr(arg.getArgNumber(), attrs::kParam);
+      if (!name)
+        continue;
+      Value ct = sweep.cotangentOf(arg);
+      if (!ct)
+        ct = buildSplatLike(b, arg.getLoc(), arg, 0.0);
+      results.push_back(ct);
+      resultAttrs.push_back(
+          b.getDictionaryAttr(b.getNamedAttr(attrs::kParam, name)));
+    }
+    terminator->setOperands(results);
+    grad.setType(FunctionType::get(grad.getContext(), grad.getArgumentTypes(),
+                                   ValueRange(results).getTypes()));
+    grad.setAllResultAttrs(resultAttrs);
+    return success();
+  }
+};
+
+} // namespace

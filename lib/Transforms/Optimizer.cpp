@@ -1,0 +1,273 @@
+//===- Optimizer.cpp - build the train_step and eval_step entry points ----===//
+//
+// The update formulas follow torch.optim (SGD, SGD with momentum, Adam,
+// AdamW; single-tensor, non-fused code path) operation by operation, so that
+// lmc's first steps agree with PyTorch's to float rounding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
+#include "lmc/Dialect/Lmc/IR/LmcOps.h"
+#include "lmc/Transforms/Attributes.h"
+#include "lmc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace lmc {
+#define GEN_PASS_DEF_LMCOPTIMIZER
+#include "lmc/Transforms/Passes.h.inc"
+} // namespace lmc
+
+using namespace mlir;
+using namespace lmc;
+
+namespace {
+
+/// One entry-point argument or result: its type and its descriptor tags.
+struct Slot {
+  Type type;
+  StringRef role;
+  std::string name;
+  Attribute init; // parameters only
+};
+
+DictionaryAttr slotAttrs(Builder &b, const Slot &slot) {
+  SmallVector<NamedAttribute> attrs{
+      b.getNamedAttr(attrs::kRole, b.getStringAttr(slot.role)),
+      b.getNamedAttr(attrs::kName, b.getStringAttr(slot.name))};
+  if (slot.init)
+    attrs.push_back(b.getNamedAttr(attrs::kInit, slot.init));
+  return b.getDictionaryAttr(attrs);
+}
+
+/// Creates `@name(args) -> results` with the slots' tags and an entry block.
+func::FuncOp createEntryPoint(ModuleOp module, StringRef name,
+                              ArrayRef<Slot> args, ArrayRef<Slot> results) {
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToEnd(module.getBody());
+  SmallVector<Type> argTypes, resultTypes;
+  SmallVector<Attribute> argAttrs, resultAttrs;
+  for (const Slot &s : args) {
+    argTypes.push_back(s.type);
+    argAttrs.push_back(slotAttrs(b, s));
+  }
+  for (const Slot &s : results) {
+    resultTypes.push_back(s.type);
+    resultAttrs.push_back(slotAttrs(b, s));
+  }
+  auto func = func::FuncOp::create(b, module.getLoc(), name,
+                                   b.getFunctionType(argTypes, resultTypes));
+  func.setAllArgAttrs(argAttrs);
+  func.setAllResultAttrs(resultAttrs);
+  func.addEntryBlock();
+  return func;
+}
+
+/// The state slots each optimizer keeps per parameter (PyTorch's names).
+SmallVector<StringRef> stateSlots(StringRef optimizer) {
+  if (optimizer == "momentum")
+    return {"momentum_buffer"};
+  if (optimizer == "adam" || optimizer == "adamw")
+    return {"exp_avg", "exp_avg_sq"};
+  return {};
+}
+
+SmallVector<StringRef> hyperNames(StringRef optimizer) {
+  if (optimizer == "adam" || optimizer == "adamw")
+    return {"lr", "adam_step_size", "adam_bc2_sqrt"};
+  return {"lr"};
+}
+
+struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (!llvm::is_contained({"sgd", "momentum", "adam", "adamw"},
+                            StringRef(optimizer))) {
+      module.emitError("unknown optimizer '")
+          << optimizer << "'; expected sgd, momentum, adam or adamw";
+      return signalPassFailure();
+    }
+    auto forward = module.lookupSymbol<func::FuncOp>(attrs::kForward);
+    auto grad = module.lookupSymbol<func::FuncOp>(attrs::kForwardGrad);
+    if (!forward || !grad) {
+      module.emitError("expected @forward and @forward_grad (run lmc-autodiff "
+                       "first)");
+      return signalPassFailure();
+    }
+    if (failed(buildTrainStep(module, grad)))
+      return signalPassFailure();
+    buildEvalStep(module, forward);
+    forward.setPrivate();
+    grad.setPrivate();
+    recordHyperparameters(module);
+  }
+
+  void recordHyperparameters(ModuleOp module) {
+    Builder b(module.getContext());
+    module->setAttr(
+        attrs::kOptimizer,
+        b.getDictionaryAttr({
+            b.getNamedAttr("name", b.getStringAttr(optimizer)),
+            b.getNamedAttr("lr", b.getF64FloatAttr(lr)),
+            b.getNamedAttr("beta1", b.getF64FloatAttr(beta1)),
+            b.getNamedAttr("beta2", b.getF64FloatAttr(beta2)),
+            b.getNamedAttr("eps", b.getF64FloatAttr(eps)),
+            b.getNamedAttr("weight_decay", b.getF64FloatAttr(weightDecay)),
+            b.getNamedAttr("momentum", b.getF64FloatAttr(momentum)),
+        }));
+  }
+
+  /// Forward arguments split by role, in signature order.
+  struct Signature {
+    SmallVector<unsigned> params, inputs;
+  };
+
+  static Signature classify(func::FuncOp func) {
+    Signature sig;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      (func.getArgAttr(i, attrs::kParam) ? sig.params : sig.inputs).push_back(i);
+    return sig;
+  }
+
+  static std::string argName(func::FuncOp func, unsigned i) {
+    for (StringRef key : {attrs::kParam, attrs::kInput})
+      if (auto name = func.getArgAttrOfType<StringAttr>(i, key))
+        return name.str();
+    return ("arg" + Twine(i)).str();
+  }
+
+  LogicalResult buildTrainStep(ModuleOp module, func::FuncOp grad) {
+    Signature sig = classify(grad);
+    Builder builder(module.getContext());
+    Type f32Scalar = RankedTensorType::get({}, builder.getF32Type());
+    SmallVector<Slot> args, results;
+    for (unsigned i : sig.params) {
+      auto type = cast<RankedTensorType>(grad.getArgumentTypes()[i]);
+      if (!type.getElementType().isF32())
+        return grad.emitError("parameter '")
+               << argName(grad, i) << "' must be f32 to be trained, got "
+               << type;
+      args.push_back({type, "param", argName(grad, i),
+                      grad.getArgAttr(i, attrs::kInit)});
+    }
+    for (unsigned i : sig.params)
+      for (StringRef slot : stateSlots(optimizer))
+        args.push_back({grad.getArgumentTypes()[i], "state",
+                        argName(grad, i) + "." + slot.str(), nullptr});
+    for (unsigned i : sig.inputs)
+      args.push_back({grad.getArgumentTypes()[i], "input", argName(grad, i),
+                      nullptr});
+    for (StringRef hyper : hyperNames(optimizer))
+      args.push_back({f32Scalar, "hyper", hyper.str(), nullptr});
+    for (size_t i = 0; i < sig.params.size() * (1 + stateSlots(optimizer).size());
+         ++i)
+      results.push_back({args[i].type, args[i].role, args[i].name, nullptr});
+    results.push_back({f32Scalar, "loss", "loss", nullptr});
+
+    func::FuncOp step =
+        createEntryPoint(module, attrs::kTrainStep, args, results);
+    OpBuilder b = OpBuilder::atBlockEnd(&step.getBody().front());
+    Location loc = step.getLoc();
+    ValueRange stepArgs = step.getArguments();
+    size_t numParams = sig.params.size();
+    size_t numSlots = stateSlots(optimizer).size();
+    ValueRange params = stepArgs.take_front(numParams);
+    ValueRange states = stepArgs.slice(numParams, numParams * numSlots);
+    ValueRange inputs =
+        stepArgs.slice(numParams * (1 + numSlots), sig.inputs.size());
+    ValueRange hypers = stepArgs.take_back(hyperNames(optimizer).size());
+
+    SmallVector<Value> callArgs(grad.getNumArguments());
+    for (auto [k, i] : llvm::enumerate(sig.params))
+      callArgs[i] = params[k];
+    for (auto [k, i] : llvm::enumerate(sig.inputs))
+      callArgs[i] = inputs[k];
+    auto call = func::CallOp::create(b, loc, grad, callArgs);
+
+    SmallVector<Value> newParams, newStates;
+    for (size_t k = 0; k < numParams; ++k) {
+      ValueRange paramStates = states.slice(k * numSlots, numSlots);
+      update(b, loc, params[k], call.getResult(1 + k), paramStates, hypers,
+             newParams, newStates);
+    }
+    SmallVector<Value> returned(newParams);
+    llvm::append_range(returned, newStates);
+    returned.push_back(call.getResult(0));
+    func::ReturnOp::create(b, loc, returned);
+    return success();
+  }
+
+  /// Appends the updated parameter and its updated state slots.
+  void update(OpBuilder &b, Location loc, Value p, Value g, ValueRange state,
+              ValueRange hypers, SmallVectorImpl<Value> &newParams,
+              SmallVectorImpl<Value> &newStates) {
+    auto constant = [&](double v) { return buildSplatLike(b, loc, p, v); };
+    auto hyper = [&](unsigned i) {
+      return buildBroadcastScalar(b, loc, hypers[i], p);
+    };
+    auto mul = [&](Value x, Value y) { return MulOp::create(b, loc, x, y); };
+    auto add = [&](Value x, Value y) { return AddOp::create(b, loc, x, y); };
+    auto sub = [&](Value x, Value y) { return SubOp::create(b, loc, x, y); };
+    Value lr = hyper(0);
+    bool decoupled = StringRef(optimizer) == "adamw";
+    // L2 penalty folded into the gradient (torch: grad.add(param, alpha=wd)).
+    if (weightDecay != 0.0 && !decoupled)
+      g = add(g, mul(p, constant(weightDecay)));
+
+    if (optimizer == "sgd") {
+      newParams.push_back(sub(p, mul(lr, g)));
+      return;
+    }
+    if (optimizer == "momentum") {
+      Value buf = add(mul(state[0], constant(momentum)), g);
+      newStates.push_back(buf);
+      newParams.push_back(sub(p, mul(lr, buf)));
+      return;
+    }
+    // Adam / AdamW.
+    if (decoupled && weightDecay != 0.0)
+      p = mul(p, sub(constant(1.0), mul(lr, constant(weightDecay))));
+    Value m = add(state[0], mul(constant(1.0 - beta1), sub(g, state[0])));
+    Value v = add(mul(state[1], constant(beta2)),
+                  mul(mul(constant(1.0 - beta2), g), g));
+    Value denom = add(DivOp::create(b, loc, SqrtOp::create(b, loc, v), hyper(2)),
+                      constant(eps));
+    newStates.push_back(m);
+    newStates.push_back(v);
+    newParams.push_back(
+        sub(p, mul(hyper(1), DivOp::create(b, loc, m, denom))));
+  }
+
+  void buildEvalStep(ModuleOp module, func::FuncOp forward) {
+    Signature sig = classify(forward);
+    SmallVector<Slot> args, results;
+    for (unsigned i : sig.params)
+      args.push_back({forward.getArgumentTypes()[i], "param",
+                      argName(forward, i), nullptr});
+    for (unsigned i : sig.inputs)
+      args.push_back({forward.getArgumentTypes()[i], "input",
+                      argName(forward, i), nullptr});
+    for (unsigned i = 0; i < forward.getNumResults(); ++i) {
+      auto name = forward.getResultAttrOfType<StringAttr>(i, attrs::kOutput);
+      std::string outName =
+          name ? name.str() : ("output" + Twine(i)).str();
+      results.push_back(
+          {forward.getResultTypes()[i], i == 0 ? "loss" : "output", outName,
+           nullptr});
+    }
+    func::FuncOp eval =
+        createEntryPoint(module, attrs::kEvalStep, args, results);
+    OpBuilder b = OpBuilder::atBlockEnd(&eval.getBody().front());
+    SmallVector<Value> callArgs(forward.getNumArguments());
+    for (auto [k, i] : llvm::enumerate(sig.params))
+      callArgs[i] = eval.getArgument(k);
+    for (auto [k, i] : llvm::enumerate(sig.inputs))
+      callArgs[i] = eval.getArgument(sig.params.size() + k);
+    auto call = func::CallOp::create(b, eval.getLoc(), forward, callArgs);
+    func::ReturnOp::create(b, eval.getLoc(), call.getResults());
+  }
+};
+
+} // namespace

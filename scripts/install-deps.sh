@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what lmc needs to build and test on Debian 12 (bookworm).
+# Idempotent: does nothing when everything is present.
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build ccache g++
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  libprotobuf-dev protobuf-compiler libonnx-dev
+  libopenblas-dev libgtest-dev
+  python3 python3-numpy
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "lmc: installing ${missing[*]}"
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

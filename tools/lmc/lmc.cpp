@@ -1,0 +1,195 @@
+//===- lmc.cpp - the lmc compiler driver ----------------------------------===//
+//
+//   lmc model.onnx -o train [--batch N] [--loss ...] [--optimizer ...]
+//
+// Imports a model, runs the training pipeline and emits MLIR, LLVM IR, an
+// object file or a training executable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Driver/Emit.h"
+#include "lmc/Driver/Pipelines.h"
+#include "lmc/Import/Onnx.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::OptionCategory lmcCategory("lmc options");
+
+cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt|.mlir>"),
+                               cl::Required, cl::cat(lmcCategory));
+cl::opt<std::string> outputPath("o", cl::desc("output file"),
+                                cl::value_desc("path"), cl::init(""),
+                                cl::cat(lmcCategory));
+cl::opt<int64_t> batch("batch", cl::desc("bind the symbolic batch dimension"),
+                       cl::init(0), cl::cat(lmcCategory));
+
+cl::opt<std::string> loss("loss",
+                          cl::desc("cross_entropy | mse | output:NAME"),
+                          cl::init("cross_entropy"), cl::cat(lmcCategory));
+cl::opt<std::string> lossOutput(
+    "loss-from", cl::desc("model output the loss is computed from"),
+    cl::init(""), cl::cat(lmcCategory));
+cl::opt<std::string> optimizer("optimizer",
+                               cl::desc("sgd | momentum | adam | adamw"),
+                               cl::init("adamw"), cl::cat(lmcCategory));
+cl::opt<double> lr("lr", cl::desc("default learning rate"), cl::init(1e-3),
+                   cl::cat(lmcCategory));
+cl::opt<double> momentum("momentum", cl::desc("SGD momentum"), cl::init(0.9),
+                         cl::cat(lmcCategory));
+cl::opt<double> beta1("beta1", cl::desc("Adam beta1"), cl::init(0.9),
+                      cl::cat(lmcCategory));
+cl::opt<double> beta2("beta2", cl::desc("Adam beta2"), cl::init(0.999),
+                      cl::cat(lmcCategory));
+cl::opt<double> eps("eps", cl::desc("Adam epsilon"), cl::init(1e-8),
+                    cl::cat(lmcCategory));
+cl::opt<double> weightDecay("weight-decay", cl::desc("weight decay"),
+                            cl::init(0.0), cl::cat(lmcCategory));
+
+cl::opt<lmc::Phase> compileTo(
+    "compile-to", cl::desc("stop after a phase and print its output"),
+    cl::values(clEnumValN(lmc::Phase::Import, "import", "imported model"),
+               clEnumValN(lmc::Phase::Loss, "loss", "loss attached"),
+               clEnumValN(lmc::Phase::Autodiff, "autodiff", "gradients"),
+               clEnumValN(lmc::Phase::Optimizer, "optimizer",
+                          "train_step / eval_step"),
+               clEnumValN(lmc::Phase::Lower, "lower", "LLVM dialect"),
+               clEnumValN(lmc::Phase::LLVM, "llvm", "LLVM IR")),
+    cl::init(lmc::Phase::LLVM), cl::cat(lmcCategory));
+
+enum class Artifact { MLIR, LLVM, Object, Executable };
+cl::opt<Artifact> emit(
+    "emit", cl::desc("artifact to produce"),
+    cl::values(clEnumValN(Artifact::MLIR, "mlir", "MLIR of --compile-to"),
+               clEnumValN(Artifact::LLVM, "llvm", "LLVM IR"),
+               clEnumValN(Artifact::Object, "obj", "object file"),
+               clEnumValN(Artifact::Executable, "exe", "training executable")),
+    cl::init(Artifact::Executable), cl::cat(lmcCategory));
+
+OwningOpRef<ModuleOp> loadModel(MLIRContext &context) {
+  if (llvm::sys::path::extension(inputPath) == ".mlir") {
+    llvm::SourceMgr sourceMgr;
+    std::string error;
+    auto file = openInputFile(inputPath, &error);
+    if (!file) {
+      llvm::errs() << "lmc: " << error << "\n";
+      return nullptr;
+    }
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    return parseSourceFile<ModuleOp>(sourceMgr, &context);
+  }
+  lmc::OnnxImportOptions options;
+  options.batch = batch;
+  return lmc::importOnnxFile(context, inputPath, options);
+}
+
+/// Where printed IR goes: -o, or stdout.
+LogicalResult writeText(llvm::function_ref<void(llvm::raw_ostream &)> print) {
+  std::string error;
+  auto out = openOutputFile(outputPath.empty() ? "-" : outputPath, &error);
+  if (!out) {
+    llvm::errs() << "lmc: " << error << "\n";
+    return failure();
+  }
+  print(out->os());
+  out->keep();
+  return success();
+}
+
+LogicalResult compile(MLIRContext &context, const char *argv0) {
+  OwningOpRef<ModuleOp> module = loadModel(context);
+  if (!module)
+    return failure();
+
+  bool stopInMlir = emit == Artifact::MLIR || compileTo <= lmc::Phase::Lower;
+  lmc::Phase lastTrainingPhase =
+      std::min(compileTo.getValue(), lmc::Phase::Optimizer);
+  lmc::TrainingOptions training;
+  training.loss = loss;
+  training.lossOutput = lossOutput;
+  training.optimizer = optimizer;
+  training.lr = lr;
+  training.momentum = momentum;
+  training.beta1 = beta1;
+  training.beta2 = beta2;
+  training.eps = eps;
+  training.weightDecay = weightDecay;
+
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  lmc::buildLmcTrainingPipeline(pm, training, lastTrainingPhase);
+  if (failed(pm.run(*module)))
+    return failure();
+  if (stopInMlir && compileTo < lmc::Phase::Lower)
+    return writeText([&](llvm::raw_ostream &os) { module->print(os); });
+
+  FailureOr<lmc::ModelDescription> model = lmc::describeModel(*module);
+  if (failed(model))
+    return failure();
+  PassManager lowering(&context);
+  if (failed(applyPassManagerCLOptions(lowering)))
+    return failure();
+  lmc::buildLmcLoweringPipeline(lowering);
+  if (failed(lowering.run(*module)))
+    return failure();
+  if (stopInMlir)
+    return writeText([&](llvm::raw_ostream &os) { module->print(os); });
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      lmc::translateWithEntryPoints(*module, llvmContext, *model);
+  if (!llvmModule)
+    return failure();
+  if (emit == Artifact::LLVM)
+    return writeText([&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+
+  std::string output = outputPath.empty()
+                           ? std::string(emit == Artifact::Object ? "a.o" : "a.out")
+                           : outputPath.getValue();
+  if (emit == Artifact::Object)
+    return lmc::emitObjectFile(&context, *llvmModule, output);
+
+  llvm::SmallString<128> objectPath;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("lmc", "o",
+                                                              objectPath)) {
+    llvm::errs() << "lmc: cannot create a temporary file: " << ec.message()
+                 << "\n";
+    return failure();
+  }
+  llvm::FileRemover removeObject(objectPath);
+  if (failed(lmc::emitObjectFile(&context, *llvmModule, objectPath)))
+    return failure();
+  return lmc::linkExecutable(&context, objectPath, output, argv0);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerAsmPrinterCLOptions();
+  lmc::registerLmcPasses();
+  cl::ParseCommandLineOptions(argc, argv, "lmc: ahead-of-time training compiler\n");
+
+  DialectRegistry registry;
+  lmc::registerLmcDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  return failed(compile(context, argv[0])) ? 1 : 0;
+}
