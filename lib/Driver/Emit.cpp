@@ -23,27 +23,6 @@ using namespace mlir;
 namespace lmc {
 namespace {
 
-/// `void lmc_<entry>(void **buffers)`: unpacks one data pointer per
-/// parameter of the bare-pointer entry function and calls it.
-void addPackedWrapper(llvm::Module &module, StringRef entry) {
-  llvm::Function *callee = module.getFunction(entry);
-  llvm::LLVMContext &ctx = module.getContext();
-  auto *ptrType = llvm::PointerType::getUnqual(ctx);
-  auto *wrapperType =
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrType}, false);
-  auto *wrapper = llvm::Function::Create(wrapperType,
-                                         llvm::GlobalValue::ExternalLinkage,
-                                         ("lmc_" + entry).str(), module);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", wrapper));
-  llvm::SmallVector<llvm::Value *> args;
-  for (unsigned i = 0; i < callee->arg_size(); ++i) {
-    llvm::Value *slot = b.CreateConstGEP1_64(ptrType, wrapper->getArg(0), i);
-    args.push_back(b.CreateLoad(ptrType, slot));
-  }
-  b.CreateCall(callee, args);
-  b.CreateRetVoid();
-}
-
 void addConstantBytes(llvm::Module &module, StringRef name,
                       llvm::ArrayRef<char> bytes, unsigned alignment) {
   llvm::LLVMContext &ctx = module.getContext();
@@ -75,6 +54,25 @@ llvm::TargetMachine *createHostTargetMachine(std::string &error) {
 
 } // namespace
 
+void addPackedEntryPoint(llvm::Module &module, StringRef entry,
+                         StringRef wrapperName) {
+  llvm::Function *callee = module.getFunction(entry);
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptrType = llvm::PointerType::getUnqual(ctx);
+  auto *wrapperType =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrType}, false);
+  auto *wrapper = llvm::Function::Create(
+      wrapperType, llvm::GlobalValue::ExternalLinkage, wrapperName, module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", wrapper));
+  llvm::SmallVector<llvm::Value *> args;
+  for (unsigned i = 0; i < callee->arg_size(); ++i) {
+    llvm::Value *slot = b.CreateConstGEP1_64(ptrType, wrapper->getArg(0), i);
+    args.push_back(b.CreateLoad(ptrType, slot));
+  }
+  b.CreateCall(callee, args);
+  b.CreateRetVoid();
+}
+
 std::unique_ptr<llvm::Module>
 translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
                          const ModelDescription &model) {
@@ -89,7 +87,7 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
       module.emitError("the lowered module has no '") << entry << "'";
       return nullptr;
     }
-    addPackedWrapper(*llvmModule, entry);
+    addPackedEntryPoint(*llvmModule, entry, ("lmc_" + entry).str());
   }
   std::string text = model.descriptor;
   addConstantBytes(*llvmModule, "lmc_model_descriptor",

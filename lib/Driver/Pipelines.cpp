@@ -65,7 +65,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm) {
       "canonicalize,cse,"
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
-      "buffer-results-to-out-params{hoist-static-allocs},"
+      "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
       "buffer-deallocation-pipeline,"
       "lmc-matmul-to-runtime,"
       "convert-linalg-to-loops,"

@@ -17,6 +17,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -97,10 +98,19 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context) {
   return lmc::importOnnxFile(context, inputPath, options);
 }
 
+/// Module printing flags: large constants (the embedded weights) are elided
+/// unless --mlir-elide-elementsattrs-if-larger says otherwise.
+OpPrintingFlags printingFlags() {
+  OpPrintingFlags flags;
+  if (!flags.getLargeElementsAttrLimit())
+    flags.elideLargeElementsAttrs(16);
+  return flags;
+}
+
 /// Where printed IR goes: -o, or stdout.
 LogicalResult writeText(llvm::function_ref<void(llvm::raw_ostream &)> print) {
   std::string error;
-  auto out = openOutputFile(outputPath.empty() ? "-" : outputPath, &error);
+  auto out = openOutputFile(outputPath.empty() ? std::string("-") : outputPath.getValue(), &error);
   if (!out) {
     llvm::errs() << "lmc: " << error << "\n";
     return failure();
@@ -136,7 +146,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   if (failed(pm.run(*module)))
     return failure();
   if (stopInMlir && compileTo < lmc::Phase::Lower)
-    return writeText([&](llvm::raw_ostream &os) { module->print(os); });
+    return writeText([&](llvm::raw_ostream &os) { module->print(os, printingFlags()); });
 
   FailureOr<lmc::ModelDescription> model = lmc::describeModel(*module);
   if (failed(model))
@@ -148,7 +158,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   if (failed(lowering.run(*module)))
     return failure();
   if (stopInMlir)
-    return writeText([&](llvm::raw_ostream &os) { module->print(os); });
+    return writeText([&](llvm::raw_ostream &os) { module->print(os, printingFlags()); });
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =

@@ -23,6 +23,12 @@ struct ModelDescription {
 /// optimizer phase, and drops the (large) `lmc.init` attributes from it.
 mlir::FailureOr<ModelDescription> describeModel(mlir::ModuleOp module);
 
+/// Adds `void wrapperName(void **buffers)`, which calls the bare-pointer
+/// function `entry` with one data pointer per parameter taken from
+/// `buffers` (docs/runtime-abi.md).
+void addPackedEntryPoint(llvm::Module &module, llvm::StringRef entry,
+                         llvm::StringRef wrapperName);
+
 /// Translates a module in the LLVM dialect and adds the ABI symbols:
 /// `lmc_train_step(void**)`, `lmc_eval_step(void**)`, the descriptor and
 /// the weights.

@@ -1,0 +1,129 @@
+//===- OnnxImporter.h - internals shared by the ONNX importer ---*- C++ -*-===//
+//
+// The graph driver (Onnx.cpp) walks the nodes and hands each one to an op
+// handler through a NodeImporter, which gives typed access to the node's
+// inputs, constant inputs and attributes and reports errors that name the
+// node, its op type and the opset. Handlers are grouped by op family, one
+// file each (OnnxElementwise.cpp, OnnxContractions.cpp, ...).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LMC_LIB_IMPORT_ONNXIMPORTER_H
+#define LMC_LIB_IMPORT_ONNXIMPORTER_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <optional>
+
+namespace lmc::onnx_import {
+
+/// A named value of the ONNX graph: an SSA value, a compile-time constant, or
+/// both (a constant is materialized as `arith.constant` on its first use as a
+/// value).
+struct Binding {
+  mlir::Value value;
+  mlir::DenseElementsAttr constant;
+};
+
+class GraphImporter;
+
+/// One node as an op handler sees it.
+class NodeImporter {
+public:
+  NodeImporter(GraphImporter &graph, const onnx::NodeProto &node,
+               mlir::Location loc, llvm::StringRef name, int64_t opset);
+
+  const onnx::NodeProto &node;
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  std::string name;
+  int64_t opset;
+
+  /// An error at the node: "node 'name' (OpType, opset N): ...".
+  mlir::InFlightDiagnostic error();
+
+  /// Checks the number of inputs (trailing empty names count as absent) and
+  /// that the node has exactly `numOutputs` outputs.
+  mlir::LogicalResult checkArity(unsigned minInputs, unsigned maxInputs,
+                                 unsigned numOutputs = 1);
+  /// Rejects any attribute not in `allowed`.
+  mlir::LogicalResult checkAttributes(llvm::ArrayRef<llvm::StringRef> allowed);
+
+  /// Whether optional input `i` is present (exists and has a non-empty name).
+  bool hasInput(unsigned i) const;
+  /// Input `i` as an SSA value (constants are materialized).
+  mlir::FailureOr<mlir::Value> input(unsigned i);
+  /// Input `i`, which must be a float tensor.
+  mlir::FailureOr<mlir::Value> floatInput(unsigned i);
+  /// The compile-time value of input `i`, or null when it is not known.
+  mlir::DenseElementsAttr constantInput(unsigned i);
+  /// The static type of input `i` (its value or constant).
+  mlir::FailureOr<mlir::RankedTensorType> inputType(unsigned i);
+  /// Input `i` as a compile-time list of integers (rank 0 or 1); an error
+  /// mentioning `what` when it is not a constant integer tensor.
+  mlir::FailureOr<llvm::SmallVector<int64_t>> intsInput(unsigned i,
+                                                        llvm::StringRef what);
+
+  const onnx::AttributeProto *attr(llvm::StringRef attrName) const;
+  mlir::FailureOr<int64_t> intAttr(llvm::StringRef attrName, int64_t dflt);
+  mlir::FailureOr<float> floatAttr(llvm::StringRef attrName, float dflt);
+  /// std::nullopt when the attribute is absent.
+  mlir::FailureOr<std::optional<llvm::SmallVector<int64_t>>>
+  intsAttr(llvm::StringRef attrName);
+
+  /// Normalizes `axis` into [0, rank) (negative counts from the back).
+  mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank,
+                                         llvm::StringRef what = "axis");
+  /// Normalizes, sorts and checks the uniqueness of a list of axes.
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  normalizeAxes(llvm::ArrayRef<int64_t> axes, int64_t rank);
+
+  /// Binds output `i` to a value / a compile-time constant.
+  mlir::LogicalResult setResult(mlir::Value value, unsigned i = 0);
+  mlir::LogicalResult setConstantResult(mlir::DenseElementsAttr value,
+                                        unsigned i = 0);
+
+private:
+  mlir::FailureOr<Binding *> lookup(unsigned i);
+  GraphImporter &graph;
+};
+
+using OpHandler = mlir::LogicalResult (*)(NodeImporter &);
+using OpTable = llvm::StringMap<OpHandler>;
+
+void registerContractionOps(OpTable &table);
+void registerElementwiseOps(OpTable &table);
+void registerReductionOps(OpTable &table);
+void registerShapeOps(OpTable &table);
+
+//===----------------------------------------------------------------------===//
+// Tensors (OnnxTensors.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The MLIR element type of an ONNX TensorProto::DataType, or null when the
+/// importer does not support it.
+mlir::Type convertElementType(mlir::MLIRContext *context, int32_t dataType);
+/// The ONNX name of a data type, for messages.
+llvm::StringRef dataTypeName(int32_t dataType);
+
+/// Converts a TensorProto (raw_data or the typed repeated fields) to a dense
+/// attribute, checking dimensions and sizes. Errors go to `emitError()`.
+mlir::FailureOr<mlir::DenseElementsAttr>
+convertTensor(mlir::MLIRContext *context, const onnx::TensorProto &tensor,
+              llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// Number of elements of a static shape, or failure on overflow.
+mlir::FailureOr<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
+
+/// The elements of an integer constant as int64.
+llvm::SmallVector<int64_t> intValues(mlir::DenseElementsAttr attr);
+
+} // namespace lmc::onnx_import
+
+#endif // LMC_LIB_IMPORT_ONNXIMPORTER_H

@@ -1,0 +1,437 @@
+//===- OnnxShapes.cpp - Reshape, Flatten, Transpose, Squeeze, Constant ----===//
+//
+// Shape ops fold when their data input is a compile-time constant (so shape
+// tensors stay constants); otherwise they become lmc.reshape/lmc.transpose.
+// Shape, Gather, Concat and Cast are supported on constants only: they appear
+// in the shape computations of exported models, which static shapes fold.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxImporter.h"
+
+#include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
+#include "lmc/Dialect/Lmc/IR/LmcOps.h"
+
+#include "llvm/Support/CheckedArithmetic.h"
+
+using namespace mlir;
+
+namespace lmc::onnx_import {
+namespace {
+
+/// Binds the node's output to input 0 reshaped to `shape`.
+LogicalResult setReshaped(NodeImporter &n, ArrayRef<int64_t> shape) {
+  if (DenseElementsAttr constant = n.constantInput(0)) {
+    auto type = RankedTensorType::get(shape, constant.getElementType());
+    return n.setConstantResult(constant.reshape(type));
+  }
+  FailureOr<Value> operand = n.floatInput(0);
+  if (failed(operand))
+    return failure();
+  return n.setResult(buildReshape(n.b, n.loc, *operand, shape));
+}
+
+LogicalResult importReshape(NodeImporter &n) {
+  SmallVector<StringRef> allowed;
+  if (n.opset >= 14)
+    allowed.push_back("allowzero");
+  if (failed(n.checkArity(2, 2)) || failed(n.checkAttributes(allowed)))
+    return failure();
+  FailureOr<int64_t> allowZero = n.intAttr("allowzero", 0);
+  FailureOr<RankedTensorType> type = n.inputType(0);
+  FailureOr<SmallVector<int64_t>> requested = n.intsInput(1, "shape");
+  if (failed(allowZero) || failed(type) || failed(requested))
+    return failure();
+
+  SmallVector<int64_t> shape;
+  int64_t inferred = -1, known = 1;
+  bool hasZero = false;
+  for (auto [i, dim] : llvm::enumerate(*requested)) {
+    if (dim == -1) {
+      if (inferred >= 0)
+        return n.error() << "shape has more than one -1";
+      inferred = i;
+      shape.push_back(1);
+      continue;
+    }
+    if (dim < -1)
+      return n.error() << "shape has invalid dimension " << dim;
+    if (dim == 0) {
+      hasZero = true;
+      if (!*allowZero) {
+        if (static_cast<int64_t>(i) >= type->getRank())
+          return n.error() << "shape copies dimension " << i
+                           << " (0) of the rank-" << type->getRank()
+                           << " input";
+        dim = type->getDimSize(i);
+      }
+    }
+    shape.push_back(dim);
+    std::optional<int64_t> product = llvm::checkedMul(known, dim);
+    if (!product)
+      return n.error() << "shape overflows";
+    known = *product;
+  }
+  if (*allowZero && hasZero && inferred >= 0)
+    return n.error() << "shape has both 0 and -1 with allowzero=1";
+  int64_t count = type->getNumElements();
+  if (inferred >= 0) {
+    if (known == 0 || count % known != 0)
+      return n.error() << "cannot infer the -1 dimension reshaping " << *type
+                       << " to [" << *requested << "]";
+    shape[inferred] = count / known;
+  } else if (known != count) {
+    return n.error() << "cannot reshape " << *type << " to [" << shape
+                     << "]: element counts differ";
+  }
+  return setReshaped(n, shape);
+}
+
+LogicalResult importFlatten(NodeImporter &n) {
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({"axis"})))
+    return failure();
+  FailureOr<int64_t> axis = n.intAttr("axis", 1);
+  FailureOr<RankedTensorType> type = n.inputType(0);
+  if (failed(axis) || failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  if (*axis < -rank || *axis > rank)
+    return n.error() << "axis " << *axis << " is out of range for rank "
+                     << rank;
+  int64_t split = *axis < 0 ? *axis + rank : *axis;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < split ? outer : inner) *= type->getDimSize(d);
+  return setReshaped(n, {outer, inner});
+}
+
+LogicalResult importSqueeze(NodeImporter &n) {
+  bool axesAsInput = n.opset >= 13;
+  if (failed(n.checkArity(1, axesAsInput ? 2 : 1)) ||
+      failed(n.checkAttributes(axesAsInput ? ArrayRef<StringRef>()
+                                           : ArrayRef<StringRef>{"axes"})))
+    return failure();
+  FailureOr<RankedTensorType> type = n.inputType(0);
+  if (failed(type))
+    return failure();
+  std::optional<SmallVector<int64_t>> axes;
+  if (axesAsInput) {
+    if (n.hasInput(1)) {
+      FailureOr<SmallVector<int64_t>> given = n.intsInput(1, "axes");
+      if (failed(given))
+        return failure();
+      axes = *given;
+    }
+  } else {
+    FailureOr<std::optional<SmallVector<int64_t>>> given = n.intsAttr("axes");
+    if (failed(given))
+      return failure();
+    axes = *given;
+  }
+  SmallVector<int64_t> shape;
+  if (!axes) {
+    for (int64_t dim : type->getShape())
+      if (dim != 1)
+        shape.push_back(dim);
+    return setReshaped(n, shape);
+  }
+  FailureOr<SmallVector<int64_t>> normalized =
+      n.normalizeAxes(*axes, type->getRank());
+  if (failed(normalized))
+    return failure();
+  for (int64_t d = 0; d < type->getRank(); ++d) {
+    if (!llvm::is_contained(*normalized, d)) {
+      shape.push_back(type->getDimSize(d));
+      continue;
+    }
+    if (type->getDimSize(d) != 1)
+      return n.error() << "cannot squeeze dimension " << d << " of size "
+                       << type->getDimSize(d);
+  }
+  return setReshaped(n, shape);
+}
+
+LogicalResult importUnsqueeze(NodeImporter &n) {
+  bool axesAsInput = n.opset >= 13;
+  if (failed(n.checkArity(axesAsInput ? 2 : 1, axesAsInput ? 2 : 1)) ||
+      failed(n.checkAttributes(axesAsInput ? ArrayRef<StringRef>()
+                                           : ArrayRef<StringRef>{"axes"})))
+    return failure();
+  FailureOr<RankedTensorType> type = n.inputType(0);
+  if (failed(type))
+    return failure();
+  SmallVector<int64_t> axes;
+  if (axesAsInput) {
+    FailureOr<SmallVector<int64_t>> given = n.intsInput(1, "axes");
+    if (failed(given))
+      return failure();
+    axes = *given;
+  } else {
+    FailureOr<std::optional<SmallVector<int64_t>>> given = n.intsAttr("axes");
+    if (failed(given))
+      return failure();
+    if (!*given)
+      return n.error() << "missing attribute 'axes'";
+    axes = **given;
+  }
+  int64_t rank = type->getRank() + static_cast<int64_t>(axes.size());
+  FailureOr<SmallVector<int64_t>> normalized = n.normalizeAxes(axes, rank);
+  if (failed(normalized))
+    return failure();
+  SmallVector<int64_t> shape;
+  ArrayRef<int64_t> inShape = type->getShape();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (llvm::is_contained(*normalized, d)) {
+      shape.push_back(1);
+    } else {
+      shape.push_back(inShape.front());
+      inShape = inShape.drop_front();
+    }
+  }
+  return setReshaped(n, shape);
+}
+
+LogicalResult importTranspose(NodeImporter &n) {
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({"perm"})))
+    return failure();
+  FailureOr<std::optional<SmallVector<int64_t>>> permAttr = n.intsAttr("perm");
+  FailureOr<Value> operand = n.floatInput(0);
+  if (failed(permAttr) || failed(operand))
+    return failure();
+  auto type = cast<RankedTensorType>(operand->getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> perm;
+  if (*permAttr)
+    perm = **permAttr;
+  else
+    perm = llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, rank)));
+  SmallVector<bool> seen(rank, false);
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return n.error() << "perm has " << perm.size() << " entries for rank "
+                     << rank;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return n.error() << "perm [" << perm << "] is not a permutation";
+    seen[p] = true;
+  }
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
+    return n.setResult(*operand);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return n.setResult(TransposeOp::create(
+      n.b, n.loc, RankedTensorType::get(shape, type.getElementType()),
+      *operand, perm));
+}
+
+LogicalResult importIdentity(NodeImporter &n) {
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({})))
+    return failure();
+  if (DenseElementsAttr constant = n.constantInput(0))
+    return n.setConstantResult(constant);
+  FailureOr<Value> operand = n.input(0);
+  if (failed(operand))
+    return failure();
+  return n.setResult(*operand);
+}
+
+LogicalResult importConstant(NodeImporter &n) {
+  if (failed(n.checkArity(0, 0)))
+    return failure();
+  if (n.node.attribute_size() != 1)
+    return n.error() << "expected exactly one attribute, got "
+                     << n.node.attribute_size();
+  const onnx::AttributeProto &a = n.node.attribute(0);
+  MLIRContext *ctx = n.b.getContext();
+  auto expect = [&](onnx::AttributeProto::AttributeType type,
+                    StringRef what) -> LogicalResult {
+    if (a.type() != type)
+      return n.error() << "attribute '" << a.name() << "' must be " << what;
+    return success();
+  };
+  if (a.name() == "value") {
+    if (failed(expect(onnx::AttributeProto::TENSOR, "a tensor")))
+      return failure();
+    FailureOr<DenseElementsAttr> value = convertTensor(
+        ctx, a.t(), [&] { return n.error() << "attribute 'value': "; });
+    if (failed(value))
+      return failure();
+    return n.setConstantResult(*value);
+  }
+  if (a.name() == "value_float") {
+    if (failed(expect(onnx::AttributeProto::FLOAT, "a float")))
+      return failure();
+    auto type = RankedTensorType::get({}, Float32Type::get(ctx));
+    return n.setConstantResult(DenseElementsAttr::get(type, a.f()));
+  }
+  if (a.name() == "value_floats") {
+    if (failed(expect(onnx::AttributeProto::FLOATS, "a list of floats")))
+      return failure();
+    SmallVector<float> values(a.floats().begin(), a.floats().end());
+    auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                      Float32Type::get(ctx));
+    return n.setConstantResult(
+        DenseElementsAttr::get(type, ArrayRef<float>(values)));
+  }
+  if (a.name() == "value_int") {
+    if (failed(expect(onnx::AttributeProto::INT, "an int")))
+      return failure();
+    auto type = RankedTensorType::get({}, IntegerType::get(ctx, 64));
+    return n.setConstantResult(
+        DenseElementsAttr::get(type, static_cast<int64_t>(a.i())));
+  }
+  if (a.name() == "value_ints") {
+    if (failed(expect(onnx::AttributeProto::INTS, "a list of ints")))
+      return failure();
+    SmallVector<int64_t> values(a.ints().begin(), a.ints().end());
+    auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                      IntegerType::get(ctx, 64));
+    return n.setConstantResult(
+        DenseElementsAttr::get(type, ArrayRef<int64_t>(values)));
+  }
+  return n.error() << "unsupported attribute '" << a.name() << "'";
+}
+
+//===----------------------------------------------------------------------===//
+// Shape computations (constants only)
+//===----------------------------------------------------------------------===//
+
+LogicalResult importShape(NodeImporter &n) {
+  SmallVector<StringRef> allowed;
+  if (n.opset >= 15)
+    allowed = {"start", "end"};
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes(allowed)))
+    return failure();
+  FailureOr<RankedTensorType> type = n.inputType(0);
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  FailureOr<int64_t> start = n.intAttr("start", 0);
+  FailureOr<int64_t> end = n.intAttr("end", rank);
+  if (failed(start) || failed(end))
+    return failure();
+  auto clamp = [&](int64_t v) {
+    if (v < 0)
+      v += rank;
+    return std::clamp<int64_t>(v, 0, rank);
+  };
+  int64_t s = clamp(*start), e = std::max(clamp(*end), clamp(*start));
+  SmallVector<int64_t> dims(type->getShape().slice(s, e - s));
+  auto resultType = RankedTensorType::get(
+      {static_cast<int64_t>(dims.size())}, n.b.getI64Type());
+  return n.setConstantResult(
+      DenseElementsAttr::get(resultType, ArrayRef<int64_t>(dims)));
+}
+
+/// Gather on a constant integer tensor with constant indices (shape
+/// computations such as `Shape -> Gather(0)`).
+LogicalResult importGather(NodeImporter &n) {
+  if (failed(n.checkArity(2, 2)) || failed(n.checkAttributes({"axis"})))
+    return failure();
+  DenseElementsAttr data = n.constantInput(0), indices = n.constantInput(1);
+  FailureOr<int64_t> axis = n.intAttr("axis", 0);
+  if (failed(axis))
+    return failure();
+  if (!data || !indices || !isa<IntegerType>(data.getElementType()))
+    return n.error() << "only supported on compile-time constant integer "
+                        "tensors";
+  auto dataType = cast<RankedTensorType>(data.getType());
+  auto indicesType = cast<RankedTensorType>(indices.getType());
+  if (dataType.getRank() != 1 || *axis != 0 && *axis != -1 ||
+      indicesType.getRank() > 1)
+    return n.error() << "only 1-D data and rank <= 1 indices are supported";
+  SmallVector<int64_t> values = intValues(data);
+  SmallVector<APInt> result;
+  int64_t size = values.size();
+  for (int64_t index : intValues(indices)) {
+    if (index < -size || index >= size)
+      return n.error() << "index " << index << " is out of range";
+    result.push_back(APInt(dataType.getElementType().getIntOrFloatBitWidth(),
+                           values[index < 0 ? index + size : index],
+                           /*isSigned=*/true));
+  }
+  auto resultType =
+      RankedTensorType::get(indicesType.getShape(), dataType.getElementType());
+  return n.setConstantResult(DenseElementsAttr::get(resultType, result));
+}
+
+/// Concat of compile-time constant integer tensors.
+LogicalResult importConcat(NodeImporter &n) {
+  if (failed(n.checkArity(1, std::numeric_limits<unsigned>::max())) ||
+      failed(n.checkAttributes({"axis"})))
+    return failure();
+  FailureOr<int64_t> axis = n.intAttr("axis", 0);
+  if (failed(axis))
+    return failure();
+  SmallVector<APInt> values;
+  Type elementType;
+  for (int i = 0; i < n.node.input_size(); ++i) {
+    DenseElementsAttr part = n.constantInput(i);
+    if (!part || !isa<IntegerType>(part.getElementType()))
+      return n.error() << "only supported on compile-time constant integer "
+                          "tensors";
+    if (cast<RankedTensorType>(part.getType()).getRank() != 1 ||
+        (*axis != 0 && *axis != -1))
+      return n.error() << "only 1-D inputs are supported";
+    if (elementType && elementType != part.getElementType())
+      return n.error() << "inputs have different element types";
+    elementType = part.getElementType();
+    llvm::append_range(values, part.getValues<APInt>());
+  }
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    elementType);
+  return n.setConstantResult(DenseElementsAttr::get(type, values));
+}
+
+/// Cast: a no-op on values already of the target type; folded on integer
+/// constants cast to an integer type.
+LogicalResult importCast(NodeImporter &n) {
+  SmallVector<StringRef> allowed = {"to"};
+  if (n.opset >= 19)
+    allowed.push_back("saturate");
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes(allowed)))
+    return failure();
+  const onnx::AttributeProto *to = n.attr("to");
+  if (!to)
+    return n.error() << "missing attribute 'to'";
+  if (to->type() != onnx::AttributeProto::INT)
+    return n.error() << "attribute 'to' must be an int";
+  Type target = convertElementType(n.b.getContext(), to->i());
+  if (!target)
+    return n.error() << "unsupported target type "
+                     << dataTypeName(static_cast<int32_t>(to->i()));
+  FailureOr<RankedTensorType> type = n.inputType(0);
+  if (failed(type))
+    return failure();
+  if (type->getElementType() == target)
+    return importIdentity(n);
+  DenseElementsAttr constant = n.constantInput(0);
+  if (constant && isa<IntegerType>(constant.getElementType()) &&
+      isa<IntegerType>(target)) {
+    SmallVector<APInt> values;
+    for (APInt v : constant.getValues<APInt>())
+      values.push_back(v.sextOrTrunc(target.getIntOrFloatBitWidth()));
+    return n.setConstantResult(DenseElementsAttr::get(
+        RankedTensorType::get(type->getShape(), target), values));
+  }
+  return n.error() << "casting " << *type << " to " << target
+                   << " is not supported";
+}
+
+} // namespace
+
+void registerShapeOps(OpTable &table) {
+  table["Reshape"] = importReshape;
+  table["Flatten"] = importFlatten;
+  table["Squeeze"] = importSqueeze;
+  table["Unsqueeze"] = importUnsqueeze;
+  table["Transpose"] = importTranspose;
+  table["Identity"] = importIdentity;
+  table["Constant"] = importConstant;
+  table["Shape"] = importShape;
+  table["Gather"] = importGather;
+  table["Concat"] = importConcat;
+  table["Cast"] = importCast;
+}
+
+} // namespace lmc::onnx_import

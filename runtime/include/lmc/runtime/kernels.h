@@ -1,0 +1,32 @@
+//===- kernels.h - Runtime kernels called by compiled model code ---------===//
+//
+// C ABI: compiled model objects call these by name. All matrices are dense,
+// row-major; batch strides are the dense matrix sizes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LMC_RUNTIME_KERNELS_H
+#define LMC_RUNTIME_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// For each b in [0, batch): C[b] += op(A[b]) * op(B[b]) (beta = 1).
+/// A[b] is M x K (K x M if transA), B[b] is K x N (N x K if transB),
+/// C[b] is M x N. transA / transB are 0 or non-zero.
+void lmc_rt_matmul_f32(const float *A, const float *B, float *C, int64_t batch,
+                       int64_t M, int64_t N, int64_t K, int64_t transA,
+                       int64_t transB);
+
+/// Same as lmc_rt_matmul_f32 for double.
+void lmc_rt_matmul_f64(const double *A, const double *B, double *C,
+                       int64_t batch, int64_t M, int64_t N, int64_t K,
+                       int64_t transA, int64_t transB);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // LMC_RUNTIME_KERNELS_H

@@ -1,0 +1,26 @@
+//===- model_abi.h - Symbols a compiled model object exports -------------===//
+//
+// See docs/runtime-abi.md. The compiler emits these; the runtime's main()
+// references them. Hand-written fake models (tests) include this header.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LMC_RUNTIME_MODEL_ABI_H
+#define LMC_RUNTIME_MODEL_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern const char lmc_model_descriptor[];
+extern const unsigned char lmc_model_weights[];
+extern const uint64_t lmc_model_weights_size;
+void lmc_train_step(void **buffers);
+void lmc_eval_step(void **buffers);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // LMC_RUNTIME_MODEL_ABI_H

@@ -1,0 +1,476 @@
+//===- descriptor.cpp - The compiled model's descriptor text -------------===//
+
+#include "descriptor.h"
+
+#include "error.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+namespace lmc::rt {
+
+const char *roleName(Role role) {
+  switch (role) {
+  case Role::Param:
+    return "param";
+  case Role::State:
+    return "state";
+  case Role::Input:
+    return "input";
+  case Role::Hyper:
+    return "hyper";
+  case Role::Loss:
+    return "loss";
+  case Role::Output:
+    return "output";
+  }
+  return "?";
+}
+
+std::optional<double> Descriptor::hparam(std::string_view name) const {
+  for (const auto &[key, value] : hparams)
+    if (key == name)
+      return value;
+  return std::nullopt;
+}
+
+std::vector<const TensorSpec *> Descriptor::trainArgsWithRole(Role role) const {
+  std::vector<const TensorSpec *> out;
+  for (const TensorSpec &spec : trainArgs)
+    if (spec.role == role)
+      out.push_back(&spec);
+  return out;
+}
+
+namespace {
+
+/// Line kinds in the order the ABI requires them.
+enum class LineKind {
+  Header,
+  Loss,
+  Optimizer,
+  Hparam,
+  Flops,
+  TrainArg,
+  TrainResult,
+  EvalArg,
+  EvalResult,
+  Init,
+  End
+};
+
+bool isRepeatable(LineKind kind) {
+  return kind == LineKind::Hparam || kind == LineKind::TrainArg ||
+         kind == LineKind::TrainResult || kind == LineKind::EvalArg ||
+         kind == LineKind::EvalResult || kind == LineKind::Init;
+}
+
+std::vector<std::string> splitFields(std::string_view line) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  while (true) {
+    size_t space = line.find(' ', start);
+    fields.emplace_back(line.substr(start, space - start));
+    if (fields.back().empty())
+      throw Error("empty field (fields are separated by single spaces)");
+    if (space == std::string_view::npos)
+      return fields;
+    start = space + 1;
+  }
+}
+
+uint64_t parseUnsigned(const std::string &text, const char *what) {
+  LMC_CHECK(!text.empty() && text.size() <= 19 &&
+                text.find_first_not_of("0123456789") == std::string::npos,
+            "invalid ", what, " '", text, "'");
+  return std::stoull(text);
+}
+
+double parseFiniteDouble(const std::string &text, const char *what) {
+  errno = 0;
+  char *end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  LMC_CHECK(!text.empty() && end == text.c_str() + text.size() &&
+                errno != ERANGE && std::isfinite(value),
+            "invalid ", what, " '", text, "'");
+  return value;
+}
+
+/// Lines with one kind's allowed roles, in the order they must appear.
+std::vector<Role> allowedRoles(LineKind kind) {
+  switch (kind) {
+  case LineKind::TrainArg:
+    return {Role::Param, Role::State, Role::Input, Role::Hyper};
+  case LineKind::TrainResult:
+    return {Role::Param, Role::State, Role::Loss};
+  case LineKind::EvalArg:
+    return {Role::Param, Role::Input};
+  case LineKind::EvalResult:
+    return {Role::Loss, Role::Output};
+  default:
+    return {};
+  }
+}
+
+TensorSpec parseTensorLine(const std::vector<std::string> &fields,
+                           LineKind kind) {
+  // <train|eval> <arg|result> <role> <name> <dtype> <rank> <dims...>
+  LMC_CHECK(fields.size() >= 6, "expected '", fields[0], " ", fields[1],
+            " <role> <name> <dtype> <rank> <dims...>'");
+  TensorSpec spec;
+  std::vector<Role> roles = allowedRoles(kind);
+  bool found = false;
+  for (Role role : roles)
+    if (fields[2] == roleName(role)) {
+      spec.role = role;
+      found = true;
+    }
+  LMC_CHECK(found, "role '", fields[2], "' is not allowed in '", fields[0], " ",
+            fields[1], "' lines");
+  spec.name = fields[3];
+  std::optional<DType> dtype = parseDTypeName(fields[4]);
+  LMC_CHECK(dtype, "unknown dtype '", fields[4], "'");
+  spec.dtype = *dtype;
+  uint64_t rank = parseUnsigned(fields[5], "rank");
+  LMC_CHECK(fields.size() == 6 + rank, "rank ", rank, " needs ", rank,
+            " dimensions, found ", fields.size() - 6);
+  for (size_t i = 6; i < fields.size(); ++i) {
+    uint64_t dim = parseUnsigned(fields[i], "dimension");
+    LMC_CHECK(dim <= uint64_t(INT64_MAX), "dimension too large");
+    spec.shape.push_back(int64_t(dim));
+  }
+  spec.numElements(); // rejects shapes whose element count overflows
+  return spec;
+}
+
+bool sameType(const TensorSpec &a, const TensorSpec &b) {
+  return a.dtype == b.dtype && a.shape == b.shape;
+}
+
+std::string describe(const TensorSpec &spec) {
+  return concat(dtypeName(spec.dtype), formatShape(spec.shape));
+}
+
+/// Parses the line sequence; cross-line consistency is checked afterwards.
+class DescriptorParser {
+public:
+  Descriptor parse(std::string_view text, uint64_t weightsSize) {
+    size_t pos = 0;
+    while (pos < text.size()) {
+      size_t newline = text.find('\n', pos);
+      std::string_view line = text.substr(pos, newline - pos);
+      ++lineNumber_;
+      try {
+        parseLine(line);
+      } catch (const Error &e) {
+        throw Error(
+            concat("model descriptor line ", lineNumber_, ": ", e.what()));
+      }
+      pos = newline == std::string_view::npos ? text.size() : newline + 1;
+      if (sawEnd_)
+        break;
+    }
+    try {
+      LMC_CHECK(sawEnd_, "missing 'end' line");
+      LMC_CHECK(text.substr(pos).find_first_not_of(" \n") ==
+                    std::string_view::npos,
+                "text after 'end'");
+      validate(weightsSize);
+    } catch (const Error &e) {
+      throw Error(concat("model descriptor: ", e.what()));
+    }
+    return std::move(desc_);
+  }
+
+private:
+  void parseLine(std::string_view line) {
+    LMC_CHECK(!line.empty(), "empty line");
+    std::vector<std::string> f = splitFields(line);
+    LineKind kind = classify(f);
+    if (lineNumber_ == 1)
+      LMC_CHECK(kind == LineKind::Header, "expected 'lmc-model 1'");
+    LMC_CHECK(!last_ || kind > *last_ || (kind == *last_ && isRepeatable(kind)),
+              "line '", f[0], "' is out of order or repeated");
+    // Mandatory single lines may not be skipped.
+    for (LineKind required : {LineKind::Header, LineKind::Loss,
+                              LineKind::Optimizer, LineKind::Flops})
+      LMC_CHECK(kind <= required || seen_.count(required), "missing '",
+                requiredLineName(required), "' line before '", f[0], "'");
+    seen_.insert(kind);
+    if (last_ && kind != *last_)
+      lastRole_.reset();
+    last_ = kind;
+
+    switch (kind) {
+    case LineKind::Header:
+      LMC_CHECK(f.size() == 2 && f[1] == "1",
+                "unsupported descriptor version (expected 'lmc-model 1')");
+      break;
+    case LineKind::Loss:
+      LMC_CHECK(f.size() == 2, "expected 'loss <kind>'");
+      LMC_CHECK(f[1] == "cross_entropy" || f[1] == "mse" ||
+                    (f[1].rfind("output:", 0) == 0 && f[1].size() > 7),
+                "unknown loss '", f[1], "'");
+      desc_.loss = f[1];
+      break;
+    case LineKind::Optimizer:
+      LMC_CHECK(f.size() == 2, "expected 'optimizer <kind>'");
+      LMC_CHECK(f[1] == "sgd" || f[1] == "momentum" || f[1] == "adam" ||
+                    f[1] == "adamw",
+                "unknown optimizer '", f[1], "'");
+      desc_.optimizer = f[1];
+      break;
+    case LineKind::Hparam:
+      LMC_CHECK(f.size() == 3, "expected 'hparam <name> <value>'");
+      LMC_CHECK(!desc_.hparam(f[1]), "duplicate hparam '", f[1], "'");
+      desc_.hparams.emplace_back(f[1], parseFiniteDouble(f[2], "hparam value"));
+      break;
+    case LineKind::Flops:
+      LMC_CHECK(f.size() == 2, "expected 'flops <count>'");
+      desc_.flops = parseUnsigned(f[1], "flops count");
+      break;
+    case LineKind::TrainArg:
+    case LineKind::TrainResult:
+    case LineKind::EvalArg:
+    case LineKind::EvalResult:
+      addTensor(kind, parseTensorLine(f, kind));
+      break;
+    case LineKind::Init: {
+      LMC_CHECK(f.size() == 4, "expected 'init <param> <offset> <size>'");
+      InitSpec init{f[1], parseUnsigned(f[2], "init offset"),
+                    parseUnsigned(f[3], "init size")};
+      desc_.inits.push_back(init);
+      break;
+    }
+    case LineKind::End:
+      LMC_CHECK(f.size() == 1, "expected 'end'");
+      sawEnd_ = true;
+      break;
+    }
+  }
+
+  LineKind classify(const std::vector<std::string> &f) {
+    const std::string &k = f[0];
+    if (k == "lmc-model")
+      return LineKind::Header;
+    if (k == "loss")
+      return LineKind::Loss;
+    if (k == "optimizer")
+      return LineKind::Optimizer;
+    if (k == "hparam")
+      return LineKind::Hparam;
+    if (k == "flops")
+      return LineKind::Flops;
+    if (k == "init")
+      return LineKind::Init;
+    if (k == "end")
+      return LineKind::End;
+    if ((k == "train" || k == "eval") && f.size() >= 2) {
+      if (f[1] == "arg")
+        return k == "train" ? LineKind::TrainArg : LineKind::EvalArg;
+      if (f[1] == "result")
+        return k == "train" ? LineKind::TrainResult : LineKind::EvalResult;
+    }
+    throw Error(
+        concat("unknown line '", k, f.size() >= 2 ? " " + f[1] : "", "'"));
+  }
+
+  void addTensor(LineKind kind, TensorSpec spec) {
+    // Roles must appear grouped in the documented order.
+    std::vector<Role> roles = allowedRoles(kind);
+    auto rank = [&](Role r) {
+      return std::find(roles.begin(), roles.end(), r) - roles.begin();
+    };
+    LMC_CHECK(!lastRole_ || rank(spec.role) >= rank(*lastRole_), "role '",
+              roleName(spec.role), "' must come before role '",
+              roleName(*lastRole_), "'");
+    lastRole_ = spec.role;
+    std::vector<TensorSpec> &list = listFor(kind);
+    for (const TensorSpec &other : list)
+      LMC_CHECK(other.name != spec.name || other.role != spec.role,
+                "duplicate ", roleName(spec.role), " '", spec.name, "'");
+    list.push_back(std::move(spec));
+  }
+
+  std::vector<TensorSpec> &listFor(LineKind kind) {
+    switch (kind) {
+    case LineKind::TrainArg:
+      return desc_.trainArgs;
+    case LineKind::TrainResult:
+      return desc_.trainResults;
+    case LineKind::EvalArg:
+      return desc_.evalArgs;
+    default:
+      return desc_.evalResults;
+    }
+  }
+
+  void validate(uint64_t weightsSize) {
+    LMC_CHECK(!desc_.loss.empty(), "missing 'loss' line");
+    LMC_CHECK(!desc_.optimizer.empty(), "missing 'optimizer' line");
+    LMC_CHECK(last_ && *last_ == LineKind::End, "missing 'end' line");
+
+    std::map<std::string, const TensorSpec *> params, states;
+    for (const TensorSpec &arg : desc_.trainArgs) {
+      switch (arg.role) {
+      case Role::Param:
+        params[arg.name] = &arg;
+        break;
+      case Role::State:
+        states[arg.name] = &arg;
+        validateStateName(arg, params);
+        break;
+      case Role::Input:
+        LMC_CHECK(!arg.shape.empty(), "input '", arg.name,
+                  "' must have a batch dimension");
+        if (desc_.batchSize == 0)
+          desc_.batchSize = arg.shape[0];
+        LMC_CHECK(arg.shape[0] == desc_.batchSize, "input '", arg.name,
+                  "' has batch size ", arg.shape[0], ", other inputs have ",
+                  desc_.batchSize);
+        break;
+      case Role::Hyper:
+        LMC_CHECK(arg.name == "lr" || arg.name == "adam_step_size" ||
+                      arg.name == "adam_bc2_sqrt",
+                  "unknown hyper '", arg.name, "'");
+        LMC_CHECK(arg.dtype == DType::F32 && arg.shape.empty(), "hyper '",
+                  arg.name, "' must be an f32 scalar");
+        break;
+      default:
+        break;
+      }
+    }
+    LMC_CHECK(desc_.batchSize > 0 ||
+                  desc_.trainArgsWithRole(Role::Input).empty(),
+              "batch size must be positive");
+
+    // Every param and state has exactly one updated result of the same type.
+    std::set<std::string> updatedParams, updatedStates;
+    int losses = 0;
+    for (const TensorSpec &res : desc_.trainResults) {
+      if (res.role == Role::Loss) {
+        validateLoss(res, "train");
+        ++losses;
+        continue;
+      }
+      auto &source = res.role == Role::Param ? params : states;
+      auto it = source.find(res.name);
+      LMC_CHECK(it != source.end(), "train result ", roleName(res.role), " '",
+                res.name, "' has no matching train arg");
+      LMC_CHECK(sameType(*it->second, res), "train result '", res.name, "' is ",
+                describe(res), " but the arg is ", describe(*it->second));
+      (res.role == Role::Param ? updatedParams : updatedStates)
+          .insert(res.name);
+    }
+    LMC_CHECK(losses == 1, "expected exactly one 'train result loss loss'");
+    LMC_CHECK(updatedParams.size() == params.size(),
+              "every train param needs a train result");
+    LMC_CHECK(updatedStates.size() == states.size(),
+              "every train state needs a train result");
+
+    for (const TensorSpec &arg : desc_.evalArgs) {
+      if (arg.role == Role::Param) {
+        auto it = params.find(arg.name);
+        LMC_CHECK(it != params.end(), "eval param '", arg.name,
+                  "' is not a train param");
+        LMC_CHECK(sameType(*it->second, arg), "eval param '", arg.name, "' is ",
+                  describe(arg), " but the train param is ",
+                  describe(*it->second));
+      } else {
+        LMC_CHECK(!arg.shape.empty() && arg.shape[0] > 0, "eval input '",
+                  arg.name, "' must have a positive batch dimension");
+      }
+    }
+    losses = 0;
+    for (const TensorSpec &res : desc_.evalResults)
+      if (res.role == Role::Loss) {
+        validateLoss(res, "eval");
+        ++losses;
+      }
+    LMC_CHECK(desc_.evalArgs.empty() || losses == 1,
+              "expected exactly one 'eval result loss loss'");
+
+    validateInits(params, weightsSize);
+  }
+
+  static void validateLoss(const TensorSpec &res, const char *step) {
+    LMC_CHECK(res.name == "loss" && res.dtype == DType::F32 &&
+                  res.shape.empty(),
+              step, " loss result must be 'loss loss f32 0'");
+  }
+
+  static void
+  validateStateName(const TensorSpec &state,
+                    const std::map<std::string, const TensorSpec *> &params) {
+    size_t dot = state.name.rfind('.');
+    LMC_CHECK(dot != std::string::npos, "state '", state.name,
+              "' is not named <param>.<slot>");
+    std::string slot = state.name.substr(dot + 1);
+    LMC_CHECK(slot == "momentum_buffer" || slot == "exp_avg" ||
+                  slot == "exp_avg_sq",
+              "state '", state.name, "' has unknown slot '", slot, "'");
+    LMC_CHECK(params.count(state.name.substr(0, dot)), "state '", state.name,
+              "' names no param");
+  }
+
+  void validateInits(const std::map<std::string, const TensorSpec *> &params,
+                     uint64_t weightsSize) {
+    std::vector<const TensorSpec *> ordered = desc_.params();
+    std::map<std::string, InitSpec> byParam;
+    for (const InitSpec &init : desc_.inits) {
+      auto it = params.find(init.param);
+      LMC_CHECK(it != params.end(), "init for unknown param '", init.param,
+                "'");
+      LMC_CHECK(byParam.emplace(init.param, init).second,
+                "duplicate init for param '", init.param, "'");
+      LMC_CHECK(init.size == it->second->byteSize(), "init for '", init.param,
+                "' has ", init.size, " bytes, ", describe(*it->second),
+                " needs ", it->second->byteSize());
+      LMC_CHECK(init.offset <= weightsSize &&
+                    init.size <= weightsSize - init.offset,
+                "init for '", init.param, "' (offset ", init.offset, ", size ",
+                init.size, ") is outside lmc_model_weights (", weightsSize,
+                " bytes)");
+    }
+    // Reorder so inits[i] belongs to params()[i].
+    desc_.inits.clear();
+    for (const TensorSpec *param : ordered) {
+      auto it = byParam.find(param->name);
+      LMC_CHECK(it != byParam.end(), "missing init for param '", param->name,
+                "'");
+      desc_.inits.push_back(it->second);
+    }
+  }
+
+  static const char *requiredLineName(LineKind kind) {
+    switch (kind) {
+    case LineKind::Header:
+      return "lmc-model 1";
+    case LineKind::Loss:
+      return "loss";
+    case LineKind::Optimizer:
+      return "optimizer";
+    default:
+      return "flops";
+    }
+  }
+
+  Descriptor desc_;
+  std::set<LineKind> seen_;
+  size_t lineNumber_ = 0;
+  bool sawEnd_ = false;
+  std::optional<LineKind> last_;
+  std::optional<Role> lastRole_;
+};
+
+} // namespace
+
+Descriptor parseDescriptor(std::string_view text, uint64_t weightsSize) {
+  return DescriptorParser().parse(text, weightsSize);
+}
+
+} // namespace lmc::rt

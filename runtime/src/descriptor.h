@@ -1,0 +1,66 @@
+//===- descriptor.h - The compiled model's descriptor text ---------------===//
+//
+// Parses and validates the line-oriented descriptor defined in
+// docs/runtime-abi.md. Everything the runtime knows about the model's
+// buffers comes from here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LMC_RUNTIME_DESCRIPTOR_H
+#define LMC_RUNTIME_DESCRIPTOR_H
+
+#include "dtype.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace lmc::rt {
+
+enum class Role { Param, State, Input, Hyper, Loss, Output };
+const char *roleName(Role role);
+
+/// One buffer of a step: `train arg input x f32 2 64 784`.
+struct TensorSpec {
+  Role role = Role::Param;
+  std::string name;
+  DType dtype = DType::F32;
+  Shape shape;
+
+  int64_t numElements() const { return lmc::rt::numElements(shape); }
+  size_t byteSize() const { return size_t(numElements()) * dtypeSize(dtype); }
+};
+
+struct InitSpec {
+  std::string param;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+struct Descriptor {
+  std::string loss;      // cross_entropy | mse | output:NAME
+  std::string optimizer; // sgd | momentum | adam | adamw
+  std::vector<std::pair<std::string, double>> hparams; // in file order
+  uint64_t flops = 0; // forward + backward FLOPs per train step
+  std::vector<TensorSpec> trainArgs, trainResults, evalArgs, evalResults;
+  std::vector<InitSpec> inits; // parallel to params(), same order
+  /// First dimension shared by all train inputs (0 if there are none).
+  int64_t batchSize = 0;
+
+  std::optional<double> hparam(std::string_view name) const;
+  /// Train args with this role, in descriptor order.
+  std::vector<const TensorSpec *> trainArgsWithRole(Role role) const;
+  std::vector<const TensorSpec *> params() const {
+    return trainArgsWithRole(Role::Param);
+  }
+};
+
+/// Parses and validates the descriptor; init ranges are checked against
+/// `weightsSize`. Throws Error("model descriptor line N: ...").
+Descriptor parseDescriptor(std::string_view text, uint64_t weightsSize);
+
+} // namespace lmc::rt
+
+#endif // LMC_RUNTIME_DESCRIPTOR_H

@@ -1,0 +1,28 @@
+//===- driver.h - main() of a training executable ------------------------===//
+#ifndef LMC_RUNTIME_DRIVER_H
+#define LMC_RUNTIME_DRIVER_H
+
+#include <cstdint>
+
+namespace lmc::rt {
+
+using StepFn = void (*)(void **buffers);
+
+/// The symbols of a compiled model object (docs/runtime-abi.md), gathered so
+/// the driver can be run against any model, including test doubles.
+struct CompiledModel {
+  const char *descriptor;
+  const unsigned char *weights;
+  uint64_t weightsSize;
+  StepFn trainStep;
+  StepFn evalStep;
+};
+
+/// Runs the training executable. Never throws: errors are printed as one
+/// "error: ..." line on stderr. Returns 0 on success, 1 on a runtime error,
+/// 2 on a usage error.
+int runTrainingMain(int argc, char **argv, const CompiledModel &model);
+
+} // namespace lmc::rt
+
+#endif // LMC_RUNTIME_DRIVER_H

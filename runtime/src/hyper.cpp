@@ -1,0 +1,41 @@
+//===- hyper.cpp - Per-step hyper scalars --------------------------------===//
+
+#include "hyper.h"
+
+#include "error.h"
+
+#include <cmath>
+
+namespace lmc::rt {
+
+HyperParams resolveHyperParams(const Descriptor &desc,
+                               std::optional<double> lrOverride) {
+  HyperParams hp;
+  std::optional<double> lr = lrOverride ? lrOverride : desc.hparam("lr");
+  hp.lr = lr.value_or(0);
+  hp.beta1 = desc.hparam("beta1").value_or(0);
+  hp.beta2 = desc.hparam("beta2").value_or(0);
+  for (const TensorSpec *hyper : desc.trainArgsWithRole(Role::Hyper)) {
+    LMC_CHECK(lr, "the model needs a learning rate: pass --lr (the "
+                  "descriptor has no 'hparam lr')");
+    if (hyper->name == "adam_step_size")
+      LMC_CHECK(desc.hparam("beta1") && hp.beta1 < 1,
+                "model descriptor: adam_step_size needs 'hparam beta1' < 1");
+    if (hyper->name == "adam_bc2_sqrt")
+      LMC_CHECK(desc.hparam("beta2") && hp.beta2 < 1,
+                "model descriptor: adam_bc2_sqrt needs 'hparam beta2' < 1");
+  }
+  return hp;
+}
+
+double hyperValue(const std::string &name, int64_t t, const HyperParams &hp) {
+  if (name == "lr")
+    return hp.lr;
+  if (name == "adam_step_size")
+    return hp.lr / (1.0 - std::pow(hp.beta1, double(t)));
+  if (name == "adam_bc2_sqrt")
+    return std::sqrt(1.0 - std::pow(hp.beta2, double(t)));
+  throw Error(concat("unknown hyper '", name, "'"));
+}
+
+} // namespace lmc::rt

@@ -1,0 +1,94 @@
+//===- info.cpp - --info: describe the compiled model --------------------===//
+
+#include "info.h"
+
+#include "error.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace lmc::rt {
+
+namespace {
+
+std::string typeOf(const TensorSpec &spec) {
+  return concat(dtypeName(spec.dtype), formatShape(spec.shape));
+}
+
+/// Appends "  name  type  [extra]" rows with the name column aligned.
+void appendRows(std::string &out, const std::vector<const TensorSpec *> &specs,
+                bool withCounts) {
+  size_t nameWidth = 0, typeWidth = 0;
+  for (const TensorSpec *spec : specs) {
+    nameWidth = std::max(nameWidth, spec->name.size());
+    typeWidth = std::max(typeWidth, typeOf(*spec).size());
+  }
+  for (const TensorSpec *spec : specs) {
+    std::string name = spec->name, type = typeOf(*spec);
+    out += "  " + name + std::string(nameWidth - name.size() + 2, ' ') + type;
+    if (withCounts)
+      out += std::string(typeWidth - type.size() + 2, ' ') +
+             std::to_string(spec->numElements());
+    out += '\n';
+  }
+}
+
+} // namespace
+
+std::string formatModelInfo(const Descriptor &desc) {
+  std::string out;
+  std::vector<const TensorSpec *> params = desc.params();
+  int64_t total = 0;
+  size_t bytes = 0;
+  for (const TensorSpec *p : params) {
+    total += p->numElements();
+    bytes += p->byteSize();
+  }
+  out += concat("parameters (", params.size(), " tensors):\n");
+  appendRows(out, params, /*withCounts=*/true);
+  out += concat("total parameters: ", total, " (", bytes, " bytes)\n");
+
+  std::vector<const TensorSpec *> states = desc.trainArgsWithRole(Role::State);
+  if (!states.empty()) {
+    size_t stateBytes = 0;
+    for (const TensorSpec *s : states)
+      stateBytes += s->byteSize();
+    out += concat("optimizer state: ", states.size(), " tensors (", stateBytes,
+                  " bytes)\n");
+  }
+
+  out += concat("batch size: ", desc.batchSize, "\n");
+  out += "inputs:\n";
+  appendRows(out, desc.trainArgsWithRole(Role::Input), /*withCounts=*/false);
+  std::vector<const TensorSpec *> evalInputs, evalOutputs;
+  for (const TensorSpec &arg : desc.evalArgs)
+    if (arg.role == Role::Input)
+      evalInputs.push_back(&arg);
+  for (const TensorSpec &res : desc.evalResults)
+    if (res.role == Role::Output)
+      evalOutputs.push_back(&res);
+  if (!evalInputs.empty()) {
+    out += "eval inputs:\n";
+    appendRows(out, evalInputs, /*withCounts=*/false);
+  }
+  if (!evalOutputs.empty()) {
+    out += "eval outputs:\n";
+    appendRows(out, evalOutputs, /*withCounts=*/false);
+  }
+
+  out += concat("loss: ", desc.loss, "\n");
+  out += concat("optimizer: ", desc.optimizer, "\n");
+  if (!desc.hparams.empty()) {
+    out += "hparams:";
+    for (const auto &[name, value] : desc.hparams) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.6g", value);
+      out += concat(" ", name, "=", buf);
+    }
+    out += '\n';
+  }
+  out += concat("flops per step: ", desc.flops, "\n");
+  return out;
+}
+
+} // namespace lmc::rt

@@ -1,0 +1,56 @@
+//===- metrics.h - Progress lines and the JSONL metrics file -------------===//
+#ifndef LMC_RUNTIME_METRICS_H
+#define LMC_RUNTIME_METRICS_H
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+namespace lmc::rt {
+
+/// One logged training step.
+struct StepMetrics {
+  int64_t step = 0; // 1-based
+  double loss = 0;
+  double lr = 0;
+  double ms = 0;          // mean wall time per step since the previous log
+  double samplesPerS = 0; // batch size * steps / wall time, same window
+};
+
+/// One evaluation pass.
+struct EvalMetrics {
+  int64_t step = 0; // training steps done before this evaluation
+  double loss = 0;
+  int64_t samples = 0;
+  std::optional<int64_t> correct; // set when accuracy is meaningful
+};
+
+/// "step   10/100 | loss 0.523412 | lr 1.000e-03 | 1.23 ms | 52034 samples/s"
+std::string formatStepLine(const StepMetrics &m, int64_t totalSteps);
+/// "eval: loss 0.123400 | accuracy 95.83% (345/360)"
+std::string formatEvalLine(const EvalMetrics &m);
+/// One JSON object (no newline).
+std::string stepJson(const StepMetrics &m);
+std::string evalJson(const EvalMetrics &m);
+
+/// Appends JSON lines to --metrics FILE (nothing when the path is empty).
+class MetricsFile {
+public:
+  explicit MetricsFile(const std::string &path);
+  ~MetricsFile();
+  MetricsFile(const MetricsFile &) = delete;
+  MetricsFile &operator=(const MetricsFile &) = delete;
+
+  void write(const std::string &jsonLine);
+  /// Flushes and closes, reporting any write error.
+  void close();
+
+private:
+  std::string path_;
+  std::FILE *file_ = nullptr;
+};
+
+} // namespace lmc::rt
+
+#endif // LMC_RUNTIME_METRICS_H

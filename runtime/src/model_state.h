@@ -1,0 +1,55 @@
+//===- model_state.h - Parameters and optimizer state --------------------===//
+//
+// Every param and state tensor has two aligned buffers: the step reads the
+// "current" one and writes the "next" one (the ABI forbids a result aliasing
+// an argument); swap() makes the freshly written buffers current.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LMC_RUNTIME_MODEL_STATE_H
+#define LMC_RUNTIME_MODEL_STATE_H
+
+#include "buffer.h"
+#include "descriptor.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace lmc::rt {
+
+class ModelState {
+public:
+  /// Allocates params and state; params start from the embedded init bytes
+  /// (ranges already validated by parseDescriptor), state from zero.
+  ModelState(const Descriptor &desc, const unsigned char *weights);
+
+  const std::vector<const TensorSpec *> &params() const { return params_; }
+  const std::vector<const TensorSpec *> &states() const { return states_; }
+
+  /// Index into params()/states() by name, or -1.
+  int paramIndex(const std::string &name) const;
+  int stateIndex(const std::string &name) const;
+
+  AlignedBuffer &param(size_t i) { return paramBuffers_[current_][i]; }
+  AlignedBuffer &nextParam(size_t i) { return paramBuffers_[1 - current_][i]; }
+  AlignedBuffer &state(size_t i) { return stateBuffers_[current_][i]; }
+  AlignedBuffer &nextState(size_t i) { return stateBuffers_[1 - current_][i]; }
+
+  /// After a step: the written buffers become current.
+  void swap() { current_ = 1 - current_; }
+
+  /// Replaces the current params with the tensors of a safetensors file;
+  /// every param must be present with the same dtype and shape.
+  void loadParams(const std::string &path);
+  /// Writes the current params atomically (keys = param names).
+  void saveParams(const std::string &path);
+
+private:
+  std::vector<const TensorSpec *> params_, states_;
+  std::array<std::vector<AlignedBuffer>, 2> paramBuffers_, stateBuffers_;
+  int current_ = 0;
+};
+
+} // namespace lmc::rt
+
+#endif // LMC_RUNTIME_MODEL_STATE_H

@@ -1,0 +1,24 @@
+# lit configuration for lmc's tests: FileCheck tests of the passes, the
+# importer and the driver, gradient checks, and end-to-end training runs.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "lmc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".onnxtxt", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.lmc_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in",
+                   "Inputs", "reference", "unit"]
+
+config.substitutions.append(("%lmc_src", config.lmc_src_root))
+config.substitutions.append(("%lmc_build", config.lmc_obj_root))
+config.substitutions.append(("%python", config.python_executable))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.lmc_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    ["lmc", "lmc-opt", "lmc-gradcheck"], [config.lmc_tools_dir])

@@ -1,0 +1,148 @@
+#include "descriptor.h"
+
+#include "test_util.h"
+
+using namespace lmc::rt;
+
+namespace {
+
+// A small adamw classifier: W f32[4,3], b f32[3].
+const char *kValid = "lmc-model 1\n"
+                     "loss cross_entropy\n"
+                     "optimizer adamw\n"
+                     "hparam lr 0.001\n"
+                     "hparam beta1 0.9\n"
+                     "hparam beta2 0.999\n"
+                     "flops 1234\n"
+                     "train arg param W f32 2 4 3\n"
+                     "train arg param b f32 1 3\n"
+                     "train arg state W.exp_avg f32 2 4 3\n"
+                     "train arg state W.exp_avg_sq f32 2 4 3\n"
+                     "train arg input x f32 2 8 4\n"
+                     "train arg input labels i64 1 8\n"
+                     "train arg hyper lr f32 0\n"
+                     "train arg hyper adam_step_size f32 0\n"
+                     "train arg hyper adam_bc2_sqrt f32 0\n"
+                     "train result param W f32 2 4 3\n"
+                     "train result param b f32 1 3\n"
+                     "train result state W.exp_avg f32 2 4 3\n"
+                     "train result state W.exp_avg_sq f32 2 4 3\n"
+                     "train result loss loss f32 0\n"
+                     "eval arg param W f32 2 4 3\n"
+                     "eval arg param b f32 1 3\n"
+                     "eval arg input x f32 2 8 4\n"
+                     "eval arg input labels i64 1 8\n"
+                     "eval result loss loss f32 0\n"
+                     "eval result output logits f32 2 8 3\n"
+                     "init b 48 12\n"
+                     "init W 0 48\n"
+                     "end\n";
+
+/// kValid with the first occurrence of `from` replaced by `to`.
+std::string mutate(const std::string &from, const std::string &to) {
+  std::string text = kValid;
+  size_t pos = text.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  return text.replace(pos, from.size(), to);
+}
+
+TEST(Descriptor, ParsesValid) {
+  Descriptor d = parseDescriptor(kValid, 60);
+  EXPECT_EQ(d.loss, "cross_entropy");
+  EXPECT_EQ(d.optimizer, "adamw");
+  EXPECT_EQ(d.hparam("beta2"), 0.999);
+  EXPECT_FALSE(d.hparam("momentum"));
+  EXPECT_EQ(d.flops, 1234u);
+  EXPECT_EQ(d.batchSize, 8);
+  ASSERT_EQ(d.trainArgs.size(), 9u);
+  EXPECT_EQ(d.trainArgs[5].role, Role::Input);
+  EXPECT_EQ(d.trainArgs[5].dtype, DType::I64);
+  EXPECT_EQ(d.trainArgs[5].shape, (Shape{8}));
+  EXPECT_TRUE(d.trainArgs[6].shape.empty());
+  ASSERT_EQ(d.params().size(), 2u);
+  // inits are reordered to follow params().
+  EXPECT_EQ(d.inits[0].param, "W");
+  EXPECT_EQ(d.inits[1].offset, 48u);
+  EXPECT_EQ(d.evalResults[1].role, Role::Output);
+}
+
+TEST(Descriptor, AcceptsMissingTrailingNewlineAndOutputLoss) {
+  std::string text = kValid;
+  text.pop_back();
+  EXPECT_NO_THROW(parseDescriptor(text, 60));
+  EXPECT_EQ(
+      parseDescriptor(mutate("loss cross_entropy", "loss output:l"), 60).loss,
+      "output:l");
+}
+
+struct BadCase {
+  const char *from;
+  const char *to;
+  const char *message;
+};
+
+TEST(Descriptor, RejectsMalformed) {
+  const BadCase cases[] = {
+      {"lmc-model 1", "lmc-model 2", "line 1: unsupported descriptor version"},
+      {"lmc-model 1\n", "", "line 1: expected 'lmc-model 1'"},
+      {"loss cross_entropy", "loss hinge", "line 2: unknown loss 'hinge'"},
+      {"optimizer adamw", "optimizer lion", "unknown optimizer 'lion'"},
+      {"hparam lr 0.001", "hparam lr fast", "invalid hparam value 'fast'"},
+      {"hparam beta1 0.9", "hparam lr 0.9", "duplicate hparam 'lr'"},
+      {"flops 1234", "flops -1", "invalid flops count"},
+      {"flops 1234\n", "", "line 7: missing 'flops' line before 'train'"},
+      {"optimizer adamw\n", "", "missing 'optimizer' line before 'hparam'"},
+      {"hparam lr 0.001\n", "hparam lr 0.001\nflops 1\n",
+       "line 'hparam' is out of order or repeated"},
+      {"train arg param W f32 2 4 3", "train arg param W f16 2 4 3",
+       "unknown dtype 'f16'"},
+      {"train arg param W f32 2 4 3", "train arg param W f32 3 4 3",
+       "rank 3 needs 3 dimensions, found 2"},
+      {"train arg param W f32 2 4 3", "train arg param W  f32 2 4 3",
+       "empty field"},
+      {"train arg param W f32 2 4 3", "train arg param W f32 2 4 x",
+       "invalid dimension 'x'"},
+      {"train arg param b f32 1 3", "train arg loss b f32 1 3",
+       "role 'loss' is not allowed in 'train arg' lines"},
+      {"train arg param b f32 1 3\ntrain arg state W.exp_avg f32 2 4 3",
+       "train arg state W.exp_avg f32 2 4 3\ntrain arg param b f32 1 3",
+       "role 'param' must come before role 'state'"},
+      {"train arg state W.exp_avg f32", "train arg state W.velocity f32",
+       "unknown slot 'velocity'"},
+      {"train arg hyper lr f32 0", "train arg hyper warmup f32 0",
+       "unknown hyper 'warmup'"},
+      {"train arg hyper lr f32 0", "train arg hyper lr f64 0",
+       "must be an f32 scalar"},
+      {"train arg input labels i64 1 8", "train arg input labels i64 1 9",
+       "has batch size 9, other inputs have 8"},
+      {"train result param b f32 1 3", "train result param b f32 1 4",
+       "train result 'b' is f32[4] but the arg is f32[3]"},
+      {"train result param b f32 1 3\n", "", "every train param needs"},
+      {"train result loss loss f32 0\n", "",
+       "expected exactly one 'train result loss loss'"},
+      {"eval arg param b f32 1 3", "eval arg param c f32 1 3",
+       "eval param 'c' is not a train param"},
+      {"init b 48 12", "init b 48 16", "init for 'b' has 16 bytes"},
+      {"init b 48 12", "init b 52 12",
+       "is outside lmc_model_weights (60 bytes)"},
+      {"init b 48 12", "init c 48 12", "init for unknown param 'c'"},
+      {"init b 48 12\n", "", "missing init for param 'b'"},
+      {"init W 0 48", "init b 48 12", "duplicate init for param 'b'"},
+      {"end\n", "", "missing 'end' line"},
+      {"end\n", "end\nflops 3\n", "text after 'end'"},
+      {"flops 1234\n", "flops 1234\n\n", "empty line"},
+      {"flops 1234", "flips 1234", "unknown line 'flips 1234'"},
+  };
+  for (const BadCase &c : cases) {
+    SCOPED_TRACE(std::string(c.from) + " -> " + c.to);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(mutate(c.from, c.to), 60), c.message);
+  }
+}
+
+TEST(Descriptor, ErrorsNameTheLine) {
+  EXPECT_ERROR_CONTAINS(
+      parseDescriptor(mutate("optimizer adamw", "optimizer lion"), 60),
+      "model descriptor line 3: ");
+}
+
+} // namespace
