@@ -23,3 +23,9 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# The tests' helper scripts need numpy in the python3 on PATH.
+if ! python3 -c 'import numpy' 2>/dev/null; then
+  echo "lmc: installing numpy for $(command -v python3)"
+  python3 -m pip install --quiet numpy
+fi

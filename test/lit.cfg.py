@@ -11,7 +11,7 @@ config.suffixes = [".mlir", ".onnxtxt", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.lmc_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in",
-                   "Inputs", "reference", "unit"]
+                   "Inputs", "reference"]
 
 config.substitutions.append(("%lmc_src", config.lmc_src_root))
 config.substitutions.append(("%lmc_build", config.lmc_obj_root))

@@ -48,6 +48,10 @@ public:
   /// Binds `name` (a node or graph output); an error if already bound.
   LogicalResult define(NodeImporter &node, StringRef name, Binding binding);
   FailureOr<Binding *> lookup(NodeImporter &node, StringRef name);
+  DenseElementsAttr lookupConstant(StringRef name) {
+    auto it = symbols.find(name);
+    return it == symbols.end() ? nullptr : it->second.constant;
+  }
   /// The binding's SSA value, materializing a constant on first use.
   Value materialize(Binding &binding, Location loc);
 
@@ -88,7 +92,8 @@ FailureOr<Binding *> GraphImporter::lookup(NodeImporter &node,
                                            StringRef name) {
   auto it = symbols.find(name);
   if (it == symbols.end())
-    return node.error() << "uses undefined value '" << name << "'";
+    return node.error() << "uses undefined value '" << name
+                        << "' (nodes must be in topological order)";
   return &it->second;
 }
 
@@ -400,10 +405,8 @@ FailureOr<Value> NodeImporter::floatInput(unsigned i) {
 DenseElementsAttr NodeImporter::constantInput(unsigned i) {
   if (!hasInput(i))
     return nullptr;
-  auto it = graph.lookup(*this, node.input(i));
-  if (failed(it))
-    return nullptr;
-  return (*it)->constant;
+  // Silent: a caller that needs the input reports an undefined one.
+  return graph.lookupConstant(node.input(i));
 }
 
 FailureOr<RankedTensorType> NodeImporter::inputType(unsigned i) {

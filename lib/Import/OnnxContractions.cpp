@@ -113,7 +113,9 @@ LogicalResult importMatMul(NodeImporter &n) {
   if (rShape.size() == 2 && lShape.size() > 2) {
     // [..., M, K] x [K, N]: one 2-D product over the flattened rows, which
     // avoids materializing the broadcast weight.
-    int64_t rows = typeOf(lhs).getNumElements() / k;
+    int64_t rows = m;
+    for (int64_t dim : lShape.drop_back(2))
+      rows *= dim;
     Value flat = buildReshape(n.b, n.loc, lhs, {rows, k});
     result = MatmulOp::create(
         n.b, n.loc, RankedTensorType::get({rows, nn}, elementType), flat, rhs,

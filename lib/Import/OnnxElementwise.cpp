@@ -21,6 +21,9 @@ namespace {
 
 enum class IntBinary { Add, Sub, Mul, Div };
 
+/// Shape arithmetic is small; a larger folded result means a malformed model.
+constexpr int64_t kMaxFoldedElements = 1 << 20;
+
 /// The index into a tensor of `inShape` that numpy broadcasting reads for the
 /// row-major `linear` index of a tensor of `outShape`.
 int64_t broadcastSource(int64_t linear, ArrayRef<int64_t> outShape,
@@ -51,6 +54,9 @@ LogicalResult foldIntBinary(NodeImporter &n, IntBinary kind,
   SmallVector<int64_t> l = intValues(lhs), r = intValues(rhs);
   auto resultType = RankedTensorType::get(shape, lhsType.getElementType());
   int64_t count = resultType.getNumElements();
+  if (count > kMaxFoldedElements)
+    return n.error() << "integer result of " << count
+                     << " elements is too large to fold";
   unsigned width = lhsType.getElementType().getIntOrFloatBitWidth();
   SmallVector<APInt> values;
   for (int64_t i = 0; i < count; ++i) {
@@ -153,7 +159,7 @@ LogicalResult importPow(NodeImporter &n) {
   Type elementType = baseType.getElementType();
   auto resultType = RankedTensorType::get(*shape, elementType);
   Value expValue;
-  if (exponent.isSplat() || values.size() == 1) {
+  if (!values.empty() && (exponent.isSplat() || values.size() == 1)) {
     expValue = buildSplat(n.b, n.loc, resultType, values.front());
   } else {
     auto constType = RankedTensorType::get(expType.getShape(), elementType);

@@ -337,7 +337,7 @@ LogicalResult importGather(NodeImporter &n) {
                         "tensors";
   auto dataType = cast<RankedTensorType>(data.getType());
   auto indicesType = cast<RankedTensorType>(indices.getType());
-  if (dataType.getRank() != 1 || *axis != 0 && *axis != -1 ||
+  if (dataType.getRank() != 1 || (*axis != 0 && *axis != -1) ||
       indicesType.getRank() > 1)
     return n.error() << "only 1-D data and rank <= 1 indices are supported";
   SmallVector<int64_t> values = intValues(data);

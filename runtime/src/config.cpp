@@ -36,14 +36,16 @@ uint64_t parseSeed(const std::string &text) {
   return value;
 }
 
-double parsePositiveReal(const std::string &flag, const std::string &text) {
+// A learning rate of 0 is allowed: it runs the step (loss, metrics) and
+// leaves the parameters as they are.
+double parseNonNegativeReal(const std::string &flag, const std::string &text) {
   errno = 0;
   char *end = nullptr;
   double value = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || errno == ERANGE ||
-      !std::isfinite(value) || value <= 0)
+      !std::isfinite(value) || value < 0)
     throw UsageError(
-        concat(flag, " expects a positive number, got '", text, "'"));
+        concat(flag, " expects a non-negative number, got '", text, "'"));
   return value;
 }
 
@@ -92,7 +94,7 @@ Config parseFlags(const std::vector<std::string> &args) {
     else if (flag == "--steps")
       config.steps = parseCount(flag, value(), 0);
     else if (flag == "--lr")
-      config.lr = parsePositiveReal(flag, value());
+      config.lr = parseNonNegativeReal(flag, value());
     else if (flag == "--log-every")
       config.logEvery = parseCount(flag, value(), 1);
     else if (flag == "--eval-every")

@@ -75,9 +75,9 @@ TEST(Config, RejectsBadFlags) {
   expectUsageError({"--steps", "-1"}, "--steps expects an integer >= 0");
   expectUsageError({"--steps", "99999999999999999999"}, "--steps expects");
   expectUsageError({"--log-every", "0"}, "--log-every expects an integer >= 1");
-  expectUsageError({"--lr", "0"}, "--lr expects a positive number");
-  expectUsageError({"--lr", "nan"}, "--lr expects a positive number");
-  expectUsageError({"--lr", "1e999"}, "--lr expects a positive number");
+  expectUsageError({"--lr", "-1"}, "--lr expects a non-negative number");
+  expectUsageError({"--lr", "nan"}, "--lr expects a non-negative number");
+  expectUsageError({"--lr", "1e999"}, "--lr expects a non-negative number");
   expectUsageError({"--seed", "-3"}, "--seed expects");
   expectUsageError({"--input", "x"}, "expects NAME=FILE");
   expectUsageError({"--input", "=a.npy"}, "expects NAME=FILE");

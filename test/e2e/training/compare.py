@@ -1,0 +1,94 @@
+"""Compares lmc training outputs with reference data.
+
+  compare.py params GOT.safetensors WANT.safetensors [--atol A] [--rtol R]
+  compare.py sgd-step GOT.safetensors INIT.safetensors GRADS.safetensors LR
+             [--grad-prefix P] [--atol A] [--rtol R]
+      GOT must equal INIT - LR * GRADS (an independent SGD step).
+  compare.py losses METRICS.jsonl LOSSES.json OPTIMIZER [--rtol R]
+  compare.py loss-value METRICS.jsonl VALUE [--rtol R]
+  compare.py loss-falls METRICS.jsonl FACTOR
+      the last logged loss is below FACTOR times the first.
+
+Exits 1 with the worst mismatch on failure.
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "reference"))
+import safetensors_np  # noqa: E402
+
+
+def fail(message):
+    print("MISMATCH: " + message)
+    sys.exit(1)
+
+
+def compare_arrays(got, want, atol, rtol):
+    if set(got) != set(want):
+        fail(f"keys differ: {sorted(got)} vs {sorted(want)}")
+    for name in sorted(want):
+        g, w = got[name], want[name]
+        if g.shape != w.shape:
+            fail(f"{name}: shape {g.shape} vs {w.shape}")
+        err = np.abs(g.astype(np.float64) - w.astype(np.float64))
+        bound = atol + rtol * np.abs(w.astype(np.float64))
+        worst = int(np.argmax(err - bound))
+        if (err > bound).any():
+            fail(f"{name}: |{g.flat[worst]} - {w.flat[worst]}| = "
+                 f"{err.flat[worst]:.3g} > {bound.flat[worst]:.3g}")
+        print(f"{name}: {g.size} values, max abs error {err.max():.3g}")
+
+
+def read_metrics(path):
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    return [r for r in rows if "loss" in r]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode")
+    parser.add_argument("args", nargs="+")
+    parser.add_argument("--atol", type=float, default=1e-6)
+    parser.add_argument("--rtol", type=float, default=1e-5)
+    parser.add_argument("--grad-prefix", default="")
+    o = parser.parse_args()
+
+    if o.mode == "params":
+        got, want = (safetensors_np.load(p) for p in o.args[:2])
+        compare_arrays(got, want, o.atol, o.rtol)
+    elif o.mode == "sgd-step":
+        got, init, grads = (safetensors_np.load(p) for p in o.args[:3])
+        lr = float(o.args[3])
+        want = {k: (init[k].astype(np.float64)
+                    - lr * grads[o.grad_prefix + k].astype(np.float64))
+                for k in init}
+        compare_arrays(got, want, o.atol, o.rtol)
+    elif o.mode == "losses":
+        rows = read_metrics(o.args[0])
+        want = json.load(open(o.args[1]))["losses"][o.args[2]]
+        got = [r["loss"] for r in rows[:len(want)]]
+        if len(got) != len(want) or not np.allclose(got, want, rtol=o.rtol, atol=0):
+            fail(f"losses {got} vs {want}")
+        print(f"losses {got} match {want}")
+    elif o.mode == "loss-value":
+        got = read_metrics(o.args[0])[0]["loss"]
+        want = float(o.args[1])
+        if abs(got - want) > o.rtol * abs(want):
+            fail(f"loss {got} vs {want}")
+        print(f"loss {got} matches {want}")
+    elif o.mode == "loss-falls":
+        rows = read_metrics(o.args[0])
+        first, last = rows[0]["loss"], rows[-1]["loss"]
+        if not last < float(o.args[1]) * first:
+            fail(f"loss went from {first} to {last}")
+        print(f"loss fell from {first} to {last} over {rows[-1]['step']} steps")
+    else:
+        fail(f"unknown mode {o.mode}")
+
+
+if __name__ == "__main__":
+    main()
