@@ -48,6 +48,12 @@ public:
   /// Binds `name` (a node or graph output); an error if already bound.
   LogicalResult define(NodeImporter &node, StringRef name, Binding binding);
   FailureOr<Binding *> lookup(NodeImporter &node, StringRef name);
+  DenseElementsAttr lookupParamInit(StringRef name) {
+    for (auto &param : params)
+      if (param.first == name)
+        return param.second;
+    return nullptr;
+  }
   DenseElementsAttr lookupConstant(StringRef name) {
     auto it = symbols.find(name);
     return it == symbols.end() ? nullptr : it->second.constant;
@@ -355,7 +361,8 @@ LogicalResult NodeImporter::checkArity(unsigned minInputs, unsigned maxInputs,
       diag << minInputs;
     else
       diag << minInputs << " to " << maxInputs;
-    return diag << " inputs, got " << count;
+    return diag << (maxInputs == 1 ? " input" : " inputs") << ", got "
+                << count;
   }
   unsigned outputs = node.output_size();
   while (outputs > numOutputs && node.output(outputs - 1).empty())
@@ -407,6 +414,12 @@ DenseElementsAttr NodeImporter::constantInput(unsigned i) {
     return nullptr;
   // Silent: a caller that needs the input reports an undefined one.
   return graph.lookupConstant(node.input(i));
+}
+
+DenseElementsAttr NodeImporter::paramInitInput(unsigned i) {
+  if (!hasInput(i))
+    return nullptr;
+  return graph.lookupParamInit(node.input(i));
 }
 
 FailureOr<RankedTensorType> NodeImporter::inputType(unsigned i) {

@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace lmc::onnx_import {
@@ -132,7 +134,11 @@ LogicalResult importPow(NodeImporter &n) {
   FailureOr<Value> base = n.floatInput(0);
   if (failed(base))
     return failure();
+  // An exponent stored as a float initializer (exporters that fold constants
+  // do that) is read from its initial value: it is not trained.
   DenseElementsAttr exponent = n.constantInput(1);
+  if (!exponent)
+    exponent = n.paramInitInput(1);
   if (!exponent)
     return n.error() << "the exponent (input 1, '" << n.node.input(1)
                      << "') must be a compile-time constant";

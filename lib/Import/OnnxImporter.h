@@ -63,6 +63,9 @@ public:
   mlir::FailureOr<mlir::Value> floatInput(unsigned i);
   /// The compile-time value of input `i`, or null when it is not known.
   mlir::DenseElementsAttr constantInput(unsigned i);
+  /// The initial value of input `i` when it is a float initializer (an
+  /// `lmc.param`), or null.
+  mlir::DenseElementsAttr paramInitInput(unsigned i);
   /// The static type of input `i` (its value or constant).
   mlir::FailureOr<mlir::RankedTensorType> inputType(unsigned i);
   /// Input `i` as a compile-time list of integers (rank 0 or 1); an error

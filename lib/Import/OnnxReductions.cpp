@@ -5,6 +5,8 @@
 #include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace lmc::onnx_import {

@@ -14,6 +14,8 @@
 
 #include "llvm/Support/CheckedArithmetic.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace lmc::onnx_import {

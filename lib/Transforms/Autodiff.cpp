@@ -42,12 +42,15 @@ llvm::DenseSet<Value> findActiveValues(func::FuncOp func) {
         if (isFloatTensor(result))
           varied.insert(result);
 
+  // Only float values carry cotangents: a value that reaches the loss only
+  // through a comparison or an integer op is not useful.
   llvm::DenseSet<Value> useful;
   useful.insert(body.getTerminator()->getOperand(0));
   for (Operation &op : llvm::reverse(body.without_terminator()))
     if (llvm::any_of(op.getResults(), [&](Value v) { return useful.count(v); }))
       for (Value operand : op.getOperands())
-        useful.insert(operand);
+        if (isFloatTensor(operand))
+          useful.insert(operand);
 
   llvm::DenseSet<Value> active;
   for (Value v : varied)

@@ -199,7 +199,9 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     return success();
   }
 
-  /// Appends the updated parameter and its updated state slots.
+  /// Appends the updated parameter and its updated state slots. Every op is
+  /// a named step so that the emitted order does not depend on the C++
+  /// compiler's argument evaluation order.
   void update(OpBuilder &b, Location loc, Value p, Value g, ValueRange state,
               ValueRange hypers, SmallVectorImpl<Value> &newParams,
               SmallVectorImpl<Value> &newStates) {
@@ -207,37 +209,62 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     auto hyper = [&](unsigned i) {
       return buildBroadcastScalar(b, loc, hypers[i], p);
     };
-    auto mul = [&](Value x, Value y) { return MulOp::create(b, loc, x, y); };
-    auto add = [&](Value x, Value y) { return AddOp::create(b, loc, x, y); };
-    auto sub = [&](Value x, Value y) { return SubOp::create(b, loc, x, y); };
+    auto mul = [&](Value x, Value y) -> Value {
+      return MulOp::create(b, loc, x, y);
+    };
+    auto add = [&](Value x, Value y) -> Value {
+      return AddOp::create(b, loc, x, y);
+    };
+    auto sub = [&](Value x, Value y) -> Value {
+      return SubOp::create(b, loc, x, y);
+    };
+    auto div = [&](Value x, Value y) -> Value {
+      return DivOp::create(b, loc, x, y);
+    };
     Value lr = hyper(0);
     bool decoupled = StringRef(optimizer) == "adamw";
     // L2 penalty folded into the gradient (torch: grad.add(param, alpha=wd)).
-    if (weightDecay != 0.0 && !decoupled)
-      g = add(g, mul(p, constant(weightDecay)));
+    if (weightDecay != 0.0 && !decoupled) {
+      Value penalty = mul(p, constant(weightDecay));
+      g = add(g, penalty);
+    }
 
     if (optimizer == "sgd") {
-      newParams.push_back(sub(p, mul(lr, g)));
+      Value step = mul(lr, g);
+      newParams.push_back(sub(p, step));
       return;
     }
     if (optimizer == "momentum") {
-      Value buf = add(mul(state[0], constant(momentum)), g);
+      Value decayed = mul(state[0], constant(momentum));
+      Value buf = add(decayed, g);
       newStates.push_back(buf);
-      newParams.push_back(sub(p, mul(lr, buf)));
+      Value step = mul(lr, buf);
+      newParams.push_back(sub(p, step));
       return;
     }
     // Adam / AdamW.
-    if (decoupled && weightDecay != 0.0)
-      p = mul(p, sub(constant(1.0), mul(lr, constant(weightDecay))));
-    Value m = add(state[0], mul(constant(1.0 - beta1), sub(g, state[0])));
-    Value v = add(mul(state[1], constant(beta2)),
-                  mul(mul(constant(1.0 - beta2), g), g));
-    Value denom = add(DivOp::create(b, loc, SqrtOp::create(b, loc, v), hyper(2)),
-                      constant(eps));
+    if (decoupled && weightDecay != 0.0) {
+      Value one = constant(1.0);
+      Value lrTimesDecay = mul(lr, constant(weightDecay));
+      p = mul(p, sub(one, lrTimesDecay));
+    }
+    // exp_avg.lerp_(grad, 1 - beta1)
+    Value delta = sub(g, state[0]);
+    Value m = add(state[0], mul(constant(1.0 - beta1), delta));
+    // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    Value vDecayed = mul(state[1], constant(beta2));
+    Value gScaled = mul(constant(1.0 - beta2), g);
+    Value v = add(vDecayed, mul(gScaled, g));
+    // denom = exp_avg_sq.sqrt() / bias_correction2_sqrt + eps
+    Value root = SqrtOp::create(b, loc, v);
+    Value scaledRoot = div(root, hyper(2));
+    Value denom = add(scaledRoot, constant(eps));
+    // param.addcdiv_(exp_avg, denom, value=-step_size)
+    Value ratio = div(m, denom);
+    Value step = mul(hyper(1), ratio);
     newStates.push_back(m);
     newStates.push_back(v);
-    newParams.push_back(
-        sub(p, mul(hyper(1), DivOp::create(b, loc, m, denom))));
+    newParams.push_back(sub(p, step));
   }
 
   void buildEvalStep(ModuleOp module, func::FuncOp forward) {

@@ -12,6 +12,7 @@
 #include "lmc/Import/Onnx.h"
 
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -201,5 +202,8 @@ int main(int argc, char **argv) {
   lmc::registerLmcDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Prints `file:line:col: error: ...` (with the source line for .mlir input).
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   return failed(compile(context, argv[0])) ? 1 : 0;
 }

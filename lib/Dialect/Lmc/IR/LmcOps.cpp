@@ -19,17 +19,12 @@ LogicalResult CmpOp::verify() {
   if (!llvm::is_contained({"eq", "ne", "lt", "le", "gt", "ge"}, getPredicate()))
     return emitOpError("expected predicate eq, ne, lt, le, gt or ge, got '")
            << getPredicate() << "'";
-  if (getLhs().getType() != getRhs().getType())
-    return emitOpError("expected operands of the same type");
   if (tensorType(getResult()).getShape() != tensorType(getLhs()).getShape())
     return emitOpError("expected the result to have the operands' shape");
   return success();
 }
 
 LogicalResult SelectOp::verify() {
-  if (getOnTrue().getType() != getResult().getType() ||
-      getOnFalse().getType() != getResult().getType())
-    return emitOpError("expected both choices to have the result type");
   if (tensorType(getCondition()).getShape() != tensorType(getResult()).getShape())
     return emitOpError("expected the condition to have the result's shape");
   return success();

@@ -140,7 +140,8 @@ def Lmc_ReshapeOp : Lmc_Op<"reshape", [Pure,
     DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "reinterprets a tensor with another shape";
   let description = [{
-    Row-major reshape; element counts must agree.
+    Row-major reshape of a tensor of any element type; element counts must
+    agree.
 
     Example:
 
@@ -148,8 +149,8 @@ def Lmc_ReshapeOp : Lmc_Op<"reshape", [Pure,
     %r = lmc.reshape %x : tensor<4x2x3xf32> -> tensor<4x6xf32>
     ```
   }];
-  let arguments = (ins Lmc_FloatTensor:$operand);
-  let results = (outs Lmc_FloatTensor:$result);
+  let arguments = (ins Lmc_AnyTensor:$operand);
+  let results = (outs Lmc_AnyTensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
 }

@@ -1,0 +1,66 @@
+// Every lmc op parses, verifies and prints back to the same form.
+// RUN: lmc-opt %s | lmc-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @elementwise
+func.func @elementwise(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK: lmc.neg %{{.*}} : tensor<2x3xf32>
+  %0 = lmc.neg %a : tensor<2x3xf32>
+  // CHECK: lmc.relu
+  %1 = lmc.relu %0 : tensor<2x3xf32>
+  // CHECK: lmc.sigmoid
+  %2 = lmc.sigmoid %1 : tensor<2x3xf32>
+  // CHECK: lmc.tanh
+  %3 = lmc.tanh %2 : tensor<2x3xf32>
+  // CHECK: lmc.exp
+  %4 = lmc.exp %3 : tensor<2x3xf32>
+  // CHECK: lmc.log
+  %5 = lmc.log %4 : tensor<2x3xf32>
+  // CHECK: lmc.sqrt
+  %6 = lmc.sqrt %5 : tensor<2x3xf32>
+  // CHECK: lmc.add %{{.*}}, %{{.*}} : tensor<2x3xf32>
+  %7 = lmc.add %6, %b : tensor<2x3xf32>
+  // CHECK: lmc.sub
+  %8 = lmc.sub %7, %b : tensor<2x3xf32>
+  // CHECK: lmc.mul
+  %9 = lmc.mul %8, %b : tensor<2x3xf32>
+  // CHECK: lmc.div
+  %10 = lmc.div %9, %b : tensor<2x3xf32>
+  // CHECK: lmc.pow
+  %11 = lmc.pow %10, %b : tensor<2x3xf32>
+  // CHECK: lmc.cmp "ge", %{{.*}}, %{{.*}} : tensor<2x3xf32> -> tensor<2x3xi1>
+  %12 = lmc.cmp "ge", %11, %b : tensor<2x3xf32> -> tensor<2x3xi1>
+  // CHECK: lmc.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x3xi1>, tensor<2x3xf32>
+  %13 = lmc.select %12, %11, %b : tensor<2x3xi1>, tensor<2x3xf32>
+  return %13 : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @shapes
+func.func @shapes(%a: tensor<3xf32>, %b: tensor<2x3x4xf32>) -> (tensor<2x3xf32>, tensor<4x2x3xf32>, tensor<6x4xf32>) {
+  // CHECK: lmc.broadcast_in_dim %{{.*}}, dims = [1] : tensor<3xf32> -> tensor<2x3xf32>
+  %0 = lmc.broadcast_in_dim %a, dims = [1] : tensor<3xf32> -> tensor<2x3xf32>
+  // CHECK: lmc.transpose %{{.*}}, perm = [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  %1 = lmc.transpose %b, perm = [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  // CHECK: lmc.reshape %{{.*}} : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %2 = lmc.reshape %b : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  return %0, %1, %2 : tensor<2x3xf32>, tensor<4x2x3xf32>, tensor<6x4xf32>
+}
+
+// CHECK-LABEL: func.func @reductions
+func.func @reductions(%a: tensor<2x3x4xf32>, %w: tensor<5x4xf32>, %l: tensor<2xi64>, %g: tensor<f32>)
+    -> (tensor<2x1x4xf32>, tensor<2x3x5xf32>, tensor<2x4xf32>, tensor<f32>, tensor<2x4xf32>) {
+  // CHECK: lmc.reduce_sum %{{.*}}, axes = [1] {keep_dims} : tensor<2x3x4xf32> -> tensor<2x1x4xf32>
+  %0 = lmc.reduce_sum %a, axes = [1] {keep_dims} : tensor<2x3x4xf32> -> tensor<2x1x4xf32>
+  %wb = lmc.broadcast_in_dim %w, dims = [1, 2] : tensor<5x4xf32> -> tensor<2x5x4xf32>
+  // CHECK: lmc.matmul %{{.*}}, %{{.*}} {transpose_rhs} : tensor<2x3x4xf32>, tensor<2x5x4xf32> -> tensor<2x3x5xf32>
+  %1 = lmc.matmul %a, %wb {transpose_rhs} : tensor<2x3x4xf32>, tensor<2x5x4xf32> -> tensor<2x3x5xf32>
+  %r = lmc.reduce_sum %a, axes = [1] : tensor<2x3x4xf32> -> tensor<2x4xf32>
+  // CHECK: lmc.softmax %{{.*}}, axis = 1 : tensor<2x4xf32>
+  %2 = lmc.softmax %r, axis = 1 : tensor<2x4xf32>
+  // CHECK: lmc.log_softmax %{{.*}}, axis = 0 : tensor<2x4xf32>
+  %3 = lmc.log_softmax %2, axis = 0 : tensor<2x4xf32>
+  // CHECK: lmc.softmax_cross_entropy %{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<2xi64> -> tensor<f32>
+  %4 = lmc.softmax_cross_entropy %3, %l : tensor<2x4xf32>, tensor<2xi64> -> tensor<f32>
+  // CHECK: lmc.softmax_cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<2xi64>, tensor<f32>
+  %5 = lmc.softmax_cross_entropy_grad %3, %l, %g : tensor<2x4xf32>, tensor<2xi64>, tensor<f32>
+  return %0, %1, %3, %4, %5 : tensor<2x1x4xf32>, tensor<2x3x5xf32>, tensor<2x4xf32>, tensor<f32>, tensor<2x4xf32>
+}

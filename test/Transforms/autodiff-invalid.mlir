@@ -1,0 +1,41 @@
+// RUN: lmc-opt %s -split-input-file -verify-diagnostics -lmc-autodiff
+
+// expected-error @+1 {{expected a function named 'forward'}}
+module {
+}
+
+// -----
+
+// expected-error @+1 {{expected the first result to be a scalar float loss}}
+func.func @forward(%w: tensor<4xf32> {lmc.param = "w"}) -> tensor<4xf32> {
+  return %w : tensor<4xf32>
+}
+
+// -----
+
+func.func @forward(%w: tensor<4xf32> {lmc.param = "w"}) -> tensor<f32> {
+  // expected-error @+1 {{'arith.negf' op is not differentiable but lies on a path from a parameter to the loss}}
+  %n = arith.negf %w : tensor<4xf32>
+  %l = lmc.reduce_sum %n, axes = [0] : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{parameter "w" has no path to the loss and no initial value}}
+func.func @forward(%w: tensor<4xf32> {lmc.param = "w"}, %x: tensor<4xf32> {lmc.input = "x"}) -> tensor<f32> {
+  %c = lmc.cmp "gt", %w, %x : tensor<4xf32> -> tensor<4xi1>
+  %s = lmc.select %c, %x, %x : tensor<4xi1>, tensor<4xf32>
+  %l = lmc.reduce_sum %s, axes = [0] : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{expected a single-block function}}
+func.func @forward(%w: tensor<4xf32> {lmc.param = "w"}) -> tensor<f32> {
+  cf.br ^bb1
+^bb1:
+  %l = lmc.reduce_sum %w, axes = [0] : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

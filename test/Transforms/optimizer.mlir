@@ -1,0 +1,89 @@
+// RUN: lmc-opt %s -lmc-autodiff -lmc-optimizer="optimizer=sgd weight-decay=0.5" | FileCheck %s --check-prefix=SGD
+// RUN: lmc-opt %s -lmc-autodiff -lmc-optimizer="optimizer=momentum momentum=0.75" | FileCheck %s --check-prefix=MOMENTUM
+// RUN: lmc-opt %s -lmc-autodiff -lmc-optimizer="optimizer=adam beta1=0.5 beta2=0.75 eps=0.125" | FileCheck %s --check-prefix=ADAM
+// RUN: lmc-opt %s -lmc-autodiff -lmc-optimizer="optimizer=adamw weight-decay=0.25" | FileCheck %s --check-prefix=ADAMW
+
+// Entry points: train_step(params, state, inputs, hypers) -> (params, state,
+// loss) and eval_step(params, inputs) -> (loss, outputs), tagged for the
+// runtime; @forward and @forward_grad become private.
+
+// SGD with L2 weight decay: p - lr * (g + wd * p).
+// SGD: func.func private @forward(
+// SGD: func.func private @forward_grad(
+// SGD-LABEL: func.func @train_step(
+// SGD-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.init = dense<2.500000e-01> : tensor<4xf32>, lmc.name = "w", lmc.role = "param"}
+// SGD-SAME: %[[X:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "x", lmc.role = "input"}
+// SGD-SAME: %[[LR:[a-z0-9]+]]: tensor<f32> {lmc.name = "lr", lmc.role = "hyper"}
+// SGD-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "param"}, tensor<f32> {lmc.name = "loss", lmc.role = "loss"})
+// SGD: %[[G:.*]]:2 = call @forward_grad(%[[P]], %[[X]])
+// SGD: %[[LRB:.*]] = lmc.broadcast_in_dim %[[LR]], dims = []
+// SGD: %[[WD:.*]] = arith.constant dense<5.000000e-01>
+// SGD: %[[PWD:.*]] = lmc.mul %[[P]], %[[WD]]
+// SGD: %[[GW:.*]] = lmc.add %[[G]]#1, %[[PWD]]
+// SGD: %[[STEP:.*]] = lmc.mul %[[LRB]], %[[GW]]
+// SGD: %[[NEW:.*]] = lmc.sub %[[P]], %[[STEP]]
+// SGD: return %[[NEW]], %[[G]]#0
+// SGD-LABEL: func.func @eval_step(
+// SGD-SAME: -> (tensor<f32> {lmc.name = "loss", lmc.role = "loss"}, tensor<4xf32> {lmc.name = "y", lmc.role = "output"})
+
+// Momentum (torch, dampening 0): buf = momentum * buf + g; p - lr * buf.
+// MOMENTUM-LABEL: func.func @train_step(
+// MOMENTUM-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.init = dense<2.500000e-01> : tensor<4xf32>, lmc.name = "w", lmc.role = "param"}
+// MOMENTUM-SAME: %[[BUF:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w.momentum_buffer", lmc.role = "state"}
+// MOMENTUM-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "param"}, tensor<4xf32> {lmc.name = "w.momentum_buffer", lmc.role = "state"}, tensor<f32>
+// MOMENTUM: %[[G:.*]]:2 = call @forward_grad
+// MOMENTUM: %[[M:.*]] = arith.constant dense<7.500000e-01>
+// MOMENTUM: %[[BM:.*]] = lmc.mul %[[BUF]], %[[M]]
+// MOMENTUM: %[[NB:.*]] = lmc.add %[[BM]], %[[G]]#1
+// MOMENTUM: %[[ST:.*]] = lmc.mul %{{.*}}, %[[NB]]
+// MOMENTUM: %[[NP:.*]] = lmc.sub %[[P]], %[[ST]]
+// MOMENTUM: return %[[NP]], %[[NB]], %[[G]]#0
+
+// Adam: m = m + (1-b1)(g-m); v = b2 v + (1-b2) g g;
+// p - step_size * m / (sqrt(v) / bc2_sqrt + eps).
+// ADAM-LABEL: func.func @train_step(
+// ADAM-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.init = dense<2.500000e-01> : tensor<4xf32>, lmc.name = "w", lmc.role = "param"}
+// ADAM-SAME: %[[M:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w.exp_avg", lmc.role = "state"}
+// ADAM-SAME: %[[V:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w.exp_avg_sq", lmc.role = "state"}
+// ADAM-SAME: %{{[a-z0-9]+}}: tensor<f32> {lmc.name = "lr", lmc.role = "hyper"}
+// ADAM-SAME: %[[SS:[a-z0-9]+]]: tensor<f32> {lmc.name = "adam_step_size", lmc.role = "hyper"}
+// ADAM-SAME: %[[BC2:[a-z0-9]+]]: tensor<f32> {lmc.name = "adam_bc2_sqrt", lmc.role = "hyper"}
+// ADAM: %[[G:.*]]:2 = call @forward_grad
+// ADAM: %[[D:.*]] = lmc.sub %[[G]]#1, %[[M]]
+// ADAM: %[[B1C:.*]] = arith.constant dense<5.000000e-01>
+// ADAM: %[[DM:.*]] = lmc.mul %[[B1C]], %[[D]]
+// ADAM: %[[NM:.*]] = lmc.add %[[M]], %[[DM]]
+// ADAM: %[[B2:.*]] = arith.constant dense<7.500000e-01>
+// ADAM: %[[VB:.*]] = lmc.mul %[[V]], %[[B2]]
+// ADAM: %[[B2C:.*]] = arith.constant dense<2.500000e-01>
+// ADAM: %[[GS:.*]] = lmc.mul %[[B2C]], %[[G]]#1
+// ADAM: %[[GG:.*]] = lmc.mul %[[GS]], %[[G]]#1
+// ADAM: %[[NV:.*]] = lmc.add %[[VB]], %[[GG]]
+// ADAM: %[[SQ:.*]] = lmc.sqrt %[[NV]]
+// ADAM: %[[BC2B:.*]] = lmc.broadcast_in_dim %[[BC2]]
+// ADAM: %[[Q:.*]] = lmc.div %[[SQ]], %[[BC2B]]
+// ADAM: %[[EPS:.*]] = arith.constant dense<1.250000e-01>
+// ADAM: %[[DEN:.*]] = lmc.add %[[Q]], %[[EPS]]
+// ADAM: %[[R:.*]] = lmc.div %[[NM]], %[[DEN]]
+// ADAM: %[[SSB:.*]] = lmc.broadcast_in_dim %[[SS]]
+// ADAM: %[[UP:.*]] = lmc.mul %[[SSB]], %[[R]]
+// ADAM: %[[NP:.*]] = lmc.sub %[[P]], %[[UP]]
+// ADAM: return %[[NP]], %[[NM]], %[[NV]], %[[G]]#0
+
+// AdamW: decoupled decay p * (1 - lr * wd) before the Adam update.
+// ADAMW-LABEL: func.func @train_step(
+// ADAMW-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.init = dense<2.500000e-01> : tensor<4xf32>, lmc.name = "w", lmc.role = "param"}
+// ADAMW: %[[LRB:.*]] = lmc.broadcast_in_dim
+// ADAMW: %[[ONE:.*]] = arith.constant dense<1.000000e+00>
+// ADAMW: %[[WD:.*]] = arith.constant dense<2.500000e-01>
+// ADAMW: %[[LW:.*]] = lmc.mul %[[LRB]], %[[WD]]
+// ADAMW: %[[F:.*]] = lmc.sub %[[ONE]], %[[LW]]
+// ADAMW: %[[DECAYED:.*]] = lmc.mul %[[P]], %[[F]]
+// ADAMW: lmc.sub %[[DECAYED]], %{{.*}}
+func.func @forward(%w: tensor<4xf32> {lmc.param = "w", lmc.init = dense<0.25> : tensor<4xf32>},
+                   %x: tensor<4xf32> {lmc.input = "x"})
+    -> (tensor<f32> {lmc.output = "loss"}, tensor<4xf32> {lmc.output = "y"}) {
+  %y = lmc.mul %x, %w : tensor<4xf32>
+  %l = lmc.reduce_sum %y, axes = [0] : tensor<4xf32> -> tensor<f32>
+  return %l, %y : tensor<f32>, tensor<4xf32>
+}
