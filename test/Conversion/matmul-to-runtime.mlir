@@ -1,0 +1,51 @@
+// RUN: lmc-opt %s -split-input-file -lmc-matmul-to-runtime | FileCheck %s
+
+// A transposed-rhs matmul on dense buffers becomes one BLAS call with
+// (batch, M, N, K, transA, transB) = (1, 3, 4, 5, 0, 1).
+// CHECK: func.func private @lmc_rt_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64)
+// CHECK-LABEL: func.func @nt
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[M:.*]] = arith.constant 3 : i64
+// CHECK-DAG: %[[N:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[K:.*]] = arith.constant 5 : i64
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: call @lmc_rt_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %[[M]], %[[N]], %[[K]], %[[ZERO]], %[[ONE]])
+// CHECK-NOT: linalg.matmul
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @nt(%a: memref<3x5xf32>, %b: memref<4x5xf32>, %c: memref<3x4xf32>) {
+  linalg.matmul indexing_maps = [#a, #bt, #c] ins(%a, %b : memref<3x5xf32>, memref<4x5xf32>) outs(%c : memref<3x4xf32>)
+  return
+}
+
+// -----
+
+// Batched f64 with a transposed lhs: (batch, M, N, K, tA, tB) = (2, 3, 4, 5, 1, 0).
+// CHECK-LABEL: func.func @batched
+// CHECK: call @lmc_rt_matmul_f64
+func.func @batched(%a: memref<2x5x3xf64>, %b: memref<2x5x4xf64>, %c: memref<2x3x4xf64>) {
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>, affine_map<(b, m, n, k) -> (b, k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%a, %b : memref<2x5x3xf64>, memref<2x5x4xf64>) outs(%c : memref<2x3x4xf64>)
+  return
+}
+
+// -----
+
+// Strided views and tensors stay as linalg (lowered to loops later).
+// CHECK-LABEL: func.func @strided
+// CHECK: linalg.matmul
+// CHECK-NOT: call
+func.func @strided(%a: memref<3x5xf32, strided<[10, 1]>>, %b: memref<5x4xf32>, %c: memref<3x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<3x5xf32, strided<[10, 1]>>, memref<5x4xf32>) outs(%c : memref<3x4xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @on_tensors
+// CHECK: linalg.matmul
+func.func @on_tensors(%a: tensor<3x5xf32>, %b: tensor<5x4xf32>, %c: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<3x5xf32>, tensor<5x4xf32>) outs(%c : tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
