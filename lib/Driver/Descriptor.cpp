@@ -118,7 +118,8 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
   os << "loss " << loss.getValue() << '\n';
   os << "optimizer " << optimizer.getAs<StringAttr>("name").getValue() << '\n';
   for (StringRef key :
-       {"lr", "beta1", "beta2", "eps", "weight_decay", "momentum"})
+       {"lr", "beta1", "beta2", "eps", "weight_decay", "momentum",
+        "clip_grad_norm"})
     os << "hparam " << key << ' '
        << llvm::format("%.17g",
                        optimizer.getAs<FloatAttr>(key).getValueAsDouble())

@@ -48,6 +48,7 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   optimizer.beta2 = options.beta2;
   optimizer.eps = options.eps;
   optimizer.weightDecay = options.weightDecay;
+  optimizer.clipGradNorm = options.clipGradNorm;
   pm.addPass(createLmcOptimizer(optimizer));
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());

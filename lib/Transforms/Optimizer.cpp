@@ -72,10 +72,49 @@ SmallVector<StringRef> stateSlots(StringRef optimizer) {
   return {};
 }
 
+/// The runtime-computed scalars, in argument order; `max_grad_norm` is last.
 SmallVector<StringRef> hyperNames(StringRef optimizer) {
   if (optimizer == "adam" || optimizer == "adamw")
-    return {"lr", "adam_step_size", "adam_bc2_sqrt"};
-  return {"lr"};
+    return {"lr", "adam_step_size", "adam_bc2_sqrt", "max_grad_norm"};
+  return {"lr", "max_grad_norm"};
+}
+
+/// torch.nn.utils.clip_grad_norm_: the global norm is the norm of the
+/// per-parameter norms; every gradient is scaled by
+/// min(1, max_norm / (norm + 1e-6)), and not at all when max_norm is 0.
+/// Returns the norm before clipping and replaces `grads` by the clipped ones.
+Value clipGradients(OpBuilder &b, Location loc, SmallVectorImpl<Value> &grads,
+                    Value maxNorm) {
+  Value sumOfSquares = buildSplatLike(b, loc, maxNorm, 0.0);
+  auto scalarType = cast<RankedTensorType>(maxNorm.getType());
+  for (Value g : grads) {
+    auto type = cast<RankedTensorType>(g.getType());
+    Value squares = MulOp::create(b, loc, g, g);
+    auto axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+    Value sum = axes.empty() ? squares
+                             : ReduceSumOp::create(b, loc, scalarType, squares,
+                                                   axes, false)
+                                   .getResult();
+    Value norm = SqrtOp::create(b, loc, sum);
+    Value normSquared = MulOp::create(b, loc, norm, norm);
+    sumOfSquares = AddOp::create(b, loc, sumOfSquares, normSquared);
+  }
+  Value totalNorm = SqrtOp::create(b, loc, sumOfSquares);
+
+  Value zero = buildSplatLike(b, loc, maxNorm, 0.0);
+  Value one = buildSplatLike(b, loc, maxNorm, 1.0);
+  Value tiny = buildSplatLike(b, loc, maxNorm, 1e-6);
+  Value ratio = DivOp::create(b, loc, maxNorm,
+                              AddOp::create(b, loc, totalNorm, tiny));
+  auto boolType = RankedTensorType::get({}, b.getI1Type());
+  Value below = CmpOp::create(b, loc, boolType, "lt", ratio, one);
+  Value clamped = SelectOp::create(b, loc, scalarType, below, ratio, one);
+  Value enabled = CmpOp::create(b, loc, boolType, "gt", maxNorm, zero);
+  Value coefficient = SelectOp::create(b, loc, scalarType, enabled, clamped,
+                                       one);
+  for (Value &g : grads)
+    g = MulOp::create(b, loc, g, buildBroadcastScalar(b, loc, coefficient, g));
+  return totalNorm;
 }
 
 struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
@@ -116,6 +155,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
             b.getNamedAttr("eps", b.getF64FloatAttr(eps)),
             b.getNamedAttr("weight_decay", b.getF64FloatAttr(weightDecay)),
             b.getNamedAttr("momentum", b.getF64FloatAttr(momentum)),
+            b.getNamedAttr("clip_grad_norm", b.getF64FloatAttr(clipGradNorm)),
         }));
   }
 
@@ -165,6 +205,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
          ++i)
       results.push_back({args[i].type, args[i].role, args[i].name, nullptr});
     results.push_back({f32Scalar, "loss", "loss", nullptr});
+    results.push_back({f32Scalar, "grad_norm", "grad_norm", nullptr});
 
     func::FuncOp step =
         createEntryPoint(module, attrs::kTrainStep, args, results);
@@ -186,15 +227,18 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
       callArgs[i] = inputs[k];
     auto call = func::CallOp::create(b, loc, grad, callArgs);
 
+    SmallVector<Value> grads(call.getResults().drop_front());
+    Value gradNorm = clipGradients(b, loc, grads, hypers.back());
     SmallVector<Value> newParams, newStates;
     for (size_t k = 0; k < numParams; ++k) {
       ValueRange paramStates = states.slice(k * numSlots, numSlots);
-      update(b, loc, params[k], call.getResult(1 + k), paramStates, hypers,
-             newParams, newStates);
+      update(b, loc, params[k], grads[k], paramStates, hypers, newParams,
+             newStates);
     }
     SmallVector<Value> returned(newParams);
     llvm::append_range(returned, newStates);
     returned.push_back(call.getResult(0));
+    returned.push_back(gradNorm);
     func::ReturnOp::create(b, loc, returned);
     return success();
   }

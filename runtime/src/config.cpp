@@ -49,6 +49,14 @@ double parseNonNegativeReal(const std::string &flag, const std::string &text) {
   return value;
 }
 
+double parsePositiveReal(const std::string &flag, const std::string &text) {
+  double value = parseNonNegativeReal(flag, text);
+  if (value <= 0)
+    throw UsageError(
+        concat(flag, " expects a positive number, got '", text, "'"));
+  return value;
+}
+
 NamedFile parseNamedFile(const std::string &flag, const std::string &text,
                          std::set<std::string> &seen) {
   size_t eq = text.find('=');
@@ -107,6 +115,48 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.savePath = value();
     else if (flag == "--init")
       config.initPath = value();
+    else if (flag == "--schedule") {
+      std::string name = value();
+      std::optional<ScheduleKind> kind = parseScheduleKind(name);
+      if (!kind)
+        throw UsageError(concat("--schedule expects constant, linear, cosine "
+                                "or wsd, got '",
+                                name, "'"));
+      config.schedule = *kind;
+    } else if (flag == "--warmup")
+      config.warmup = parseCount(flag, value(), 0);
+    else if (flag == "--lr-min")
+      config.lrMin = parseNonNegativeReal(flag, value());
+    else if (flag == "--decay-steps")
+      config.decaySteps = parseCount(flag, value(), 0);
+    else if (flag == "--clip-grad-norm")
+      config.clipGradNorm = parseNonNegativeReal(flag, value());
+    else if (flag == "--on-nonfinite") {
+      std::string policy = value();
+      if (policy == "stop")
+        config.onNonFinite = NonFinitePolicy::Stop;
+      else if (policy == "skip")
+        config.onNonFinite = NonFinitePolicy::Skip;
+      else
+        throw UsageError(
+            concat("--on-nonfinite expects stop or skip, got '", policy, "'"));
+    } else if (flag == "--checkpoint-dir")
+      config.checkpointDir = value();
+    else if (flag == "--checkpoint-every")
+      config.checkpointEvery = parseCount(flag, value(), 1);
+    else if (flag == "--keep")
+      config.keep = parseCount(flag, value(), 0);
+    else if (flag == "--resume") {
+      noValue();
+      config.resume = true;
+    } else if (flag == "--tokens")
+      config.tokens = value();
+    else if (flag == "--eval-tokens")
+      config.evalTokens = value();
+    else if (flag == "--log-dir")
+      config.logDir = value();
+    else if (flag == "--peak-flops")
+      config.peakFlops = parsePositiveReal(flag, value());
     else if (flag == "--shuffle") {
       noValue();
       config.shuffle = true;
@@ -121,6 +171,16 @@ Config parseFlags(const std::vector<std::string> &args) {
     else
       throw UsageError(concat("unexpected argument '", flag, "'"));
   }
+  if (!config.tokens.empty() && !config.inputs.empty())
+    throw UsageError("--tokens and --input cannot be combined");
+  if (!config.evalTokens.empty() && !config.evalInputs.empty())
+    throw UsageError("--eval-tokens and --eval-input cannot be combined");
+  if ((config.resume || config.checkpointEvery > 0 || config.keep > 0) &&
+      config.checkpointDir.empty())
+    throw UsageError("--resume, --checkpoint-every and --keep need "
+                     "--checkpoint-dir");
+  if (config.resume && !config.initPath.empty())
+    throw UsageError("--resume and --init cannot be combined");
   return config;
 }
 
@@ -136,10 +196,28 @@ std::string usageText(const std::string &program) {
       "  --eval-input NAME=FILE.npy  evaluation data (repeatable)\n"
       "  --shuffle                   shuffle the samples every epoch\n"
       "  --seed S                    shuffle seed (default 0)\n"
+      "  --tokens PATTERN            llm.c/nanoGPT token shards (.bin, glob)\n"
+      "                              instead of --input\n"
+      "  --eval-tokens PATTERN       evaluation token shards\n"
       "training:\n"
       "  --steps N                   optimizer steps (default 100)\n"
       "  --lr F                      learning rate (default: compiled in)\n"
       "  --eval-every N              also evaluate every N steps\n"
+      "  --schedule KIND             constant|linear|cosine|wsd (default\n"
+      "                              constant)\n"
+      "  --warmup N                  linear warmup steps (default 0)\n"
+      "  --lr-min F                  floor of the decay (default 0)\n"
+      "  --decay-steps N             wsd: length of the decay phase\n"
+      "                              (default 20% of the steps after warmup)\n"
+      "  --clip-grad-norm F          clip the global gradient norm (0: off;\n"
+      "                              default: compiled in)\n"
+      "  --on-nonfinite stop|skip    on a NaN/Inf loss or gradient norm: stop\n"
+      "                              (default) or skip the update\n"
+      "checkpoints:\n"
+      "  --checkpoint-dir DIR        write checkpoints here (and at the end)\n"
+      "  --checkpoint-every N        also every N steps\n"
+      "  --keep K                    keep the newest K checkpoints (0: all)\n"
+      "  --resume                    continue from the newest checkpoint\n"
       "parameters:\n"
       "  --init FILE.safetensors     start from these parameters\n"
       "  --save FILE.safetensors     write the final parameters\n"
@@ -147,6 +225,8 @@ std::string usageText(const std::string &program) {
       "  --log-every N               progress line every N steps "
       "(default 10)\n"
       "  --metrics FILE.jsonl        also write metrics as JSON lines\n"
+      "  --log-dir DIR               also write TensorBoard event files\n"
+      "  --peak-flops F              peak FLOP/s, to report MFU\n"
       "  --info                      describe the model and exit\n"
       "  --help                      show this help\n");
 }

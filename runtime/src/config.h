@@ -7,6 +7,8 @@
 #ifndef LMC_RUNTIME_CONFIG_H
 #define LMC_RUNTIME_CONFIG_H
 
+#include "schedule.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +22,9 @@ struct NamedFile {
   std::string path;
 };
 
+/// --on-nonfinite: what a step with a NaN/Inf loss or gradient norm does.
+enum class NonFinitePolicy { Stop, Skip };
+
 struct Config {
   std::vector<NamedFile> inputs;     // --input, repeatable
   std::vector<NamedFile> evalInputs; // --eval-input, repeatable
@@ -32,6 +37,24 @@ struct Config {
   std::string metricsPath;           // --metrics FILE.jsonl
   std::string savePath;              // --save FILE.safetensors
   std::string initPath;              // --init FILE.safetensors
+  // Schedules and clipping (docs/training.md).
+  ScheduleKind schedule = ScheduleKind::Constant; // --schedule
+  int64_t warmup = 0;                             // --warmup N
+  double lrMin = 0;                               // --lr-min F
+  std::optional<int64_t> decaySteps;              // --decay-steps N (wsd)
+  std::optional<double> clipGradNorm;             // --clip-grad-norm F
+  NonFinitePolicy onNonFinite = NonFinitePolicy::Stop; // --on-nonfinite
+  // Checkpoints.
+  std::string checkpointDir;   // --checkpoint-dir DIR
+  int64_t checkpointEvery = 0; // --checkpoint-every N (0: only at the end)
+  int64_t keep = 0;            // --keep K (0: keep all)
+  bool resume = false;         // --resume
+  // Token data (llm.c / nanoGPT .bin shards; a glob pattern).
+  std::string tokens;     // --tokens PATTERN
+  std::string evalTokens; // --eval-tokens PATTERN
+  // Monitoring.
+  std::string logDir;               // --log-dir DIR (TensorBoard)
+  std::optional<double> peakFlops;  // --peak-flops F (FLOP/s, for MFU)
   bool info = false;                 // --info
   bool help = false;                 // --help
 };

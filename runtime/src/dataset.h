@@ -11,9 +11,23 @@
 
 namespace lmc::rt {
 
+/// Where the batches of a step come from: a set of samples, indexed
+/// 0..numSamples()-1, that fill the step's input buffers.
+class BatchSource {
+public:
+  virtual ~BatchSource() = default;
+  virtual int64_t numSamples() const = 0;
+  /// Copies samples[i] into row i of buffers[c] for every input column c;
+  /// samples.size() must equal the batch dimension of every spec.
+  virtual void fillBatch(const std::vector<int64_t> &samples,
+                         std::vector<AlignedBuffer> &buffers) const = 0;
+  /// Tokens per sample for throughput (0: not token data).
+  virtual int64_t tokensPerSample() const { return 0; }
+};
+
 /// One .npy array per model input, all with the same number of samples
 /// (first dimension), validated against the descriptor's batch shapes.
-class Dataset {
+class Dataset : public BatchSource {
 public:
   /// Loads `files` for `specs` (the step's `input` buffers, in order).
   /// `flag` ("--input" / "--eval-input") is used in error messages.
@@ -27,15 +41,13 @@ public:
                             const std::vector<const TensorSpec *> &specs,
                             const std::vector<std::string> &sources);
 
-  int64_t numSamples() const { return numSamples_; }
+  int64_t numSamples() const override { return numSamples_; }
   size_t numColumns() const { return columns_.size(); }
   const TensorSpec &spec(size_t column) const { return *columns_[column].spec; }
   const NpyArray &array(size_t column) const { return columns_[column].array; }
 
-  /// Copies samples[i] into row i of buffers[c] for every column c;
-  /// samples.size() must equal the batch dimension of every spec.
   void fillBatch(const std::vector<int64_t> &samples,
-                 std::vector<AlignedBuffer> &buffers) const;
+                 std::vector<AlignedBuffer> &buffers) const override;
 
 private:
   struct Column {

@@ -25,6 +25,8 @@ const char *roleName(Role role) {
     return "hyper";
   case Role::Loss:
     return "loss";
+  case Role::GradNorm:
+    return "grad_norm";
   case Role::Output:
     return "output";
   }
@@ -44,6 +46,20 @@ std::vector<const TensorSpec *> Descriptor::trainArgsWithRole(Role role) const {
     if (spec.role == role)
       out.push_back(&spec);
   return out;
+}
+
+bool Descriptor::hasHyper(std::string_view name) const {
+  for (const TensorSpec &spec : trainArgs)
+    if (spec.role == Role::Hyper && spec.name == name)
+      return true;
+  return false;
+}
+
+bool Descriptor::hasGradNorm() const {
+  for (const TensorSpec &spec : trainResults)
+    if (spec.role == Role::GradNorm)
+      return true;
+  return false;
 }
 
 namespace {
@@ -106,7 +122,7 @@ std::vector<Role> allowedRoles(LineKind kind) {
   case LineKind::TrainArg:
     return {Role::Param, Role::State, Role::Input, Role::Hyper};
   case LineKind::TrainResult:
-    return {Role::Param, Role::State, Role::Loss};
+    return {Role::Param, Role::State, Role::Loss, Role::GradNorm};
   case LineKind::EvalArg:
     return {Role::Param, Role::Input};
   case LineKind::EvalResult:
@@ -335,7 +351,8 @@ private:
         break;
       case Role::Hyper:
         LMC_CHECK(arg.name == "lr" || arg.name == "adam_step_size" ||
-                      arg.name == "adam_bc2_sqrt",
+                      arg.name == "adam_bc2_sqrt" ||
+                      arg.name == "max_grad_norm",
                   "unknown hyper '", arg.name, "'");
         LMC_CHECK(arg.dtype == DType::F32 && arg.shape.empty(), "hyper '",
                   arg.name, "' must be an f32 scalar");
@@ -350,11 +367,19 @@ private:
 
     // Every param and state has exactly one updated result of the same type.
     std::set<std::string> updatedParams, updatedStates;
-    int losses = 0;
+    int losses = 0, gradNorms = 0;
     for (const TensorSpec &res : desc_.trainResults) {
       if (res.role == Role::Loss) {
         validateLoss(res, "train");
         ++losses;
+        continue;
+      }
+      if (res.role == Role::GradNorm) {
+        LMC_CHECK(res.name == "grad_norm" && res.dtype == DType::F32 &&
+                      res.shape.empty(),
+                  "train grad_norm result must be 'grad_norm grad_norm f32 0'");
+        LMC_CHECK(++gradNorms == 1,
+                  "expected at most one 'train result grad_norm grad_norm'");
         continue;
       }
       auto &source = res.role == Role::Param ? params : states;

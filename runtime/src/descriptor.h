@@ -19,7 +19,7 @@
 
 namespace lmc::rt {
 
-enum class Role { Param, State, Input, Hyper, Loss, Output };
+enum class Role { Param, State, Input, Hyper, Loss, GradNorm, Output };
 const char *roleName(Role role);
 
 /// One buffer of a step: `train arg input x f32 2 64 784`.
@@ -55,6 +55,10 @@ struct Descriptor {
   std::vector<const TensorSpec *> params() const {
     return trainArgsWithRole(Role::Param);
   }
+  /// Whether the train step has a `hyper NAME` arg.
+  bool hasHyper(std::string_view name) const;
+  /// Whether the train step returns `grad_norm grad_norm f32 0`.
+  bool hasGradNorm() const;
 };
 
 /// Parses and validates the descriptor; init ranges are checked against

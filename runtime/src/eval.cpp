@@ -50,8 +50,9 @@ int64_t countCorrect(const void *logits, DType logitsType, int64_t numClasses,
   return correct;
 }
 
-Evaluator::Evaluator(const Descriptor &desc, Dataset dataset, StepFn evalStep)
-    : desc_(desc), dataset_(std::move(dataset)), evalStep_(evalStep) {
+Evaluator::Evaluator(const Descriptor &desc, std::unique_ptr<BatchSource> data,
+                     StepFn evalStep)
+    : desc_(desc), dataset_(std::move(data)), evalStep_(evalStep) {
   LMC_CHECK(!desc.evalArgs.empty(), "the model has no eval step");
   std::vector<const TensorSpec *> inputs = evalInputs(desc);
   LMC_CHECK(!inputs.empty(), "the model's eval step takes no inputs");
@@ -61,8 +62,10 @@ Evaluator::Evaluator(const Descriptor &desc, Dataset dataset, StepFn evalStep)
               "' has batch size ", input->shape[0], ", expected ", batchSize_);
     inputBuffers_.emplace_back(input->byteSize());
     if (input->name == "labels" && input->shape.size() == 1 &&
-        (input->dtype == DType::I64 || input->dtype == DType::I32))
+        (input->dtype == DType::I64 || input->dtype == DType::I32)) {
       labelsInput_ = int(inputBuffers_.size() - 1);
+      labelsType_ = input->dtype;
+    }
   }
 
   int outputs = 0, logits = -1;
@@ -95,7 +98,7 @@ EvalMetrics Evaluator::run(ModelState &state) {
   for (AlignedBuffer &result : resultBuffers_)
     buffers.push_back(result.data());
 
-  const int64_t n = dataset_.numSamples();
+  const int64_t n = dataset_->numSamples();
   double weightedLoss = 0;
   int64_t correct = 0;
   std::vector<int64_t> samples(static_cast<size_t>(batchSize_));
@@ -103,7 +106,7 @@ EvalMetrics Evaluator::run(ModelState &state) {
     const int64_t real = std::min(batchSize_, n - start);
     for (int64_t i = 0; i < batchSize_; ++i)
       samples[size_t(i)] = (start + i) % n;
-    dataset_.fillBatch(samples, inputBuffers_);
+    dataset_->fillBatch(samples, inputBuffers_);
     evalStep_(buffers.data());
     weightedLoss +=
         double(*resultBuffers_[size_t(lossResult_)].as<float>()) * double(real);
@@ -112,7 +115,7 @@ EvalMetrics Evaluator::run(ModelState &state) {
       correct += countCorrect(resultBuffers_[size_t(logitsResult_)].data(),
                               logits.dtype, logits.shape[1],
                               inputBuffers_[size_t(labelsInput_)].data(),
-                              dataset_.spec(size_t(labelsInput_)).dtype, real);
+                              labelsType_, real);
     }
   }
   EvalMetrics metrics;

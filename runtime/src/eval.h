@@ -9,6 +9,7 @@
 #include "metrics.h"
 #include "model_state.h"
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -26,14 +27,18 @@ int64_t countCorrect(const void *logits, DType logitsType, int64_t numClasses,
 /// number of real samples, and accuracy only looks at the real rows.
 class Evaluator {
 public:
-  Evaluator(const Descriptor &desc, Dataset dataset, StepFn evalStep);
+  Evaluator(const Descriptor &desc, std::unique_ptr<BatchSource> data,
+            StepFn evalStep);
+  Evaluator(const Descriptor &desc, Dataset dataset, StepFn evalStep)
+      : Evaluator(desc, std::make_unique<Dataset>(std::move(dataset)),
+                  evalStep) {}
 
   EvalMetrics run(ModelState &state);
   bool reportsAccuracy() const { return logitsResult_ >= 0; }
 
 private:
   const Descriptor &desc_;
-  Dataset dataset_;
+  std::unique_ptr<BatchSource> dataset_;
   StepFn evalStep_;
   int64_t batchSize_ = 0;
   std::vector<AlignedBuffer> inputBuffers_;  // one per eval input
@@ -41,6 +46,7 @@ private:
   int lossResult_ = -1;
   int logitsResult_ = -1; // eval result holding [B, C] logits, or -1
   int labelsInput_ = -1;  // eval input holding [B] labels, or -1
+  DType labelsType_ = DType::I64;
 };
 
 } // namespace lmc::rt

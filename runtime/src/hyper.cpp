@@ -9,12 +9,21 @@
 namespace lmc::rt {
 
 HyperParams resolveHyperParams(const Descriptor &desc,
-                               std::optional<double> lrOverride) {
+                               std::optional<double> lrOverride,
+                               std::optional<double> clipOverride) {
   HyperParams hp;
   std::optional<double> lr = lrOverride ? lrOverride : desc.hparam("lr");
   hp.lr = lr.value_or(0);
   hp.beta1 = desc.hparam("beta1").value_or(0);
   hp.beta2 = desc.hparam("beta2").value_or(0);
+  hp.maxGradNorm =
+      clipOverride ? *clipOverride : desc.hparam("clip_grad_norm").value_or(0);
+  LMC_CHECK(hp.maxGradNorm >= 0, "model descriptor: hparam clip_grad_norm ",
+            "must be >= 0");
+  LMC_CHECK(!clipOverride || *clipOverride == 0 ||
+                desc.hasHyper("max_grad_norm"),
+            "--clip-grad-norm: this model was compiled without gradient "
+            "clipping (no 'max_grad_norm' hyper); recompile it with clipping");
   for (const TensorSpec *hyper : desc.trainArgsWithRole(Role::Hyper)) {
     LMC_CHECK(lr, "the model needs a learning rate: pass --lr (the "
                   "descriptor has no 'hparam lr')");
@@ -35,6 +44,8 @@ double hyperValue(const std::string &name, int64_t t, const HyperParams &hp) {
     return hp.lr / (1.0 - std::pow(hp.beta1, double(t)));
   if (name == "adam_bc2_sqrt")
     return std::sqrt(1.0 - std::pow(hp.beta2, double(t)));
+  if (name == "max_grad_norm")
+    return hp.maxGradNorm;
   throw Error(concat("unknown hyper '", name, "'"));
 }
 

@@ -15,16 +15,20 @@ struct HyperParams {
   double lr = 0;
   double beta1 = 0;
   double beta2 = 0;
+  double maxGradNorm = 0; // 0: no clipping
 };
 
-/// Resolves lr (--lr overrides the compiled default) and the Adam betas, and
-/// checks that every `hyper` arg can be computed.
+/// Resolves lr (--lr overrides the compiled default), the Adam betas and
+/// the clipping threshold (--clip-grad-norm, else hparam clip_grad_norm,
+/// else 0), and checks that every `hyper` arg can be computed.
 HyperParams resolveHyperParams(const Descriptor &desc,
-                               std::optional<double> lrOverride);
+                               std::optional<double> lrOverride,
+                               std::optional<double> clipOverride = {});
 
 /// The value of hyper `name` for 1-based step t, in double precision
 /// (docs/runtime-abi.md): lr, adam_step_size = lr / (1 - beta1^t),
-/// adam_bc2_sqrt = sqrt(1 - beta2^t).
+/// adam_bc2_sqrt = sqrt(1 - beta2^t), max_grad_norm. `hp.lr` is the
+/// learning rate of step t (the schedule's value).
 double hyperValue(const std::string &name, int64_t t, const HyperParams &hp);
 
 } // namespace lmc::rt

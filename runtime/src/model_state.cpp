@@ -37,32 +37,59 @@ int ModelState::stateIndex(const std::string &name) const {
   return -1;
 }
 
-void ModelState::loadParams(const std::string &path) {
-  SafetensorsFile file = readSafetensorsFile(path);
-  for (size_t i = 0; i < params_.size(); ++i) {
-    const TensorSpec &spec = *params_[i];
-    const SafetensorsTensor *t = file.find(spec.name);
-    LMC_CHECK(t, path, ": missing parameter '", spec.name, "'");
-    LMC_CHECK(t->dtype == safetensorsDTypeName(spec.dtype), path,
-              ": parameter '", spec.name, "' has dtype ", t->dtype,
-              ", the model expects ", safetensorsDTypeName(spec.dtype));
-    LMC_CHECK(t->shape == spec.shape, path, ": parameter '", spec.name,
-              "' has shape ", formatShape(t->shape), ", the model expects ",
-              formatShape(spec.shape));
-  }
+namespace {
+
+void checkTensor(const SafetensorsFile &file, const TensorSpec &spec,
+                 const std::string &source, const char *what) {
+  const SafetensorsTensor *t = file.find(spec.name);
+  LMC_CHECK(t, source, ": missing ", what, " '", spec.name, "'");
+  LMC_CHECK(t->dtype == safetensorsDTypeName(spec.dtype), source, ": ", what,
+            " '", spec.name, "' has dtype ", t->dtype, ", the model expects ",
+            safetensorsDTypeName(spec.dtype));
+  LMC_CHECK(t->shape == spec.shape, source, ": ", what, " '", spec.name,
+            "' has shape ", formatShape(t->shape), ", the model expects ",
+            formatShape(spec.shape));
+}
+
+} // namespace
+
+void ModelState::restore(const SafetensorsFile &file, const std::string &source,
+                         bool withState) {
+  for (const TensorSpec *spec : params_)
+    checkTensor(file, *spec, source, "parameter");
+  if (withState)
+    for (const TensorSpec *spec : states_)
+      checkTensor(file, *spec, source, "optimizer state");
   // Copy only after everything validated, so a bad file changes nothing.
   for (size_t i = 0; i < params_.size(); ++i) {
     const SafetensorsTensor *t = file.find(params_[i]->name);
     std::memcpy(param(i).data(), file.data(*t), t->end - t->begin);
   }
+  if (withState)
+    for (size_t i = 0; i < states_.size(); ++i) {
+      const SafetensorsTensor *t = file.find(states_[i]->name);
+      std::memcpy(state(i).data(), file.data(*t), t->end - t->begin);
+    }
 }
 
-void ModelState::saveParams(const std::string &path) {
+void ModelState::loadParams(const std::string &path) {
+  restore(readSafetensorsFile(path), path, /*withState=*/false);
+}
+
+std::vector<TensorView> ModelState::views(bool withState) {
   std::vector<TensorView> tensors;
   for (size_t i = 0; i < params_.size(); ++i)
     tensors.push_back({params_[i]->name, params_[i]->dtype, params_[i]->shape,
                        param(i).data()});
-  writeSafetensorsFile(path, tensors, {{"format", "pt"}});
+  if (withState)
+    for (size_t i = 0; i < states_.size(); ++i)
+      tensors.push_back({states_[i]->name, states_[i]->dtype,
+                         states_[i]->shape, state(i).data()});
+  return tensors;
+}
+
+void ModelState::saveParams(const std::string &path) {
+  writeSafetensorsFile(path, views(/*withState=*/false), {{"format", "pt"}});
 }
 
 } // namespace lmc::rt

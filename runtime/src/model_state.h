@@ -10,6 +10,7 @@
 
 #include "buffer.h"
 #include "descriptor.h"
+#include "safetensors.h"
 
 #include <array>
 #include <string>
@@ -43,6 +44,15 @@ public:
   void loadParams(const std::string &path);
   /// Writes the current params atomically (keys = param names).
   void saveParams(const std::string &path);
+
+  /// The current params (keys = param names), then, with `withState`, the
+  /// optimizer state (keys = state names).
+  std::vector<TensorView> views(bool withState);
+  /// Replaces the current params and (with `withState`) state with the
+  /// tensors of `file`; validates everything before copying anything.
+  /// `source` prefixes error messages.
+  void restore(const SafetensorsFile &file, const std::string &source,
+               bool withState);
 
 private:
   std::vector<const TensorSpec *> params_, states_;

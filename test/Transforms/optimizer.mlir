@@ -1,4 +1,5 @@
 // RUN: lmc-opt %s -lmc-autodiff -lmc-optimizer="optimizer=sgd weight-decay=0.5" | FileCheck %s --check-prefix=SGD
+// RUN: lmc-opt %s -lmc-autodiff -lmc-optimizer="optimizer=sgd" | FileCheck %s --check-prefix=CLIP
 // RUN: lmc-opt %s -lmc-autodiff -lmc-optimizer="optimizer=momentum momentum=0.75" | FileCheck %s --check-prefix=MOMENTUM
 // RUN: lmc-opt %s -lmc-autodiff -lmc-optimizer="optimizer=adam beta1=0.5 beta2=0.75 eps=0.125" | FileCheck %s --check-prefix=ADAM
 // RUN: lmc-opt %s -lmc-autodiff -lmc-optimizer="optimizer=adamw weight-decay=0.25" | FileCheck %s --check-prefix=ADAMW
@@ -7,24 +8,48 @@
 // loss) and eval_step(params, inputs) -> (loss, outputs), tagged for the
 // runtime; @forward and @forward_grad become private.
 
-// SGD with L2 weight decay: p - lr * (g + wd * p).
+// SGD with L2 weight decay: p - lr * (clip(g) + wd * p).
 // SGD: func.func private @forward(
 // SGD: func.func private @forward_grad(
 // SGD-LABEL: func.func @train_step(
 // SGD-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.init = dense<2.500000e-01> : tensor<4xf32>, lmc.name = "w", lmc.role = "param"}
 // SGD-SAME: %[[X:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "x", lmc.role = "input"}
 // SGD-SAME: %[[LR:[a-z0-9]+]]: tensor<f32> {lmc.name = "lr", lmc.role = "hyper"}
-// SGD-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "param"}, tensor<f32> {lmc.name = "loss", lmc.role = "loss"})
+// SGD-SAME: %[[MAX:[a-z0-9]+]]: tensor<f32> {lmc.name = "max_grad_norm", lmc.role = "hyper"}
+// SGD-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "param"}, tensor<f32> {lmc.name = "loss", lmc.role = "loss"}, tensor<f32> {lmc.name = "grad_norm", lmc.role = "grad_norm"})
 // SGD: %[[G:.*]]:2 = call @forward_grad(%[[P]], %[[X]])
+// SGD: %[[CLIPPED:.*]] = lmc.mul %[[G]]#1, %{{[0-9]+}} : tensor<4xf32>
 // SGD: %[[LRB:.*]] = lmc.broadcast_in_dim %[[LR]], dims = []
 // SGD: %[[WD:.*]] = arith.constant dense<5.000000e-01>
 // SGD: %[[PWD:.*]] = lmc.mul %[[P]], %[[WD]]
-// SGD: %[[GW:.*]] = lmc.add %[[G]]#1, %[[PWD]]
+// SGD: %[[GW:.*]] = lmc.add %[[CLIPPED]], %[[PWD]]
 // SGD: %[[STEP:.*]] = lmc.mul %[[LRB]], %[[GW]]
 // SGD: %[[NEW:.*]] = lmc.sub %[[P]], %[[STEP]]
-// SGD: return %[[NEW]], %[[G]]#0
+// SGD: return %[[NEW]], %[[G]]#0, %{{.*}} : tensor<4xf32>, tensor<f32>, tensor<f32>
 // SGD-LABEL: func.func @eval_step(
 // SGD-SAME: -> (tensor<f32> {lmc.name = "loss", lmc.role = "loss"}, tensor<4xf32> {lmc.name = "y", lmc.role = "output"})
+
+// Global-norm clipping as torch.nn.utils.clip_grad_norm_: the norm of the
+// per-parameter norms; scale by min(1, max / (norm + 1e-6)), or 1 when max
+// is 0. The norm before clipping is returned last.
+// CLIP-LABEL: func.func @train_step(
+// CLIP: %[[G:.*]]:2 = call @forward_grad
+// CLIP: %[[SQ:.*]] = lmc.mul %[[G]]#1, %[[G]]#1
+// CLIP: %[[SUM:.*]] = lmc.reduce_sum %[[SQ]], axes = [0]
+// CLIP: %[[N1:.*]] = lmc.sqrt %[[SUM]]
+// CLIP: %[[N1SQ:.*]] = lmc.mul %[[N1]], %[[N1]]
+// CLIP: %[[TOT:.*]] = lmc.add %{{.*}}, %[[N1SQ]]
+// CLIP: %[[NORM:.*]] = lmc.sqrt %[[TOT]]
+// CLIP: %[[EPS:.*]] = arith.constant dense<9.99999997E-7>
+// CLIP: %[[DEN:.*]] = lmc.add %[[NORM]], %[[EPS]]
+// CLIP: %[[RATIO:.*]] = lmc.div %[[MAX:.*]], %[[DEN]]
+// CLIP: %[[BELOW:.*]] = lmc.cmp "lt", %[[RATIO]], %[[ONE:.*]] :
+// CLIP: %[[CLAMPED:.*]] = lmc.select %[[BELOW]], %[[RATIO]], %[[ONE]]
+// CLIP: %[[ON:.*]] = lmc.cmp "gt", %[[MAX]], %{{.*}} :
+// CLIP: %[[COEF:.*]] = lmc.select %[[ON]], %[[CLAMPED]], %[[ONE]]
+// CLIP: %[[COEFB:.*]] = lmc.broadcast_in_dim %[[COEF]]
+// CLIP: lmc.mul %[[G]]#1, %[[COEFB]]
+// CLIP: return %{{.*}}, %{{.*}}, %[[NORM]]
 
 // Momentum (torch, dampening 0): buf = momentum * buf + g; p - lr * buf.
 // MOMENTUM-LABEL: func.func @train_step(
@@ -32,12 +57,13 @@
 // MOMENTUM-SAME: %[[BUF:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w.momentum_buffer", lmc.role = "state"}
 // MOMENTUM-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "param"}, tensor<4xf32> {lmc.name = "w.momentum_buffer", lmc.role = "state"}, tensor<f32>
 // MOMENTUM: %[[G:.*]]:2 = call @forward_grad
+// MOMENTUM: %[[CG:.*]] = lmc.mul %[[G]]#1, %{{[0-9]+}} : tensor<4xf32>
 // MOMENTUM: %[[M:.*]] = arith.constant dense<7.500000e-01>
 // MOMENTUM: %[[BM:.*]] = lmc.mul %[[BUF]], %[[M]]
-// MOMENTUM: %[[NB:.*]] = lmc.add %[[BM]], %[[G]]#1
+// MOMENTUM: %[[NB:.*]] = lmc.add %[[BM]], %[[CG]]
 // MOMENTUM: %[[ST:.*]] = lmc.mul %{{.*}}, %[[NB]]
 // MOMENTUM: %[[NP:.*]] = lmc.sub %[[P]], %[[ST]]
-// MOMENTUM: return %[[NP]], %[[NB]], %[[G]]#0
+// MOMENTUM: return %[[NP]], %[[NB]], %[[G]]#0, %{{.*}}
 
 // Adam: m = m + (1-b1)(g-m); v = b2 v + (1-b2) g g;
 // p - step_size * m / (sqrt(v) / bc2_sqrt + eps).
@@ -49,15 +75,16 @@
 // ADAM-SAME: %[[SS:[a-z0-9]+]]: tensor<f32> {lmc.name = "adam_step_size", lmc.role = "hyper"}
 // ADAM-SAME: %[[BC2:[a-z0-9]+]]: tensor<f32> {lmc.name = "adam_bc2_sqrt", lmc.role = "hyper"}
 // ADAM: %[[G:.*]]:2 = call @forward_grad
-// ADAM: %[[D:.*]] = lmc.sub %[[G]]#1, %[[M]]
+// ADAM: %[[CG:.*]] = lmc.mul %[[G]]#1, %{{[0-9]+}} : tensor<4xf32>
+// ADAM: %[[D:.*]] = lmc.sub %[[CG]], %[[M]]
 // ADAM: %[[B1C:.*]] = arith.constant dense<5.000000e-01>
 // ADAM: %[[DM:.*]] = lmc.mul %[[B1C]], %[[D]]
 // ADAM: %[[NM:.*]] = lmc.add %[[M]], %[[DM]]
 // ADAM: %[[B2:.*]] = arith.constant dense<7.500000e-01>
 // ADAM: %[[VB:.*]] = lmc.mul %[[V]], %[[B2]]
 // ADAM: %[[B2C:.*]] = arith.constant dense<2.500000e-01>
-// ADAM: %[[GS:.*]] = lmc.mul %[[B2C]], %[[G]]#1
-// ADAM: %[[GG:.*]] = lmc.mul %[[GS]], %[[G]]#1
+// ADAM: %[[GS:.*]] = lmc.mul %[[B2C]], %[[CG]]
+// ADAM: %[[GG:.*]] = lmc.mul %[[GS]], %[[CG]]
 // ADAM: %[[NV:.*]] = lmc.add %[[VB]], %[[GG]]
 // ADAM: %[[SQ:.*]] = lmc.sqrt %[[NV]]
 // ADAM: %[[BC2B:.*]] = lmc.broadcast_in_dim %[[BC2]]
@@ -68,13 +95,13 @@
 // ADAM: %[[SSB:.*]] = lmc.broadcast_in_dim %[[SS]]
 // ADAM: %[[UP:.*]] = lmc.mul %[[SSB]], %[[R]]
 // ADAM: %[[NP:.*]] = lmc.sub %[[P]], %[[UP]]
-// ADAM: return %[[NP]], %[[NM]], %[[NV]], %[[G]]#0
+// ADAM: return %[[NP]], %[[NM]], %[[NV]], %[[G]]#0, %{{.*}}
 
 // AdamW: decoupled decay p * (1 - lr * wd) before the Adam update.
 // ADAMW-LABEL: func.func @train_step(
 // ADAMW-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.init = dense<2.500000e-01> : tensor<4xf32>, lmc.name = "w", lmc.role = "param"}
-// ADAMW: %[[LRB:.*]] = lmc.broadcast_in_dim
-// ADAMW: %[[ONE:.*]] = arith.constant dense<1.000000e+00>
+// ADAMW: %[[LRB:.*]] = lmc.broadcast_in_dim %{{arg[0-9]+}}, dims = [] : tensor<f32> -> tensor<4xf32>
+// ADAMW-NEXT: %[[ONE:.*]] = arith.constant dense<1.000000e+00>
 // ADAMW: %[[WD:.*]] = arith.constant dense<2.500000e-01>
 // ADAMW: %[[LW:.*]] = lmc.mul %[[LRB]], %[[WD]]
 // ADAMW: %[[F:.*]] = lmc.sub %[[ONE]], %[[LW]]

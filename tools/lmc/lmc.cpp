@@ -62,6 +62,11 @@ cl::opt<double> eps("eps", cl::desc("Adam epsilon"), cl::init(1e-8),
 cl::opt<double> weightDecay("weight-decay", cl::desc("weight decay"),
                             cl::init(0.0), cl::cat(lmcCategory));
 
+cl::opt<double> clipGradNorm(
+    "clip-grad-norm",
+    cl::desc("default global gradient-norm clipping threshold (0 = off)"),
+    cl::init(0.0), cl::cat(lmcCategory));
+
 cl::opt<lmc::Phase> compileTo(
     "compile-to", cl::desc("stop after a phase and print its output"),
     cl::values(clEnumValN(lmc::Phase::Import, "import", "imported model"),
@@ -139,6 +144,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   training.beta2 = beta2;
   training.eps = eps;
   training.weightDecay = weightDecay;
+  training.clipGradNorm = clipGradNorm;
 
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))

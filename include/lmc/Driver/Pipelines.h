@@ -23,6 +23,7 @@ struct TrainingOptions {
   double beta2 = 0.999;
   double eps = 1e-8;
   double weightDecay = 0.0;
+  double clipGradNorm = 0.0;
 };
 
 /// Every dialect lmc's pipelines create, and all lmc passes.

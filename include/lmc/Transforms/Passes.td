@@ -43,8 +43,9 @@ def LmcOptimizer : Pass<"lmc-optimizer", "::mlir::ModuleOp"> {
   let summary = "Builds the train_step and eval_step entry points";
   let description = [{
     Builds `@train_step(params, optimizer state, inputs, hyper scalars)`
-    returning the updated parameters and state and the loss, with PyTorch's
-    update formulas for `sgd`, `momentum`, `adam` and `adamw`, and
+    returning the updated parameters and state, the loss and the global
+    gradient norm (gradients are clipped to the `max_grad_norm` hyper first,
+    as torch.nn.utils.clip_grad_norm_ does), with PyTorch's update formulas for `sgd`, `momentum`, `adam` and `adamw`, and
     `@eval_step(params, inputs)` returning the loss and the model outputs.
     Argument and result roles are recorded as `lmc.role` / `lmc.name`
     attributes (docs/runtime-abi.md).
@@ -60,6 +61,8 @@ def LmcOptimizer : Pass<"lmc-optimizer", "::mlir::ModuleOp"> {
     Option<"eps", "eps", "double", /*default=*/"1e-8", "Adam epsilon">,
     Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
            "weight decay (decoupled for adamw, L2 otherwise)">,
+    Option<"clipGradNorm", "clip-grad-norm", "double", /*default=*/"0.0",
+           "default global gradient-norm clipping threshold (0 = off)">,
   ];
   let dependentDialects = ["::lmc::LmcDialect", "::mlir::func::FuncDialect",
                            "::mlir::arith::ArithDialect"];

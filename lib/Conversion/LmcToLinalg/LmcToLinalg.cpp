@@ -106,6 +106,35 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
       ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
         return math::PowFOp::create(b, l, a[0], a[1]);
       });
+  patterns.add<ElementwiseLowering<AbsOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return math::AbsFOp::create(b, l, a[0]);
+      });
+  patterns.add<ElementwiseLowering<ErfOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return math::ErfOp::create(b, l, a[0]);
+      });
+  patterns.add<ElementwiseLowering<MaxOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return arith::MaximumFOp::create(b, l, a[0], a[1]);
+      });
+  patterns.add<ElementwiseLowering<MinOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return arith::MinimumFOp::create(b, l, a[0], a[1]);
+      });
+  patterns.add<ElementwiseLowering<NotOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value one = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
+        return arith::XOrIOp::create(b, l, a[0], one);
+      });
+  patterns.add<ElementwiseLowering<AndOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return arith::AndIOp::create(b, l, a[0], a[1]);
+      });
+  patterns.add<ElementwiseLowering<OrOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return arith::OrIOp::create(b, l, a[0], a[1]);
+      });
   patterns.add<ElementwiseLowering<SelectOp>>(
       ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
         return arith::SelectOp::create(b, l, a[0], a[1], a[2]);
@@ -125,9 +154,21 @@ struct CmpLowering : public OpConversionPattern<CmpOp> {
                          .Case("le", arith::CmpFPredicate::OLE)
                          .Case("gt", arith::CmpFPredicate::OGT)
                          .Default(arith::CmpFPredicate::OGE);
+    auto intPredicate =
+        llvm::StringSwitch<arith::CmpIPredicate>(op.getPredicate())
+            .Case("eq", arith::CmpIPredicate::eq)
+            .Case("ne", arith::CmpIPredicate::ne)
+            .Case("lt", arith::CmpIPredicate::slt)
+            .Case("le", arith::CmpIPredicate::sle)
+            .Case("gt", arith::CmpIPredicate::sgt)
+            .Default(arith::CmpIPredicate::sge);
+    bool isFloat = isa<FloatType>(op.getLhs().getType().getElementType());
     Value result = buildElementwise(
         rewriter, op.getLoc(), op.getType(), adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          if (!isFloat)
+            return arith::CmpIOp::create(b, loc, intPredicate, args[0],
+                                         args[1]);
           return arith::CmpFOp::create(b, loc, predicate, args[0], args[1]);
         });
     rewriter.replaceOp(op, result);
@@ -213,4 +254,5 @@ void lmc::populateLmcToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<CmpLowering, BroadcastInDimLowering, ReshapeLowering,
                TransposeLowering>(patterns.getContext());
   populateReductionLoweringPatterns(patterns);
+  populateDataMovementLoweringPatterns(patterns);
 }

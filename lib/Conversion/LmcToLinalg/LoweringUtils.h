@@ -59,6 +59,8 @@ mlir::Value buildReduceAlong(mlir::OpBuilder &b, mlir::Location loc,
                                  combine);
 
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// lmc.convert, concat, slice, slice_grad, gather, scatter_add.
+void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace lmc::lowering
 

@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace lmc;
 
@@ -40,11 +42,16 @@ AffineMap dropAxisMap(OpBuilder &b, unsigned rank, int64_t axis) {
   return AffineMap::get(rank, 0, exprs, b.getContext());
 }
 
-struct ReduceSumLowering : public OpConversionPattern<ReduceSumOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// lmc.reduce_sum / reduce_max / reduce_min: one linalg.generic whose
+/// reduced dimensions are reduction iterators.
+template <typename ReduceOp>
+struct ReduceLowering : public OpConversionPattern<ReduceOp> {
+  using Combine = Value (*)(OpBuilder &, Location, Value, Value);
+  ReduceLowering(MLIRContext *ctx, double init, Combine combine)
+      : OpConversionPattern<ReduceOp>(ctx), init(init), combine(combine) {}
 
   LogicalResult
-  matchAndRewrite(ReduceSumOp op, OpAdaptor adaptor,
+  matchAndRewrite(ReduceOp op, typename ReduceOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType operandType = op.getOperand().getType();
     RankedTensorType resultType = op.getType();
@@ -62,19 +69,27 @@ struct ReduceSumLowering : public OpConversionPattern<ReduceSumOp> {
     }
     Location loc = op.getLoc();
     Type elementType = resultType.getElementType();
-    Value init = buildFilled(rewriter, loc, resultType,
-                             floatAttr(rewriter, elementType, 0.0));
+    Value initTensor = buildFilled(rewriter, loc, resultType,
+                                   floatAttr(rewriter, elementType, init));
+    Combine fn = combine;
     Value result = buildGeneric(
-        rewriter, loc, resultType, init, adaptor.getOperand(),
+        rewriter, loc, resultType, initTensor, adaptor.getOperand(),
         rewriter.getMultiDimIdentityMap(rank),
         AffineMap::get(rank, 0, exprs, op.getContext()), iterators,
-        [](OpBuilder &b, Location l, ValueRange args) {
-          return addF(b, l, args[0], args[1]);
+        [fn](OpBuilder &b, Location l, ValueRange args) {
+          return fn(b, l, args[0], args[1]);
         });
     rewriter.replaceOp(op, result);
     return success();
   }
+
+  double init;
+  Combine combine;
 };
+
+Value minF(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MinimumFOp::create(b, loc, x, y);
+}
 
 /// lmc.matmul → linalg.matmul / linalg.batch_matmul with transposed indexing
 /// maps (batch dimensions collapsed into one).
@@ -336,7 +351,12 @@ struct SoftmaxCrossEntropyGradLowering
 } // namespace
 
 void populateReductionLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReduceSumLowering, MatmulLowering, SoftmaxLowering,
+  MLIRContext *ctx = patterns.getContext();
+  double inf = std::numeric_limits<double>::infinity();
+  patterns.add<ReduceLowering<ReduceSumOp>>(ctx, 0.0, addF);
+  patterns.add<ReduceLowering<ReduceMaxOp>>(ctx, -inf, maxF);
+  patterns.add<ReduceLowering<ReduceMinOp>>(ctx, inf, minF);
+  patterns.add<MatmulLowering, SoftmaxLowering,
                LogSoftmaxLowering, SoftmaxCrossEntropyLowering,
                SoftmaxCrossEntropyGradLowering>(patterns.getContext());
 }

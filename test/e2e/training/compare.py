@@ -5,6 +5,7 @@
              [--grad-prefix P] [--atol A] [--rtol R]
       GOT must equal INIT - LR * GRADS (an independent SGD step).
   compare.py losses METRICS.jsonl LOSSES.json OPTIMIZER [--rtol R]
+  compare.py grad-norms METRICS.jsonl LOSSES.json RUN [--rtol R]
   compare.py loss-value METRICS.jsonl VALUE [--rtol R]
   compare.py loss-falls METRICS.jsonl FACTOR
       the last logged loss is below FACTOR times the first.
@@ -74,6 +75,13 @@ def main():
         if len(got) != len(want) or not np.allclose(got, want, rtol=o.rtol, atol=0):
             fail(f"losses {got} vs {want}")
         print(f"losses {got} match {want}")
+    elif o.mode == "grad-norms":
+        rows = read_metrics(o.args[0])
+        want = json.load(open(o.args[1]))["grad_norms"][o.args[2]]
+        got = [r["grad_norm"] for r in rows[:len(want)]]
+        if len(got) != len(want) or not np.allclose(got, want, rtol=o.rtol, atol=0):
+            fail(f"gradient norms {got} vs {want}")
+        print(f"gradient norms {got} match {want}")
     elif o.mode == "loss-value":
         got = read_metrics(o.args[0])[0]["loss"]
         want = float(o.args[1])

@@ -17,6 +17,8 @@ Outputs (this directory):
   adam_step3.safetensors    params after 3 steps Adam(lr=0.01)  (betas .9/.999, eps 1e-8)
   adamw_step1.safetensors   params after 1 step  AdamW(lr=0.01, betas=(0.9,0.999), eps=1e-8, wd=0.01)
   adamw_step3.safetensors   params after 3 steps of the same AdamW
+  sgd_clip_step3.safetensors params after 3 steps SGD(lr=0.1) with
+                            clip_grad_norm_(max_norm=0.5) before each step
   losses.json               loss before each update, per run
 Needs torch, onnx, numpy (generation time only).
 """
@@ -64,7 +66,7 @@ def to_f32(p, names):
     return {k: p[k].detach().numpy().astype(np.float32) for k in names}
 
 
-def run(init, make_opt, steps):
+def run(init, make_opt, steps, clip=None, norms=None):
     p = make_params(init)
     opt = make_opt(list(p.values()))
     lossf = torch.nn.CrossEntropyLoss()
@@ -75,6 +77,10 @@ def run(init, make_opt, steps):
         loss = lossf(forward(p, x), y)
         loss.backward()
         losses.append(loss.item())
+        if clip is not None:
+            norm = torch.nn.utils.clip_grad_norm_(list(p.values()), max_norm=clip)
+            if norms is not None:
+                norms.append(norm.item())
         opt.step()
     return p, losses
 
@@ -113,12 +119,21 @@ def main():
             if len(ls) > len(losses.get(name, [])):
                 losses[name] = ls
             print(f"{name}_step{steps}: losses {ls}")
+    # Global gradient-norm clipping (torch.nn.utils.clip_grad_norm_) with SGD.
+    norms = []
+    p, ls = run(init, lambda ps: O.SGD(ps, lr=0.1), 3, clip=0.5, norms=norms)
+    safetensors_np.save(os.path.join(HERE, "sgd_clip_step3.safetensors"),
+                        to_f32(p, names), meta)
+    losses["sgd_clip"] = ls
+    out["grad_norms"] = {"sgd_clip": norms}
+    print(f"sgd_clip_step3: losses {ls}, grad norms {norms}")
     out["losses"] = losses
     out["hparams"] = {
         "sgd": {"lr": 0.1},
         "momentum": {"lr": 0.05, "momentum": 0.9},
         "adam": {"lr": 0.01, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8},
         "adamw": {"lr": 0.01, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.01},
+        "sgd_clip": {"lr": 0.1, "clip_grad_norm": 0.5},
     }
     out["batching"] = "step k (1-based) uses train samples [32*(k-1), 32*k) in file order"
     out["loss"] = "mean softmax cross-entropy, computed before the update of that step"

@@ -14,6 +14,7 @@ def Lmc_FloatTensor : RankedTensorOf<[AnyFloat]>;
 def Lmc_IndexTensor : RankedTensorOf<[I32, I64]>;
 def Lmc_BoolTensor : RankedTensorOf<[I1]>;
 def Lmc_AnyTensor : RankedTensorOf<[AnyFloat, I1, I32, I64]>;
+def Lmc_NumericTensor : RankedTensorOf<[AnyFloat, I32, I64]>;
 
 //===----------------------------------------------------------------------===//
 // Elementwise
@@ -43,6 +44,10 @@ def Lmc_TanhOp : Lmc_UnaryOp<"tanh", "Computes `tanh(x)`.">;
 def Lmc_ExpOp : Lmc_UnaryOp<"exp", "Computes `exp(x)`.">;
 def Lmc_LogOp : Lmc_UnaryOp<"log", "Computes the natural logarithm.">;
 def Lmc_SqrtOp : Lmc_UnaryOp<"sqrt", "Computes the square root.">;
+def Lmc_AbsOp : Lmc_UnaryOp<"abs", [{Computes `|x|`. The VJP uses `sign(x)`
+  (0 at 0).}]>;
+def Lmc_ErfOp : Lmc_UnaryOp<"erf", [{Computes the Gauss error function;
+  its derivative is `2 / sqrt(pi) * exp(-x^2)`.}]>;
 
 class Lmc_BinaryOp<string mnemonic, string desc>
     : Lmc_Op<mnemonic, [Pure, SameOperandsAndResultType,
@@ -67,13 +72,20 @@ def Lmc_SubOp : Lmc_BinaryOp<"sub", "Computes `lhs - rhs`.">;
 def Lmc_MulOp : Lmc_BinaryOp<"mul", "Computes `lhs * rhs`.">;
 def Lmc_DivOp : Lmc_BinaryOp<"div", "Computes `lhs / rhs`.">;
 def Lmc_PowOp : Lmc_BinaryOp<"pow", "Computes `lhs ^ rhs`.">;
+def Lmc_MaxOp : Lmc_BinaryOp<"max", [{Computes `max(lhs, rhs)` (NaN
+  propagating). The cotangent goes to the larger operand; on ties each
+  operand gets half of it, as in PyTorch's `torch.maximum`.}]>;
+def Lmc_MinOp : Lmc_BinaryOp<"min", [{Computes `min(lhs, rhs)` (NaN
+  propagating). The cotangent goes to the smaller operand; on ties each
+  operand gets half of it.}]>;
 
 def Lmc_CmpOp : Lmc_Op<"cmp", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let summary = "elementwise comparison";
   let description = [{
-    Compares two float tensors of the same shape elementwise. `predicate` is
-    one of `eq`, `ne`, `lt`, `le`, `gt`, `ge` (ordered comparisons). Not
-    differentiable: the result is boolean.
+    Compares two float or integer tensors of the same type elementwise.
+    `predicate` is one of `eq`, `ne`, `lt`, `le`, `gt`, `ge` (ordered
+    comparisons for floats, signed for integers). Not differentiable: the
+    result is boolean.
 
     Example:
 
@@ -81,8 +93,8 @@ def Lmc_CmpOp : Lmc_Op<"cmp", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
     %m = lmc.cmp gt, %x, %zero : tensor<4xf32> -> tensor<4xi1>
     ```
   }];
-  let arguments = (ins StrAttr:$predicate, Lmc_FloatTensor:$lhs,
-                       Lmc_FloatTensor:$rhs);
+  let arguments = (ins StrAttr:$predicate, Lmc_NumericTensor:$lhs,
+                       Lmc_NumericTensor:$rhs);
   let results = (outs Lmc_BoolTensor:$result);
   let assemblyFormat =
       "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
@@ -121,7 +133,8 @@ def Lmc_BroadcastInDimOp : Lmc_Op<"broadcast_in_dim", [Pure,
   let description = [{
     Operand dimension `i` becomes result dimension `dims[i]` (strictly
     increasing); it must have size 1 or the result's size there. Result
-    dimensions not named in `dims` are new.
+    dimensions not named in `dims` are new. Any element type (boolean masks
+    are broadcast too); only float operands are differentiable.
 
     Example:
 
@@ -129,8 +142,8 @@ def Lmc_BroadcastInDimOp : Lmc_Op<"broadcast_in_dim", [Pure,
     %b = lmc.broadcast_in_dim %bias, dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins Lmc_FloatTensor:$operand, DenseI64ArrayAttr:$dims);
-  let results = (outs Lmc_FloatTensor:$result);
+  let arguments = (ins Lmc_AnyTensor:$operand, DenseI64ArrayAttr:$dims);
+  let results = (outs Lmc_AnyTensor:$result);
   let assemblyFormat =
       "$operand `,` `dims` `=` $dims attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
@@ -292,5 +305,7 @@ def Lmc_SoftmaxCrossEntropyGradOp : Lmc_Op<"softmax_cross_entropy_grad", [Pure,
       "$logits `,` $labels `,` $cotangent attr-dict `:` type($logits) `,` type($labels) `,` type($cotangent)";
   let hasVerifier = 1;
 }
+
+include "lmc/Dialect/Lmc/IR/LmcOpsExtra.td"
 
 #endif // LMC_DIALECT_LMC_IR_LMCOPS_TD
