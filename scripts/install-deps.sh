@@ -29,3 +29,6 @@ if ! python3 -c 'import numpy' 2>/dev/null; then
   echo "lmc: installing numpy for $(command -v python3)"
   python3 -m pip install --quiet numpy
 fi
+
+# The runtime's TensorBoard test reads event files with the real reader.
+python3 -c 'import tensorboard' 2>/dev/null || python3 -m pip install --quiet tensorboard

@@ -129,6 +129,8 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.lrMin = parseNonNegativeReal(flag, value());
     else if (flag == "--decay-steps")
       config.decaySteps = parseCount(flag, value(), 0);
+    else if (flag == "--schedule-steps")
+      config.scheduleSteps = parseCount(flag, value(), 1);
     else if (flag == "--clip-grad-norm")
       config.clipGradNorm = parseNonNegativeReal(flag, value());
     else if (flag == "--on-nonfinite") {
@@ -209,6 +211,9 @@ std::string usageText(const std::string &program) {
       "  --lr-min F                  floor of the decay (default 0)\n"
       "  --decay-steps N             wsd: length of the decay phase\n"
       "                              (default 20% of the steps after warmup)\n"
+      "  --schedule-steps N          steps the schedule spans (default\n"
+      "                              --steps; set it to stop early and\n"
+      "                              resume on the same schedule)\n"
       "  --clip-grad-norm F          clip the global gradient norm (0: off;\n"
       "                              default: compiled in)\n"
       "  --on-nonfinite stop|skip    on a NaN/Inf loss or gradient norm: stop\n"

@@ -42,6 +42,7 @@ struct Config {
   int64_t warmup = 0;                             // --warmup N
   double lrMin = 0;                               // --lr-min F
   std::optional<int64_t> decaySteps;              // --decay-steps N (wsd)
+  std::optional<int64_t> scheduleSteps; // --schedule-steps N (default --steps)
   std::optional<double> clipGradNorm;             // --clip-grad-norm F
   NonFinitePolicy onNonFinite = NonFinitePolicy::Stop; // --on-nonfinite
   // Checkpoints.

@@ -2,6 +2,7 @@
 
 #include "driver.h"
 
+#include "checkpoint.h"
 #include "config.h"
 #include "dataset.h"
 #include "descriptor.h"
@@ -11,6 +12,10 @@
 #include "info.h"
 #include "metrics.h"
 #include "model_state.h"
+#include "schedule.h"
+#include "signals.h"
+#include "tensorboard.h"
+#include "tokens.h"
 #include "trainer.h"
 
 #include <cerrno>
@@ -18,6 +23,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 
 namespace lmc::rt {
 
@@ -30,40 +36,115 @@ std::string programName(int argc, char **argv) {
   return slash ? slash + 1 : argv[0];
 }
 
+std::vector<const TensorSpec *> evalInputSpecs(const Descriptor &desc) {
+  std::vector<const TensorSpec *> specs;
+  for (const TensorSpec &arg : desc.evalArgs)
+    if (arg.role == Role::Input)
+      specs.push_back(&arg);
+  return specs;
+}
+
+std::unique_ptr<BatchSource> loadTrainData(const Config &config,
+                                           const Descriptor &desc) {
+  std::vector<const TensorSpec *> inputs = desc.trainArgsWithRole(Role::Input);
+  if (!config.tokens.empty())
+    return std::make_unique<TokenDataset>(
+        TokenDataset::load(config.tokens, inputs, "--tokens"));
+  return std::make_unique<Dataset>(
+      Dataset::load(config.inputs, inputs, "--input"));
+}
+
+std::unique_ptr<Evaluator> makeEvaluator(const Config &config,
+                                         const Descriptor &desc,
+                                         StepFn evalStep) {
+  if (!config.evalTokens.empty())
+    return std::make_unique<Evaluator>(
+        desc,
+        std::make_unique<TokenDataset>(TokenDataset::load(
+            config.evalTokens, evalInputSpecs(desc), "--eval-tokens")),
+        evalStep);
+  if (!config.evalInputs.empty())
+    return std::make_unique<Evaluator>(
+        desc,
+        Dataset::load(config.evalInputs, evalInputSpecs(desc), "--eval-input"),
+        evalStep);
+  return nullptr;
+}
+
+Schedule makeSchedule(const Config &config, const HyperParams &hyper) {
+  Schedule schedule;
+  schedule.kind = config.schedule;
+  schedule.lr = hyper.lr;
+  schedule.lrMin = config.lrMin;
+  schedule.warmup = config.warmup;
+  schedule.totalSteps = config.scheduleSteps.value_or(config.steps);
+  schedule.decaySteps = config.decaySteps;
+  LMC_CHECK(config.lrMin <= hyper.lr, "--lr-min ", config.lrMin,
+            " is above the learning rate ", hyper.lr);
+  return schedule;
+}
+
 void train(const Config &config, const CompiledModel &model) {
   Descriptor desc = parseDescriptor(model.descriptor, model.weightsSize);
   if (config.info) {
     std::fputs(formatModelInfo(desc).c_str(), stdout);
     return;
   }
-  std::vector<const TensorSpec *> inputs = desc.trainArgsWithRole(Role::Input);
-  LMC_CHECK(!inputs.empty(), "the model takes no inputs; nothing to train on");
+  LMC_CHECK(!desc.trainArgsWithRole(Role::Input).empty(),
+            "the model takes no inputs; nothing to train on");
 
   ModelState state(desc, model.weights);
   if (!config.initPath.empty())
     state.loadParams(config.initPath);
-  HyperParams hyper = resolveHyperParams(desc, config.lr);
-  Dataset data = Dataset::load(config.inputs, inputs, "--input");
-
-  std::unique_ptr<Evaluator> evaluator;
-  if (!config.evalInputs.empty()) {
-    std::vector<const TensorSpec *> evalInputs;
-    for (const TensorSpec &arg : desc.evalArgs)
-      if (arg.role == Role::Input)
-        evalInputs.push_back(&arg);
-    evaluator = std::make_unique<Evaluator>(
-        desc, Dataset::load(config.evalInputs, evalInputs, "--eval-input"),
-        model.evalStep);
-  }
+  HyperParams hyper =
+      resolveHyperParams(desc, config.lr, config.clipGradNorm);
+  Schedule schedule = makeSchedule(config, hyper);
+  std::unique_ptr<BatchSource> data = loadTrainData(config, desc);
+  std::unique_ptr<Evaluator> evaluator =
+      makeEvaluator(config, desc, model.evalStep);
   LMC_CHECK(config.evalEvery == 0 || evaluator,
-            "--eval-every needs --eval-input data");
+            "--eval-every needs --eval-input or --eval-tokens data");
 
-  MetricsFile metrics(config.metricsPath);
-  Trainer(desc, config, model.trainStep, state, data, hyper, evaluator.get(),
-          metrics)
-      .run();
+  std::unique_ptr<Checkpointer> checkpoints;
+  std::optional<CheckpointMeta> resumed;
+  if (!config.checkpointDir.empty()) {
+    checkpoints = std::make_unique<Checkpointer>(
+        config.checkpointDir, config.keep,
+        modelFingerprint(model.descriptor, model.weightsSize));
+    // An existing checkpoint is always resumed from: starting over would
+    // overwrite it. --resume in an empty directory starts from step 0.
+    if (std::optional<std::string> newest = checkpoints->newest()) {
+      LMC_CHECK(config.initPath.empty(), "--init: '", config.checkpointDir,
+                "' already holds checkpoints; use another --checkpoint-dir");
+      resumed = checkpoints->load(*newest, state);
+      std::printf("resuming from %s (step %lld)\n", newest->c_str(),
+                  (long long)resumed->step);
+    } else if (config.resume) {
+      std::printf("no checkpoint in %s; starting from step 0\n",
+                  config.checkpointDir.c_str());
+    }
+  }
+
+  MetricsFile metrics(config.metricsPath, /*append=*/resumed.has_value());
+  std::unique_ptr<EventWriter> tensorboard;
+  if (!config.logDir.empty())
+    tensorboard = std::make_unique<EventWriter>(config.logDir);
+  // Graceful SIGTERM/SIGINT only when there is somewhere to save to.
+  std::optional<StopSignals> signals;
+  if (checkpoints)
+    signals.emplace();
+
+  TrainerSinks sinks{evaluator.get(), &metrics, tensorboard.get(),
+                     checkpoints.get()};
+  Trainer trainer(desc, config, model.trainStep, state, *data, hyper, schedule,
+                  sinks);
+  if (resumed)
+    trainer.resumeFrom(*resumed);
+  RunEnd end = trainer.run();
   metrics.close();
-  if (!config.savePath.empty()) {
+  if (tensorboard)
+    tensorboard->close();
+  if (end == RunEnd::Completed && !config.savePath.empty()) {
     state.saveParams(config.savePath);
     std::printf("saved parameters to %s\n", config.savePath.c_str());
   }

@@ -34,12 +34,26 @@ int digits(int64_t n) {
 std::string formatStepLine(const StepMetrics &m, int64_t totalSteps) {
   char buf[256];
   const int width = digits(totalSteps);
-  std::snprintf(buf, sizeof buf,
-                "step %*lld/%lld | loss %.6f | lr %.3e | %.2f ms | %.0f "
-                "samples/s",
-                width, (long long)m.step, (long long)totalSteps, m.loss, m.lr,
-                m.ms, m.samplesPerS);
-  return buf;
+  std::string line;
+  std::snprintf(buf, sizeof buf, "step %*lld/%lld | loss %.6f | lr %.3e",
+                width, (long long)m.step, (long long)totalSteps, m.loss, m.lr);
+  line = buf;
+  if (m.gradNorm) {
+    std::snprintf(buf, sizeof buf, " | norm %.4f", *m.gradNorm);
+    line += buf;
+  }
+  std::snprintf(buf, sizeof buf, " | %.2f ms | %.0f samples/s", m.ms,
+                m.samplesPerS);
+  line += buf;
+  if (m.tokensPerS) {
+    std::snprintf(buf, sizeof buf, " | %.0f tok/s", *m.tokensPerS);
+    line += buf;
+  }
+  if (m.mfu) {
+    std::snprintf(buf, sizeof buf, " | MFU %.2f%%", 100.0 * *m.mfu);
+    line += buf;
+  }
+  return line;
 }
 
 std::string formatEvalLine(const EvalMetrics &m) {
@@ -54,9 +68,18 @@ std::string formatEvalLine(const EvalMetrics &m) {
 }
 
 std::string stepJson(const StepMetrics &m) {
-  return concat("{\"step\":", m.step, ",\"loss\":", jsonNumber(m.loss),
-                ",\"lr\":", jsonNumber(m.lr), ",\"ms\":", jsonNumber(m.ms),
-                ",\"samples_per_s\":", jsonNumber(m.samplesPerS), "}");
+  std::string json =
+      concat("{\"step\":", m.step, ",\"loss\":", jsonNumber(m.loss),
+             ",\"lr\":", jsonNumber(m.lr));
+  if (m.gradNorm)
+    json += concat(",\"grad_norm\":", jsonNumber(*m.gradNorm));
+  json += concat(",\"ms\":", jsonNumber(m.ms),
+                 ",\"samples_per_s\":", jsonNumber(m.samplesPerS));
+  if (m.tokensPerS)
+    json += concat(",\"tokens_per_s\":", jsonNumber(*m.tokensPerS));
+  if (m.mfu)
+    json += concat(",\"mfu\":", jsonNumber(*m.mfu));
+  return json + "}";
 }
 
 std::string evalJson(const EvalMetrics &m) {
@@ -69,10 +92,10 @@ std::string evalJson(const EvalMetrics &m) {
   return json + "}";
 }
 
-MetricsFile::MetricsFile(const std::string &path) : path_(path) {
+MetricsFile::MetricsFile(const std::string &path, bool append) : path_(path) {
   if (path.empty())
     return;
-  file_ = std::fopen(path.c_str(), "w");
+  file_ = std::fopen(path.c_str(), append ? "a" : "w");
   LMC_CHECK_SYS(file_, "cannot open metrics file '", path, "'");
 }
 

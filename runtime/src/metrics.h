@@ -16,6 +16,9 @@ struct StepMetrics {
   double lr = 0;
   double ms = 0;          // mean wall time per step since the previous log
   double samplesPerS = 0; // batch size * steps / wall time, same window
+  std::optional<double> gradNorm;  // when the model returns grad_norm
+  std::optional<double> tokensPerS; // token data only
+  std::optional<double> mfu;        // with --peak-flops: achieved / peak
 };
 
 /// One evaluation pass.
@@ -26,7 +29,9 @@ struct EvalMetrics {
   std::optional<int64_t> correct; // set when accuracy is meaningful
 };
 
-/// "step   10/100 | loss 0.523412 | lr 1.000e-03 | 1.23 ms | 52034 samples/s"
+/// "step   10/100 | loss 0.523412 | lr 1.000e-03 | norm 1.2345 | 1.23 ms |
+///  52034 samples/s | 1665088 tok/s | MFU 12.34%" (norm, tok/s and MFU only
+/// when known).
 std::string formatStepLine(const StepMetrics &m, int64_t totalSteps);
 /// "eval: loss 0.123400 | accuracy 95.83% (345/360)"
 std::string formatEvalLine(const EvalMetrics &m);
@@ -37,7 +42,8 @@ std::string evalJson(const EvalMetrics &m);
 /// Appends JSON lines to --metrics FILE (nothing when the path is empty).
 class MetricsFile {
 public:
-  explicit MetricsFile(const std::string &path);
+  /// `append`: when resuming, keep the lines of the earlier run.
+  explicit MetricsFile(const std::string &path, bool append = false);
   ~MetricsFile();
   MetricsFile(const MetricsFile &) = delete;
   MetricsFile &operator=(const MetricsFile &) = delete;

@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "shuffle.h"
+#include "signals.h"
 
 #include <chrono>
 #include <cmath>
@@ -12,12 +13,12 @@
 namespace lmc::rt {
 
 Trainer::Trainer(const Descriptor &desc, const Config &config, StepFn trainStep,
-                 ModelState &state, const Dataset &data,
-                 const HyperParams &hyper, Evaluator *evaluator,
-                 MetricsFile &metrics)
+                 ModelState &state, const BatchSource &data,
+                 const HyperParams &hyper, const Schedule &schedule,
+                 TrainerSinks sinks)
     : desc_(desc), config_(config), trainStep_(trainStep), state_(state),
-      data_(data), hyper_(hyper), evaluator_(evaluator), metrics_(metrics),
-      lossBuffer_(sizeof(float)) {
+      data_(data), hyper_(hyper), schedule_(schedule), sinks_(sinks),
+      lossBuffer_(sizeof(float)), gradNormBuffer_(sizeof(float)) {
   for (const TensorSpec &arg : desc.trainArgs) {
     if (arg.role == Role::Input)
       inputBuffers_.emplace_back(arg.byteSize());
@@ -59,6 +60,9 @@ std::vector<void *> Trainer::stepBuffers() {
       buffers.push_back(
           state_.nextState(size_t(state_.stateIndex(res.name))).data());
       break;
+    case Role::GradNorm:
+      buffers.push_back(gradNormBuffer_.data());
+      break;
     default:
       buffers.push_back(lossBuffer_.data());
       break;
@@ -67,62 +71,189 @@ std::vector<void *> Trainer::stepBuffers() {
   return buffers;
 }
 
-void Trainer::evaluate(int64_t stepsDone) {
-  EvalMetrics m = evaluator_->run(state_);
-  m.step = stepsDone;
-  std::printf("%s\n", formatEvalLine(m).c_str());
-  metrics_.write(evalJson(m));
+void Trainer::resumeFrom(const CheckpointMeta &meta) {
+  LMC_CHECK(meta.step <= config_.steps, "the checkpoint is at step ", meta.step,
+            " but --steps is ", config_.steps,
+            " (--steps is the run's total, not the steps to add)");
+  LMC_CHECK(meta.numSamples == data_.numSamples(), "the checkpoint was "
+            "written with ", meta.numSamples, " training samples, the data "
+            "now has ", data_.numSamples(), "; resuming would not reproduce "
+            "the data order");
+  LMC_CHECK(meta.shuffle == config_.shuffle && meta.seed == config_.seed,
+            "the checkpoint was written with ",
+            meta.shuffle ? "--shuffle" : "no --shuffle", " and --seed ",
+            meta.seed, "; pass the same flags to resume");
+  LMC_CHECK(meta.dataCursor == meta.step * desc_.batchSize,
+            "checkpoint data cursor ", meta.dataCursor, " does not match step ",
+            meta.step, " x batch ", desc_.batchSize);
+  if (schedule_.kind != ScheduleKind::Constant &&
+      meta.totalSteps != schedule_.totalSteps)
+    std::printf("note: the checkpoint's %s schedule spans %lld steps, this "
+                "run's spans %lld (use --schedule-steps to keep it)\n",
+                meta.schedule.c_str(), (long long)meta.totalSteps,
+                (long long)schedule_.totalSteps);
+  stepsDone_ = meta.step;
+  skippedSteps_ = meta.skippedSteps;
+  lastCheckpointStep_ = meta.step;
 }
 
-void Trainer::run() {
+CheckpointMeta Trainer::checkpointMeta(int64_t step) const {
+  CheckpointMeta meta;
+  meta.step = step;
+  meta.dataCursor = step * desc_.batchSize;
+  meta.numSamples = data_.numSamples();
+  meta.seed = config_.seed;
+  meta.shuffle = config_.shuffle;
+  meta.skippedSteps = skippedSteps_;
+  meta.schedule = scheduleKindName(schedule_.kind);
+  meta.lr = schedule_.lr;
+  meta.lrMin = schedule_.lrMin;
+  meta.warmup = schedule_.warmup;
+  meta.totalSteps = schedule_.totalSteps;
+  return meta;
+}
+
+void Trainer::saveCheckpoint(int64_t step) {
+  if (!sinks_.checkpoints || lastCheckpointStep_ == step)
+    return;
+  std::string path = sinks_.checkpoints->save(state_, checkpointMeta(step));
+  lastCheckpointStep_ = step;
+  std::printf("checkpoint: %s (%.1f ms)\n", path.c_str(),
+              sinks_.checkpoints->lastSaveMs());
+  std::fflush(stdout);
+}
+
+void Trainer::evaluate(int64_t stepsDone) {
+  EvalMetrics m = sinks_.evaluator->run(state_);
+  m.step = stepsDone;
+  std::printf("%s\n", formatEvalLine(m).c_str());
+  if (sinks_.metrics)
+    sinks_.metrics->write(evalJson(m));
+  if (EventWriter *tb = sinks_.tensorboard) {
+    tb->scalar("eval_loss", stepsDone, m.loss);
+    if (m.correct && m.samples > 0)
+      tb->scalar("eval_accuracy", stepsDone,
+                 double(*m.correct) / double(m.samples));
+    tb->flush();
+  }
+}
+
+RunEnd Trainer::run() {
   using Clock = std::chrono::steady_clock;
   const int64_t batch = desc_.batchSize;
   SampleOrder order(data_.numSamples(), config_.shuffle, config_.seed);
   std::vector<int64_t> samples(static_cast<size_t>(batch));
   std::vector<const TensorSpec *> hypers = desc_.trainArgsWithRole(Role::Hyper);
+  const bool hasGradNorm = desc_.hasGradNorm();
+  const int64_t firstStep = stepsDone_ + 1;
 
   auto windowStart = Clock::now();
   int64_t windowSteps = 0;
-  for (int64_t step = 1; step <= config_.steps; ++step) {
+  for (int64_t step = firstStep; step <= config_.steps; ++step) {
     for (int64_t i = 0; i < batch; ++i)
       samples[size_t(i)] = order.sampleAt((step - 1) * batch + i);
     data_.fillBatch(samples, inputBuffers_);
+    HyperParams stepHyper = hyper_;
+    stepHyper.lr = schedule_.lrAt(step);
     for (size_t h = 0; h < hypers.size(); ++h)
       *hyperBuffers_[h].as<float>() =
-          float(hyperValue(hypers[h]->name, step, hyper_));
+          float(hyperValue(hypers[h]->name, step, stepHyper));
 
     std::vector<void *> buffers = stepBuffers();
     trainStep_(buffers.data());
-    state_.swap();
     ++windowSteps;
+    stepsDone_ = step;
 
     const double loss = *lossBuffer_.as<float>();
-    LMC_CHECK(std::isfinite(loss), "loss is ", loss, " at step ", step,
-              " (lower --lr, or check the input data)");
+    std::optional<double> gradNorm;
+    if (hasGradNorm)
+      gradNorm = *gradNormBuffer_.as<float>();
+    const bool finite =
+        std::isfinite(loss) && (!gradNorm || std::isfinite(*gradNorm));
+    if (finite) {
+      state_.swap();
+    } else {
+      const std::string what =
+          std::isfinite(loss) ? concat("gradient norm is ", *gradNorm)
+                              : concat("loss is ", loss);
+      if (config_.onNonFinite == NonFinitePolicy::Stop) {
+        const std::string last =
+            sinks_.checkpoints ? sinks_.checkpoints->lastPath() : "";
+        throw Error(concat(
+            what, " at step ", step, " (lower --lr, or check the input data)",
+            last.empty() ? std::string("; no checkpoint written yet")
+                         : concat("; last checkpoint: ", last)));
+      }
+      // Skip: the step's results stay in the "next" buffers and are
+      // overwritten by the following step.
+      ++skippedSteps_;
+      std::printf("step %lld: %s, update skipped (%lld skipped so far)\n",
+                  (long long)step, what.c_str(), (long long)skippedSteps_);
+      if (sinks_.metrics)
+        sinks_.metrics->write(concat("{\"step\":", step,
+                                     ",\"skipped\":true,\"skipped_steps\":",
+                                     skippedSteps_, "}"));
+    }
 
-    if (step == 1 || step % config_.logEvery == 0 || step == config_.steps) {
+    if (step == firstStep || step % config_.logEvery == 0 ||
+        step == config_.steps) {
       const double seconds =
           std::chrono::duration<double>(Clock::now() - windowStart).count();
       StepMetrics m;
       m.step = step;
       m.loss = loss;
-      m.lr = hyper_.lr;
+      m.lr = stepHyper.lr;
+      m.gradNorm = gradNorm;
       m.ms = 1000.0 * seconds / double(windowSteps);
       m.samplesPerS = seconds > 0 ? double(batch * windowSteps) / seconds : 0.0;
+      if (data_.tokensPerSample() > 0)
+        m.tokensPerS = m.samplesPerS * double(data_.tokensPerSample());
+      if (config_.peakFlops && seconds > 0)
+        m.mfu = double(desc_.flops) * double(windowSteps) / seconds /
+                *config_.peakFlops;
       std::printf("%s\n", formatStepLine(m, config_.steps).c_str());
       std::fflush(stdout);
-      metrics_.write(stepJson(m));
+      if (sinks_.metrics)
+        sinks_.metrics->write(stepJson(m));
+      if (EventWriter *tb = sinks_.tensorboard) {
+        tb->scalar("loss", step, loss);
+        tb->scalar("lr", step, m.lr);
+        if (gradNorm)
+          tb->scalar("grad_norm", step, *gradNorm);
+        tb->scalar("samples_per_s", step, m.samplesPerS);
+        if (m.tokensPerS)
+          tb->scalar("tokens_per_s", step, *m.tokensPerS);
+        if (m.mfu)
+          tb->scalar("mfu", step, *m.mfu);
+        tb->flush();
+      }
       windowStart = Clock::now();
       windowSteps = 0;
     }
-    if (evaluator_ && config_.evalEvery > 0 && step % config_.evalEvery == 0 &&
-        step != config_.steps) {
+    if (sinks_.evaluator && config_.evalEvery > 0 &&
+        step % config_.evalEvery == 0 && step != config_.steps) {
       evaluate(step);
       windowStart = Clock::now(); // keep eval time out of the step timing
     }
+    if (config_.checkpointEvery > 0 && step % config_.checkpointEvery == 0) {
+      saveCheckpoint(step);
+      windowStart = Clock::now();
+    }
+    if (int sig = StopSignals::received()) {
+      saveCheckpoint(step);
+      std::printf("received %s: stopped after step %lld%s%s\n",
+                  signalName(sig), (long long)step,
+                  sinks_.checkpoints ? "; resume with --resume from " : "",
+                  sinks_.checkpoints ? sinks_.checkpoints->lastPath().c_str()
+                                     : "");
+      std::fflush(stdout);
+      return RunEnd::Interrupted;
+    }
   }
-  if (evaluator_)
+  saveCheckpoint(config_.steps);
+  if (sinks_.evaluator)
     evaluate(config_.steps);
+  return RunEnd::Completed;
 }
 
 } // namespace lmc::rt

@@ -2,6 +2,7 @@
 #ifndef LMC_RUNTIME_TRAINER_H
 #define LMC_RUNTIME_TRAINER_H
 
+#include "checkpoint.h"
 #include "config.h"
 #include "dataset.h"
 #include "descriptor.h"
@@ -10,39 +11,64 @@
 #include "hyper.h"
 #include "metrics.h"
 #include "model_state.h"
+#include "schedule.h"
+#include "tensorboard.h"
 
 #include <optional>
 
 namespace lmc::rt {
 
-/// Runs config.steps optimizer steps: assemble the batch, compute the hyper
-/// scalars, call lmc_train_step, check the loss, swap the double buffers,
-/// log, and evaluate when asked.
+/// Where a run reports to; every member is optional.
+struct TrainerSinks {
+  Evaluator *evaluator = nullptr;
+  MetricsFile *metrics = nullptr;
+  EventWriter *tensorboard = nullptr;
+  Checkpointer *checkpoints = nullptr;
+};
+
+enum class RunEnd { Completed, Interrupted };
+
+/// Runs optimizer steps up to config.steps (the run's total): assemble the
+/// batch, compute the hyper scalars (lr from the schedule), call
+/// lmc_train_step, apply the non-finite policy, swap the double buffers,
+/// log, evaluate and checkpoint when asked, and stop cleanly on
+/// SIGTERM/SIGINT.
 class Trainer {
 public:
   Trainer(const Descriptor &desc, const Config &config, StepFn trainStep,
-          ModelState &state, const Dataset &data, const HyperParams &hyper,
-          Evaluator *evaluator, MetricsFile &metrics);
+          ModelState &state, const BatchSource &data, const HyperParams &hyper,
+          const Schedule &schedule, TrainerSinks sinks);
 
-  void run();
+  /// Continue after the state of a checkpoint (already loaded into the
+  /// ModelState). Throws if the data order cannot be reproduced.
+  void resumeFrom(const CheckpointMeta &meta);
+  /// The checkpoint metadata after `step` steps.
+  CheckpointMeta checkpointMeta(int64_t step) const;
+
+  RunEnd run();
+  int64_t stepsDone() const { return stepsDone_; }
 
 private:
   /// Pointers for lmc_train_step: args then results, for the current
   /// buffers (rebuilt after every swap).
   std::vector<void *> stepBuffers();
   void evaluate(int64_t stepsDone);
+  void saveCheckpoint(int64_t step);
 
   const Descriptor &desc_;
   const Config &config_;
   StepFn trainStep_;
   ModelState &state_;
-  const Dataset &data_;
+  const BatchSource &data_;
   HyperParams hyper_;
-  Evaluator *evaluator_;
-  MetricsFile &metrics_;
+  Schedule schedule_;
+  TrainerSinks sinks_;
   std::vector<AlignedBuffer> inputBuffers_; // one per train input
   std::vector<AlignedBuffer> hyperBuffers_; // one per hyper arg
-  AlignedBuffer lossBuffer_;
+  AlignedBuffer lossBuffer_, gradNormBuffer_;
+  int64_t stepsDone_ = 0;
+  int64_t skippedSteps_ = 0;
+  int64_t lastCheckpointStep_ = -1;
 };
 
 } // namespace lmc::rt

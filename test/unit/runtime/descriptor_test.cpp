@@ -146,3 +146,44 @@ TEST(Descriptor, ErrorsNameTheLine) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Descriptor, GradNormAndClipping) {
+  Descriptor d = parseDescriptor(
+      mutate("train result loss loss f32 0\n",
+             "train result loss loss f32 0\n"
+             "train result grad_norm grad_norm f32 0\n")
+          .replace(std::string(kValid).find("train arg hyper adam_bc2_sqrt"),
+                   0, "train arg hyper max_grad_norm f32 0\n"),
+      60);
+  EXPECT_TRUE(d.hasGradNorm());
+  EXPECT_TRUE(d.hasHyper("max_grad_norm"));
+  EXPECT_FALSE(parseDescriptor(kValid, 60).hasGradNorm());
+
+  EXPECT_ERROR_CONTAINS(
+      parseDescriptor(mutate("train result loss loss f32 0\n",
+                             "train result loss loss f32 0\n"
+                             "train result grad_norm g f32 0\n"),
+                      60),
+      "train grad_norm result must be 'grad_norm grad_norm f32 0'");
+  EXPECT_ERROR_CONTAINS(
+      parseDescriptor(mutate("train result loss loss f32 0\n",
+                             "train result loss loss f32 0\n"
+                             "train result grad_norm grad_norm f32 0\n"
+                             "train result grad_norm grad_norm f32 0\n"),
+                      60),
+      "duplicate grad_norm 'grad_norm'");
+  EXPECT_ERROR_CONTAINS(
+      parseDescriptor(mutate("train result loss loss f32 0\n",
+                             "train result grad_norm grad_norm f32 0\n"
+                             "train result loss loss f32 0\n"),
+                      60),
+      "role 'loss' must come before role 'grad_norm'");
+  EXPECT_ERROR_CONTAINS(parseDescriptor(mutate("train arg hyper lr f32 0",
+                                               "train arg hyper clip f32 0"),
+                                        60),
+                        "unknown hyper 'clip'");
+}
+
+} // namespace

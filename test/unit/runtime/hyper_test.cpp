@@ -52,3 +52,32 @@ TEST(Hyper, MissingHparams) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Hyper, MaxGradNorm) {
+  const char *text = "lmc-model 1\nloss mse\noptimizer sgd\n"
+                     "hparam lr 0.1\nhparam clip_grad_norm 2.5\nflops 0\n"
+                     "train arg param w f32 0\n"
+                     "train arg input x f32 1 2\n"
+                     "train arg hyper lr f32 0\n"
+                     "train arg hyper max_grad_norm f32 0\n"
+                     "train result param w f32 0\n"
+                     "train result loss loss f32 0\n"
+                     "train result grad_norm grad_norm f32 0\n"
+                     "init w 0 4\nend\n";
+  Descriptor d = parseDescriptor(text, 4);
+  EXPECT_EQ(hyperValue("max_grad_norm", 1, resolveHyperParams(d, {})), 2.5);
+  EXPECT_EQ(hyperValue("max_grad_norm", 9, resolveHyperParams(d, {}, 1.0)),
+            1.0);
+  EXPECT_EQ(resolveHyperParams(d, {}, 0.0).maxGradNorm, 0.0);
+  // A model without the hyper cannot clip.
+  std::string noClip = text;
+  noClip.erase(noClip.find("train arg hyper max_grad_norm f32 0\n"), 36);
+  Descriptor plain = parseDescriptor(noClip, 4);
+  EXPECT_EQ(resolveHyperParams(plain, {}).maxGradNorm, 2.5);
+  EXPECT_ERROR_CONTAINS(resolveHyperParams(plain, {}, 1.0),
+                        "compiled without gradient clipping");
+}
+
+} // namespace

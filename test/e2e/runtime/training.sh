@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# End-to-end tests of schedules, clipping, checkpoints/resume, signals,
+# non-finite policy, token data and TensorBoard, with the hand-written fake
+# models (fake_model.c: regression + SGD; fake_lm.c: token model with
+# clipping and grad_norm). Usage: training.sh BUILD_DIR  (python3 + numpy;
+# the TensorBoard check also needs the tensorboard package)
+set -u
+
+BUILD_DIR=${1:?usage: training.sh BUILD_DIR}
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$HERE/../../.." && pwd)
+BIN=$(cd "$BUILD_DIR" && pwd)/bin
+TRAIN=$BIN/lmc-fake-train
+LM=$BIN/lmc-fake-lm
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+
+failures=0
+passes=0
+fail() {
+  echo "FAIL: $1"
+  [ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/    | /' "$2" | tail -20
+  failures=$((failures + 1))
+}
+pass() { passes=$((passes + 1)); }
+expect_ok() {
+  local name=$1; shift
+  if "$@" >"$name.out" 2>&1; then pass; else fail "$name: exit $?" "$name.out"; fi
+}
+expect_fail() {
+  local name=$1 rc=$2 want=$3; shift 3
+  "$@" >"$name.out" 2>&1
+  local got=$?
+  if [ "$got" -ne "$rc" ]; then fail "$name: expected exit $rc, got $got" "$name.out"
+  elif ! grep -qF -- "$want" "$name.out"; then fail "$name: output lacks '$want'" "$name.out"
+  else pass; fi
+}
+expect_grep() {
+  if grep -qF -- "$2" "$3"; then pass; else fail "$1: '$2' not in $3" "$3"; fi
+}
+check() { # check NAME CMD...: CMD succeeds
+  local name=$1; shift
+  if "$@" >"$name.chk" 2>&1; then pass; else fail "$name" "$name.chk"; fi
+}
+
+python3 "$HERE/make_data.py" "$WORK" || { echo "FAIL: make_data.py"; exit 1; }
+DATA=(--input x=x.npy --input targets=y.npy)
+
+# --- schedules: lr per step ----------------------------------------------------
+expect_ok cosine "$TRAIN" "${DATA[@]}" --steps 20 --log-every 1 --lr 0.1 \
+  --schedule cosine --warmup 4 --lr-min 0.01 --metrics cosine.jsonl
+check cosine_lrs python3 - <<'PY'
+import json, math
+rows = [json.loads(l) for l in open("cosine.jsonl")]
+for r in rows:
+    t = r["step"]
+    want = 0.1 * t / 4 if t <= 4 else 0.01 + 0.045 * (1 + math.cos(math.pi * (t - 4) / 16))
+    assert abs(r["lr"] - want) <= 1e-8 * want, (t, r["lr"], want)
+assert len(rows) == 20
+PY
+expect_grep cosine "step  2/20 | loss" cosine.out
+expect_grep cosine "lr 5.000e-02" cosine.out
+expect_fail lr_min_above 1 "--lr-min 1 is above the learning rate 0.1" \
+  "$TRAIN" "${DATA[@]}" --lr 0.1 --lr-min 1
+
+# --- checkpoints: resume is bitwise identical -----------------------------------
+RUN=("$TRAIN" "${DATA[@]}" --shuffle --seed 3 --log-every 1 --lr 0.05
+     --schedule cosine --warmup 3)
+expect_ok full "${RUN[@]}" --steps 20 --metrics full.jsonl --save full.st \
+  --checkpoint-dir ck_full
+expect_ok first_half "${RUN[@]}" --steps 10 --schedule-steps 20 \
+  --metrics part.jsonl --checkpoint-dir ck_part --checkpoint-every 4
+[ -f ck_part/step_00000004.safetensors ] && [ -f ck_part/step_00000008.safetensors ] \
+  && [ -f ck_part/step_00000010.safetensors ] && pass \
+  || fail "checkpoint-every: expected steps 4, 8, 10" first_half.out
+expect_grep first_half "checkpoint: ck_part/step_00000010.safetensors" first_half.out
+expect_ok second_half "${RUN[@]}" --steps 20 --metrics part.jsonl --save part.st \
+  --checkpoint-dir ck_part --resume --keep 2
+expect_grep second_half "resuming from ck_part/step_00000010.safetensors (step 10)" second_half.out
+expect_grep second_half "step 11/20 | loss" second_half.out
+cmp full.st part.st >cmp.out 2>&1 && pass || fail "resume: --save outputs differ" cmp.out
+diff <(python3 -c 'import json,sys;[print(json.loads(l)["step"], json.loads(l)["loss"], json.loads(l)["lr"]) for l in open("full.jsonl")]') \
+     <(python3 -c 'import json,sys;[print(json.loads(l)["step"], json.loads(l)["loss"], json.loads(l)["lr"]) for l in open("part.jsonl")]') \
+  >losses.diff 2>&1 && pass || fail "resume: losses differ from the uninterrupted run" losses.diff
+cmp ck_full/step_00000020.safetensors ck_part/step_00000020.safetensors \
+  >cmp2.out 2>&1 && pass || fail "resume: final checkpoints differ" cmp2.out
+[ "$(ls ck_part | wc -l)" -eq 2 ] && pass || fail "--keep 2: $(ls ck_part)"
+python3 -c "
+from safetensors.numpy import load_file
+" 2>/dev/null && check st_readable python3 -c "
+from safetensors.numpy import load_file
+t = load_file('ck_part/step_00000020.safetensors'); assert set(t) == {'w', 'b'}, t"
+
+# The plain form, constant lr: --steps 10, then --resume --steps 20.
+PLAIN=("$TRAIN" "${DATA[@]}" --shuffle --seed 5 --log-every 1)
+expect_ok plain_full "${PLAIN[@]}" --steps 20 --metrics pf.jsonl --save pf.st
+expect_ok plain_a "${PLAIN[@]}" --steps 10 --metrics pp.jsonl --checkpoint-dir ck_plain
+expect_ok plain_b "${PLAIN[@]}" --steps 20 --metrics pp.jsonl --save pp.st \
+  --checkpoint-dir ck_plain --resume
+cmp pf.st pp.st >plain.cmp 2>&1 \
+  && pass || fail "plain resume: --save outputs differ" plain.cmp
+diff <(python3 -c 'import json;[print(json.loads(l)["step"], json.loads(l)["loss"]) for l in open("pf.jsonl")]') \
+     <(python3 -c 'import json;[print(json.loads(l)["step"], json.loads(l)["loss"]) for l in open("pp.jsonl")]') \
+  >plain.diff 2>&1 && pass || fail "plain resume: losses differ" plain.diff
+
+# Resuming at the end is a no-op; --steps below the checkpoint is an error.
+expect_ok resume_done "${RUN[@]}" --steps 20 --checkpoint-dir ck_part --save again.st
+cmp full.st again.st >/dev/null && pass || fail "resume at end changed params"
+expect_fail resume_short 1 "the checkpoint is at step 20 but --steps is 15" \
+  "${RUN[@]}" --steps 15 --checkpoint-dir ck_part
+expect_fail resume_seed 1 "pass the same flags to resume" \
+  "$TRAIN" "${DATA[@]}" --steps 30 --checkpoint-dir ck_part --seed 4 --shuffle
+
+# A leftover temp file from a writer killed mid-write is ignored.
+mkdir -p ck_tmp && cp ck_part/step_00000020.safetensors ck_tmp/
+head -c 100 ck_part/step_00000020.safetensors >ck_tmp/step_00000030.safetensors.tmp.999
+expect_ok resume_tmp "${RUN[@]}" --steps 21 --checkpoint-dir ck_tmp
+expect_grep resume_tmp "resuming from ck_tmp/step_00000020.safetensors" resume_tmp.out
+
+# Corrupt, truncated and foreign checkpoints: clear error, nothing written.
+mkdir -p ck_bad && cp ck_part/step_00000020.safetensors ck_bad/step_00000021.safetensors
+truncate -s -5 ck_bad/step_00000021.safetensors
+cp ck_bad/step_00000021.safetensors bad.copy
+expect_fail resume_truncated 1 "cannot resume from ck_bad/step_00000021.safetensors" \
+  "${RUN[@]}" --steps 30 --checkpoint-dir ck_bad
+cmp bad.copy ck_bad/step_00000021.safetensors >/dev/null && [ "$(ls ck_bad | wc -l)" -eq 1 ] \
+  && pass || fail "truncated checkpoint: directory changed"
+python3 -c "import numpy as np; np.arange(100, dtype=np.uint16).tofile('seq.bin')"
+expect_ok lm_ckpt "$LM" --tokens seq.bin --steps 2 --checkpoint-dir ck_lm
+expect_fail resume_foreign 1 "written by a different model" \
+  "${RUN[@]}" --steps 30 --checkpoint-dir ck_lm
+[ "$(ls ck_lm)" = "step_00000002.safetensors" ] && pass || fail "foreign: dir changed"
+
+# --- SIGTERM: finish the step, checkpoint, exit 0; resume continues ----------------
+"$TRAIN" "${DATA[@]}" --steps 100000000 --log-every 1000000 --checkpoint-dir ck_sig \
+  >sig.out 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "^step" sig.out && break; sleep 0.1; done
+sleep 0.2
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 0 ] && pass || fail "SIGTERM: exit $rc" sig.out
+expect_grep sigterm "received SIGTERM: stopped after step" sig.out
+ck=$(ls ck_sig | tail -1)
+n=$((10#$(echo "$ck" | sed 's/step_\([0-9]*\).safetensors/\1/')))
+[ "$n" -gt 1 ] && pass || fail "SIGTERM: no checkpoint ($ck)" sig.out
+expect_ok sig_resume "$TRAIN" "${DATA[@]}" --steps $((n + 5)) --checkpoint-dir ck_sig --resume
+expect_grep sig_resume "resuming from ck_sig/$ck (step $n)" sig_resume.out
+expect_grep sig_resume "step $((n + 5))/$((n + 5))" sig_resume.out
+
+# --- non-finite policy ------------------------------------------------------------
+expect_fail nonfinite_stop 1 "; last checkpoint: ck_nan/step_00000001.safetensors" \
+  "$TRAIN" "${DATA[@]}" --lr 1e30 --steps 50 --checkpoint-dir ck_nan --checkpoint-every 1
+expect_fail nonfinite_nockpt 1 "at step 2 (lower --lr, or check the input data); no checkpoint" \
+  "$TRAIN" "${DATA[@]}" --lr 1e30 --steps 50
+expect_ok nonfinite_skip "$TRAIN" "${DATA[@]}" --lr 1e30 --steps 20 \
+  --on-nonfinite skip --save skip.st --metrics skip.jsonl
+expect_grep nonfinite_skip "update skipped" nonfinite_skip.out
+expect_grep nonfinite_skip '"skipped":true' skip.jsonl
+
+# --- token data, clipping, grad norm, MFU ----------------------------------------------
+python3 - <<'PY'
+import numpy as np
+text = ("the quick brown fox jumps over the lazy dog. " * 200).encode()
+open("corpus.txt", "wb").write(text)
+np.frombuffer(text[:3000], dtype=np.uint8).astype(np.uint16).tofile("raw_nanogpt.bin")
+open("odd.bin", "wb").write(b"abc")
+hdr = np.zeros(256, dtype=np.int32); hdr[0] = 20240520; hdr[1] = 1; hdr[2] = 1000
+open("short.bin", "wb").write(hdr.tobytes() + b"\0" * 10)
+PY
+check text_to_tokens python3 "$SRC/scripts/text_to_tokens.py" corpus.txt train.bin \
+  --val-fraction 0.1 --val val.bin
+check token_header python3 -c "
+import numpy as np; h = np.fromfile('train.bin', dtype=np.int32, count=256)
+assert h[0] == 20240520 and h[2] == 8100, h[:3]"
+expect_ok tokens "$LM" --tokens train.bin --eval-tokens val.bin --steps 60 \
+  --log-every 20 --shuffle --seed 1 --lr 2 --peak-flops 1e9 --metrics lm.jsonl \
+  --log-dir tb --eval-every 30
+expect_grep tokens "tok/s | MFU " tokens.out
+expect_grep tokens "| norm " tokens.out
+check token_learns python3 -c "
+import json; r = [json.loads(l) for l in open('lm.jsonl')]
+t = [x for x in r if 'loss' in x]; e = [x for x in r if 'eval_loss' in x]
+assert t[0]['loss'] > 5.5 and t[-1]['loss'] < 3.5, t
+assert len(e) == 2 and e[-1]['eval_loss'] < e[0]['eval_loss'] < 4, e
+assert all('grad_norm' in x and 'tokens_per_s' in x and 'mfu' in x for x in t)
+assert abs(t[-1]['tokens_per_s'] - 8 * t[-1]['samples_per_s']) < 1e-6 * t[-1]['tokens_per_s']"
+# --clip-grad-norm 0.1 vs 0 (off); lr 1, so the update is the clipped grad.
+expect_ok clip_on "$LM" --tokens train.bin --steps 1 --metrics c1.jsonl --save c1.st \
+  --clip-grad-norm 0.1
+expect_ok clip_off "$LM" --tokens train.bin --steps 1 --clip-grad-norm 0 --save c0.st
+check clip_effect python3 -c "
+from safetensors.numpy import load_file; import numpy as np, json
+n = json.loads(open('c1.jsonl').readline())['grad_norm']
+a = load_file('c1.st')['bias']; b = load_file('c0.st')['bias']
+assert n > 0.1, n
+assert abs(np.linalg.norm(a) - 0.1) < 1e-4, np.linalg.norm(a)
+assert abs(np.linalg.norm(b) - n) < 1e-4 * n, (np.linalg.norm(b), n)"
+expect_fail clip_unsupported 1 "compiled without gradient clipping" \
+  "$TRAIN" "${DATA[@]}" --clip-grad-norm 1
+# Shards by glob, raw nanoGPT files, malformed files.
+cp train.bin shard_000.bin && cp train.bin shard_001.bin
+expect_ok tokens_glob "$LM" --tokens 'shard_*.bin' --steps 2
+expect_ok tokens_raw "$LM" --tokens raw_nanogpt.bin --steps 2
+expect_fail tokens_odd 1 "odd.bin: not an llm.c token file" "$LM" --tokens odd.bin
+expect_fail tokens_short 1 "short.bin: llm.c header says 1000 tokens" "$LM" --tokens short.bin
+expect_fail tokens_none 1 "--tokens 'nope_*.bin': no such file" "$LM" --tokens 'nope_*.bin'
+expect_fail tokens_model 1 "--tokens: model input 'x' must be i64 or i32" \
+  "$TRAIN" --tokens train.bin
+
+# --- TensorBoard, read by TensorBoard's own reader -------------------------------------
+ls tb/events.out.tfevents.* >/dev/null 2>&1 && pass || fail "no event file in tb/"
+if python3 -c 'import tensorboard' 2>/dev/null; then
+  check tensorboard python3 "$HERE/check_tb.py" tb lm.jsonl
+else
+  echo "SKIP: tensorboard python package not installed"
+fi
+
+echo "runtime training e2e: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]
