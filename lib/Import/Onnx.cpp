@@ -303,6 +303,9 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   }
   registerContractionOps(ops);
   registerElementwiseOps(ops);
+  registerIndexingOps(ops);
+  registerLogicalOps(ops);
+  registerNormalizationOps(ops);
   registerReductionOps(ops);
   registerShapeOps(ops);
 

@@ -1,4 +1,4 @@
-//===- OnnxContractions.cpp - Gemm and MatMul -----------------------------===//
+//===- OnnxContractions.cpp - Gemm, MatMul and Einsum ---------------------===//
 
 #include "OnnxImporter.h"
 
@@ -141,11 +141,177 @@ LogicalResult importMatMul(NodeImporter &n) {
   return n.setResult(buildReshape(n.b, n.loc, result, finalShape));
 }
 
+/// A transpose to `perm`, or `v` itself for the identity.
+Value buildPermute(OpBuilder &b, Location loc, Value v,
+                   ArrayRef<int64_t> perm) {
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return v;
+  RankedTensorType type = typeOf(v);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return TransposeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v, perm);
+}
+
+/// Einsum with one or two operands and explicit or implicit output, no
+/// ellipsis and no letter repeated within one term: letters only in one
+/// input are summed first, then the inputs are transposed to
+/// [batch, free, contracted] / [batch, contracted, free], flattened, and
+/// multiplied with lmc.matmul ("bij,bjk->bik", "bhqd,bhkd->bhqk", ...).
+LogicalResult importEinsum(NodeImporter &n) {
+  if (failed(n.checkArity(1, 2)) || failed(n.checkAttributes({"equation"})))
+    return failure();
+  const onnx::AttributeProto *attr = n.attr("equation");
+  if (!attr || attr->type() != onnx::AttributeProto::STRING)
+    return n.error() << "missing string attribute 'equation'";
+  std::string equation;
+  for (char c : attr->s())
+    if (c != ' ')
+      equation.push_back(c);
+  StringRef eq(equation);
+  auto [inputsPart, outputPart] = eq.split("->");
+  bool explicitOutput = eq.contains("->");
+  SmallVector<StringRef> terms;
+  inputsPart.split(terms, ',');
+  unsigned count = n.node.input_size();
+  if (terms.size() != count)
+    return n.error() << "equation '" << attr->s() << "' has " << terms.size()
+                     << " input terms for " << count << " inputs";
+  if (eq.contains("."))
+    return n.error() << "ellipsis in equation '" << attr->s()
+                     << "' is not supported";
+  std::string output;
+  if (explicitOutput) {
+    output = outputPart.str();
+  } else {
+    for (char c = 'A'; c <= 'z'; ++c) {
+      int uses = 0;
+      for (StringRef t : terms)
+        uses += llvm::count(t, c);
+      if (uses == 1)
+        output.push_back(c);
+    }
+  }
+  SmallVector<Value> values;
+  llvm::DenseMap<char, int64_t> sizes;
+  for (unsigned i = 0; i < count; ++i) {
+    FailureOr<Value> v = n.floatInput(i);
+    if (failed(v))
+      return failure();
+    RankedTensorType type = typeOf(*v);
+    StringRef term = terms[i];
+    if (static_cast<int64_t>(term.size()) != type.getRank())
+      return n.error() << "term '" << term << "' does not match input " << i
+                       << " of rank " << type.getRank();
+    for (auto [d, c] : llvm::enumerate(term)) {
+      if (!llvm::isAlpha(c) || llvm::count(term, c) != 1)
+        return n.error() << "term '" << term
+                         << "' must have distinct letters";
+      auto [it, inserted] = sizes.try_emplace(c, type.getDimSize(d));
+      if (!inserted && it->second != type.getDimSize(d))
+        return n.error() << "letter '" << c << "' has sizes " << it->second
+                         << " and " << type.getDimSize(d);
+    }
+    values.push_back(*v);
+  }
+  for (char c : output)
+    if (!sizes.count(c) || llvm::count(output, c) != 1)
+      return n.error() << "output letter '" << c
+                       << "' is repeated or not in an input";
+
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type elementType = typeOf(values[0]).getElementType();
+  auto shapeOf = [&](StringRef letters) {
+    SmallVector<int64_t> shape;
+    for (char c : letters)
+      shape.push_back(sizes[c]);
+    return shape;
+  };
+  // Sums the letters of `term` that are in neither `keep1` nor `keep2`.
+  auto sumUnused = [&](Value v, std::string &term, StringRef keep1,
+                       StringRef keep2) -> Value {
+    SmallVector<int64_t> axes;
+    std::string kept;
+    for (auto [d, c] : llvm::enumerate(term)) {
+      if (keep1.contains(c) || keep2.contains(c))
+        kept.push_back(c);
+      else
+        axes.push_back(d);
+    }
+    if (axes.empty())
+      return v;
+    term = kept;
+    return ReduceSumOp::create(
+        b, loc, RankedTensorType::get(shapeOf(kept), elementType), v, axes,
+        /*keep_dims=*/false);
+  };
+  /// Permutes `v` (letters `from`) to the letters `to`.
+  auto permute = [&](Value v, StringRef from, StringRef to) -> Value {
+    SmallVector<int64_t> perm;
+    for (char c : to)
+      perm.push_back(from.find(c));
+    return buildPermute(b, loc, v, perm);
+  };
+
+  std::string lhsTerm = terms[0].str();
+  Value lhs = values[0];
+  if (count == 1) {
+    lhs = sumUnused(lhs, lhsTerm, output, "");
+    return n.setResult(permute(lhs, lhsTerm, output));
+  }
+  std::string rhsTerm = terms[1].str();
+  Value rhs = values[1];
+  lhs = sumUnused(lhs, lhsTerm, output, rhsTerm);
+  rhs = sumUnused(rhs, rhsTerm, output, lhsTerm);
+  std::string batch, free1, free2, contracted;
+  for (char c : lhsTerm) {
+    bool inRhs = StringRef(rhsTerm).contains(c);
+    bool inOut = StringRef(output).contains(c);
+    if (inRhs && inOut)
+      batch.push_back(c);
+    else if (inRhs)
+      contracted.push_back(c);
+    else
+      free1.push_back(c);
+  }
+  for (char c : rhsTerm)
+    if (!StringRef(lhsTerm).contains(c))
+      free2.push_back(c);
+  auto product = [&](StringRef letters) {
+    int64_t p = 1;
+    for (char c : letters)
+      p *= sizes[c];
+    return p;
+  };
+  SmallVector<int64_t> flatBatch;
+  if (!batch.empty())
+    flatBatch.push_back(product(batch));
+  auto flat = [&](int64_t rows, int64_t cols) {
+    SmallVector<int64_t> shape(flatBatch);
+    shape.append({rows, cols});
+    return shape;
+  };
+  int64_t m = product(free1), k = product(contracted), nn = product(free2);
+  lhs = buildReshape(b, loc, permute(lhs, lhsTerm, batch + free1 + contracted),
+                     flat(m, k));
+  rhs = buildReshape(b, loc, permute(rhs, rhsTerm, batch + contracted + free2),
+                     flat(k, nn));
+  Value prod = MatmulOp::create(
+      b, loc, RankedTensorType::get(flat(m, nn), elementType), lhs, rhs,
+      /*transpose_lhs=*/false, /*transpose_rhs=*/false);
+  std::string resultTerm = batch + free1 + free2;
+  Value result = buildReshape(b, loc, prod, shapeOf(resultTerm));
+  return n.setResult(permute(result, resultTerm, output));
+}
+
 } // namespace
 
 void registerContractionOps(OpTable &table) {
   table["Gemm"] = importGemm;
   table["MatMul"] = importMatMul;
+  table["Einsum"] = importEinsum;
 }
 
 } // namespace lmc::onnx_import

@@ -1,7 +1,7 @@
 //===- OnnxElementwise.cpp - unary and broadcasting binary ONNX ops -------===//
 //
-// Add, Sub, Mul, Div (numpy broadcasting), Pow (constant exponent), and the
-// unary float ops. Integer operands are shape arithmetic: they are folded
+// Add, Sub, Mul, Div, Max, Min (numpy broadcasting), Pow (constant exponent),
+// Clip, Gelu (decomposed into erf/tanh), Reciprocal and the unary float ops. Integer operands are shape arithmetic: they are folded
 // when both are compile-time constants and rejected otherwise.
 //
 //===----------------------------------------------------------------------===//
@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -22,28 +23,6 @@ namespace lmc::onnx_import {
 namespace {
 
 enum class IntBinary { Add, Sub, Mul, Div };
-
-/// Shape arithmetic is small; a larger folded result means a malformed model.
-constexpr int64_t kMaxFoldedElements = 1 << 20;
-
-/// The index into a tensor of `inShape` that numpy broadcasting reads for the
-/// row-major `linear` index of a tensor of `outShape`.
-int64_t broadcastSource(int64_t linear, ArrayRef<int64_t> outShape,
-                        ArrayRef<int64_t> inShape) {
-  int64_t offset = outShape.size() - inShape.size();
-  int64_t source = 0, stride = 1;
-  for (int64_t d = outShape.size() - 1; d >= 0; --d) {
-    int64_t coord = linear % outShape[d];
-    linear /= outShape[d];
-    if (d < offset)
-      continue;
-    int64_t inDim = inShape[d - offset];
-    if (inDim != 1)
-      source += coord * stride;
-    stride *= inDim;
-  }
-  return source;
-}
 
 LogicalResult foldIntBinary(NodeImporter &n, IntBinary kind,
                             ArrayRef<int64_t> shape) {
@@ -213,6 +192,164 @@ LogicalResult importNeg(NodeImporter &n) {
   return importUnary<NegOp>(n);
 }
 
+LogicalResult importReciprocal(NodeImporter &n) {
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({})))
+    return failure();
+  FailureOr<Value> operand = n.floatInput(0);
+  if (failed(operand))
+    return failure();
+  Value one = buildSplatLike(n.b, n.loc, *operand, 1.0);
+  return n.setResult(DivOp::create(n.b, n.loc, one, *operand));
+}
+
+/// Gelu (opset 20): decomposed into lmc ops, so its VJP comes from theirs.
+///   none: 0.5 x (1 + erf(x / sqrt 2))
+///   tanh: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+LogicalResult importGelu(NodeImporter &n) {
+  if (n.opset < 20)
+    return n.error() << "Gelu is an opset 20 op";
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({"approximate"})))
+    return failure();
+  std::string approximate = "none";
+  if (const onnx::AttributeProto *a = n.attr("approximate")) {
+    if (a->type() != onnx::AttributeProto::STRING)
+      return n.error() << "attribute 'approximate' must be a string";
+    approximate = a->s();
+  }
+  if (approximate != "none" && approximate != "tanh")
+    return n.error() << "attribute 'approximate' must be 'none' or 'tanh', got '"
+                     << approximate << "'";
+  FailureOr<Value> operand = n.floatInput(0);
+  if (failed(operand))
+    return failure();
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Value x = *operand;
+  auto splat = [&](double v) { return buildSplatLike(b, loc, x, v); };
+  Value inner;
+  if (approximate == "none") {
+    inner = ErfOp::create(b, loc, MulOp::create(b, loc, x, splat(M_SQRT1_2)));
+  } else {
+    Value cube = MulOp::create(b, loc, x, MulOp::create(b, loc, x, x));
+    Value poly = AddOp::create(b, loc, x,
+                               MulOp::create(b, loc, splat(0.044715), cube));
+    inner = TanhOp::create(
+        b, loc, MulOp::create(b, loc, splat(std::sqrt(2.0 / M_PI)), poly));
+  }
+  Value onePlus = AddOp::create(b, loc, splat(1.0), inner);
+  Value half = MulOp::create(b, loc, splat(0.5), x);
+  return n.setResult(MulOp::create(b, loc, half, onePlus));
+}
+
+/// Max / Min of one or more inputs with numpy broadcasting; folded when all
+/// inputs are constants (shape arithmetic).
+template <typename OpTy, bool isMax>
+LogicalResult importExtremum(NodeImporter &n) {
+  if (failed(n.checkArity(1, std::numeric_limits<unsigned>::max())) ||
+      failed(n.checkAttributes({})))
+    return failure();
+  unsigned count = n.node.input_size();
+  SmallVector<int64_t> shape;
+  Type elementType;
+  bool allConstant = true;
+  for (unsigned i = 0; i < count; ++i) {
+    FailureOr<RankedTensorType> type = n.inputType(i);
+    if (failed(type))
+      return failure();
+    if (elementType && elementType != type->getElementType())
+      return n.error() << "input element types differ";
+    elementType = type->getElementType();
+    FailureOr<SmallVector<int64_t>> joined =
+        broadcastShapes(shape, type->getShape());
+    if (failed(joined))
+      return n.error() << "inputs are not broadcastable";
+    shape = *joined;
+    allConstant &= static_cast<bool>(n.constantInput(i));
+  }
+  auto resultType = RankedTensorType::get(shape, elementType);
+  if (allConstant && resultType.getNumElements() <= kMaxFoldedElements) {
+    SmallVector<double> result;
+    for (unsigned i = 0; i < count; ++i) {
+      DenseElementsAttr c = n.constantInput(i);
+      SmallVector<double> values = doubleValues(c);
+      ArrayRef<int64_t> inShape = cast<RankedTensorType>(c.getType()).getShape();
+      for (int64_t j = 0; j < resultType.getNumElements(); ++j) {
+        double v = values[broadcastSource(j, shape, inShape)];
+        if (i == 0)
+          result.push_back(v);
+        else
+          result[j] = isMax ? std::max(result[j], v) : std::min(result[j], v);
+      }
+    }
+    return n.setConstantResult(constantFromDoubles(resultType, result));
+  }
+  Value result;
+  for (unsigned i = 0; i < count; ++i) {
+    FailureOr<Value> operand = n.floatInput(i);
+    if (failed(operand))
+      return failure();
+    Value v = buildNumpyBroadcast(n.b, n.loc, *operand, shape);
+    result = result ? OpTy::create(n.b, n.loc, resultType, result, v).getResult()
+                    : v;
+  }
+  return n.setResult(result);
+}
+
+/// A Clip bound: an attribute (opset < 11) or an optional input, read from
+/// its constant or initial value when it has one (a bound is not trained).
+FailureOr<Value> clipBound(NodeImporter &n, unsigned input, StringRef attrName,
+                           Value x) {
+  if (n.opset < 11) {
+    if (!n.attr(attrName))
+      return Value();
+    FailureOr<float> value = n.floatAttr(attrName, 0.0f);
+    if (failed(value))
+      return failure();
+    return buildSplatLike(n.b, n.loc, x, *value);
+  }
+  if (!n.hasInput(input))
+    return Value();
+  DenseElementsAttr constant = n.constantInput(input);
+  if (!constant)
+    constant = n.paramInitInput(input);
+  auto xType = cast<RankedTensorType>(x.getType());
+  if (constant) {
+    if (constant.getNumElements() != 1)
+      return n.error() << "input " << input << " must be a scalar";
+    return buildSplatLike(n.b, n.loc, x, doubleValues(constant).front());
+  }
+  FailureOr<Value> bound = n.floatInput(input);
+  if (failed(bound))
+    return failure();
+  if (cast<RankedTensorType>(bound->getType()).getNumElements() != 1)
+    return n.error() << "input " << input << " must be a scalar";
+  Value scalar = buildReshape(n.b, n.loc, *bound, {});
+  return buildNumpyBroadcast(n.b, n.loc, scalar, xType.getShape());
+}
+
+LogicalResult importClip(NodeImporter &n) {
+  bool asInputs = n.opset >= 11;
+  if (failed(n.checkArity(1, asInputs ? 3 : 1)) ||
+      failed(n.checkAttributes(asInputs ? ArrayRef<StringRef>()
+                                        : ArrayRef<StringRef>{"min", "max"})))
+    return failure();
+  FailureOr<Value> x = n.floatInput(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> lo = clipBound(n, 1, "min", *x);
+  if (failed(lo))
+    return failure();
+  FailureOr<Value> hi = clipBound(n, 2, "max", *x);
+  if (failed(hi))
+    return failure();
+  Value result = *x;
+  if (*lo)
+    result = MaxOp::create(n.b, n.loc, result.getType(), result, *lo);
+  if (*hi)
+    result = MinOp::create(n.b, n.loc, result.getType(), result, *hi);
+  return n.setResult(result);
+}
+
 } // namespace
 
 void registerElementwiseOps(OpTable &table) {
@@ -228,6 +365,13 @@ void registerElementwiseOps(OpTable &table) {
   table["Exp"] = importUnary<ExpOp>;
   table["Log"] = importUnary<LogOp>;
   table["Sqrt"] = importUnary<SqrtOp>;
+  table["Abs"] = importUnary<AbsOp>;
+  table["Erf"] = importUnary<ErfOp>;
+  table["Reciprocal"] = importReciprocal;
+  table["Gelu"] = importGelu;
+  table["Max"] = importExtremum<MaxOp, true>;
+  table["Min"] = importExtremum<MinOp, false>;
+  table["Clip"] = importClip;
 }
 
 } // namespace lmc::onnx_import

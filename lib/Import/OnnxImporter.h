@@ -102,6 +102,9 @@ using OpTable = llvm::StringMap<OpHandler>;
 
 void registerContractionOps(OpTable &table);
 void registerElementwiseOps(OpTable &table);
+void registerLogicalOps(OpTable &table);
+void registerIndexingOps(OpTable &table);
+void registerNormalizationOps(OpTable &table);
 void registerReductionOps(OpTable &table);
 void registerShapeOps(OpTable &table);
 
@@ -126,6 +129,31 @@ mlir::FailureOr<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
 
 /// The elements of an integer constant as int64.
 llvm::SmallVector<int64_t> intValues(mlir::DenseElementsAttr attr);
+/// The elements of a float, integer or boolean constant as doubles.
+llvm::SmallVector<double> doubleValues(mlir::DenseElementsAttr attr);
+/// A constant of `type` (float, integer or boolean elements) from doubles
+/// (integers truncate toward zero, booleans test != 0).
+mlir::DenseElementsAttr constantFromDoubles(mlir::RankedTensorType type,
+                                            llvm::ArrayRef<double> values);
+
+/// The index into a tensor of `inShape` that numpy broadcasting reads for the
+/// row-major `linear` index of a tensor of `outShape`.
+int64_t broadcastSource(int64_t linear, llvm::ArrayRef<int64_t> outShape,
+                        llvm::ArrayRef<int64_t> inShape);
+/// Row-major index conversions.
+llvm::SmallVector<int64_t> delinearize(int64_t linear,
+                                       llvm::ArrayRef<int64_t> shape);
+int64_t linearize(llvm::ArrayRef<int64_t> index,
+                  llvm::ArrayRef<int64_t> shape);
+/// A constant of `type` (same element type as `source`) whose element i is
+/// `source`'s element sourceIndex(i): folds data movement on constants.
+mlir::DenseElementsAttr
+remapConstant(mlir::DenseElementsAttr source, mlir::RankedTensorType type,
+              llvm::function_ref<int64_t(int64_t)> sourceIndex);
+
+/// Constants larger than this are not folded (a larger folded result of shape
+/// arithmetic means a malformed model).
+constexpr int64_t kMaxFoldedElements = 1 << 20;
 
 } // namespace lmc::onnx_import
 

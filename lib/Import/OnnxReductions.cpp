@@ -1,4 +1,4 @@
-//===- OnnxReductions.cpp - ReduceSum, ReduceMean, Softmax, LogSoftmax ----===//
+//===- OnnxReductions.cpp - ReduceSum/Mean/Max/Min, Softmax, LogSoftmax ---===//
 
 #include "OnnxImporter.h"
 
@@ -12,9 +12,12 @@ using namespace mlir;
 namespace lmc::onnx_import {
 namespace {
 
-/// ReduceSum (and ReduceMean when `mean`): axes come from input 1 when
+enum class Reduction { Sum, Mean, Max, Min };
+
+/// ReduceSum, ReduceMean, ReduceMax, ReduceMin: axes come from input 1 when
 /// `axesAsInput`, else from the `axes` attribute.
-LogicalResult importReduce(NodeImporter &n, bool mean, bool axesAsInput) {
+LogicalResult importReduce(NodeImporter &n, Reduction kind, bool axesAsInput) {
+  bool mean = kind == Reduction::Mean;
   SmallVector<StringRef> allowed = {"keepdims"};
   if (!axesAsInput)
     allowed.push_back("axes");
@@ -71,8 +74,18 @@ LogicalResult importReduce(NodeImporter &n, bool mean, bool axesAsInput) {
     }
   }
   auto resultType = RankedTensorType::get(shape, type.getElementType());
-  Value result = ReduceSumOp::create(n.b, n.loc, resultType, *operand,
-                                     *normalized, *keepDims != 0);
+  if (count == 0 && (kind == Reduction::Max || kind == Reduction::Min))
+    return n.error() << "reducing an empty dimension";
+  Value result;
+  if (kind == Reduction::Max)
+    result = ReduceMaxOp::create(n.b, n.loc, resultType, *operand, *normalized,
+                                 *keepDims != 0);
+  else if (kind == Reduction::Min)
+    result = ReduceMinOp::create(n.b, n.loc, resultType, *operand, *normalized,
+                                 *keepDims != 0);
+  else
+    result = ReduceSumOp::create(n.b, n.loc, resultType, *operand,
+                                 *normalized, *keepDims != 0);
   if (mean) {
     double scale = count == 0 ? std::numeric_limits<double>::quiet_NaN()
                               : 1.0 / static_cast<double>(count);
@@ -83,11 +96,19 @@ LogicalResult importReduce(NodeImporter &n, bool mean, bool axesAsInput) {
 }
 
 LogicalResult importReduceSum(NodeImporter &n) {
-  return importReduce(n, /*mean=*/false, /*axesAsInput=*/n.opset >= 13);
+  return importReduce(n, Reduction::Sum, /*axesAsInput=*/n.opset >= 13);
 }
 
 LogicalResult importReduceMean(NodeImporter &n) {
-  return importReduce(n, /*mean=*/true, /*axesAsInput=*/n.opset >= 18);
+  return importReduce(n, Reduction::Mean, /*axesAsInput=*/n.opset >= 18);
+}
+
+LogicalResult importReduceMax(NodeImporter &n) {
+  return importReduce(n, Reduction::Max, /*axesAsInput=*/n.opset >= 18);
+}
+
+LogicalResult importReduceMin(NodeImporter &n) {
+  return importReduce(n, Reduction::Min, /*axesAsInput=*/n.opset >= 18);
 }
 
 template <typename OpTy>
@@ -120,6 +141,8 @@ LogicalResult importSoftmax(NodeImporter &n) {
 void registerReductionOps(OpTable &table) {
   table["ReduceSum"] = importReduceSum;
   table["ReduceMean"] = importReduceMean;
+  table["ReduceMax"] = importReduceMax;
+  table["ReduceMin"] = importReduceMin;
   table["Softmax"] = importSoftmax<SoftmaxOp>;
   table["LogSoftmax"] = importSoftmax<LogSoftmaxOp>;
 }

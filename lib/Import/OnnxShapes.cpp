@@ -2,8 +2,8 @@
 //
 // Shape ops fold when their data input is a compile-time constant (so shape
 // tensors stay constants); otherwise they become lmc.reshape/lmc.transpose.
-// Shape, Gather, Concat and Cast are supported on constants only: they appear
-// in the shape computations of exported models, which static shapes fold.
+// Shape folds to a constant (static shapes). Gather, Concat and Cast are in
+// OnnxIndexing.cpp / OnnxLogical.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -325,101 +325,6 @@ LogicalResult importShape(NodeImporter &n) {
       DenseElementsAttr::get(resultType, ArrayRef<int64_t>(dims)));
 }
 
-/// Gather on a constant integer tensor with constant indices (shape
-/// computations such as `Shape -> Gather(0)`).
-LogicalResult importGather(NodeImporter &n) {
-  if (failed(n.checkArity(2, 2)) || failed(n.checkAttributes({"axis"})))
-    return failure();
-  DenseElementsAttr data = n.constantInput(0), indices = n.constantInput(1);
-  FailureOr<int64_t> axis = n.intAttr("axis", 0);
-  if (failed(axis))
-    return failure();
-  if (!data || !indices || !isa<IntegerType>(data.getElementType()))
-    return n.error() << "only supported on compile-time constant integer "
-                        "tensors";
-  auto dataType = cast<RankedTensorType>(data.getType());
-  auto indicesType = cast<RankedTensorType>(indices.getType());
-  if (dataType.getRank() != 1 || (*axis != 0 && *axis != -1) ||
-      indicesType.getRank() > 1)
-    return n.error() << "only 1-D data and rank <= 1 indices are supported";
-  SmallVector<int64_t> values = intValues(data);
-  SmallVector<APInt> result;
-  int64_t size = values.size();
-  for (int64_t index : intValues(indices)) {
-    if (index < -size || index >= size)
-      return n.error() << "index " << index << " is out of range";
-    result.push_back(APInt(dataType.getElementType().getIntOrFloatBitWidth(),
-                           values[index < 0 ? index + size : index],
-                           /*isSigned=*/true));
-  }
-  auto resultType =
-      RankedTensorType::get(indicesType.getShape(), dataType.getElementType());
-  return n.setConstantResult(DenseElementsAttr::get(resultType, result));
-}
-
-/// Concat of compile-time constant integer tensors.
-LogicalResult importConcat(NodeImporter &n) {
-  if (failed(n.checkArity(1, std::numeric_limits<unsigned>::max())) ||
-      failed(n.checkAttributes({"axis"})))
-    return failure();
-  FailureOr<int64_t> axis = n.intAttr("axis", 0);
-  if (failed(axis))
-    return failure();
-  SmallVector<APInt> values;
-  Type elementType;
-  for (int i = 0; i < n.node.input_size(); ++i) {
-    DenseElementsAttr part = n.constantInput(i);
-    if (!part || !isa<IntegerType>(part.getElementType()))
-      return n.error() << "only supported on compile-time constant integer "
-                          "tensors";
-    if (cast<RankedTensorType>(part.getType()).getRank() != 1 ||
-        (*axis != 0 && *axis != -1))
-      return n.error() << "only 1-D inputs are supported";
-    if (elementType && elementType != part.getElementType())
-      return n.error() << "inputs have different element types";
-    elementType = part.getElementType();
-    llvm::append_range(values, part.getValues<APInt>());
-  }
-  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
-                                    elementType);
-  return n.setConstantResult(DenseElementsAttr::get(type, values));
-}
-
-/// Cast: a no-op on values already of the target type; folded on integer
-/// constants cast to an integer type.
-LogicalResult importCast(NodeImporter &n) {
-  SmallVector<StringRef> allowed = {"to"};
-  if (n.opset >= 19)
-    allowed.push_back("saturate");
-  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes(allowed)))
-    return failure();
-  const onnx::AttributeProto *to = n.attr("to");
-  if (!to)
-    return n.error() << "missing attribute 'to'";
-  if (to->type() != onnx::AttributeProto::INT)
-    return n.error() << "attribute 'to' must be an int";
-  Type target = convertElementType(n.b.getContext(), to->i());
-  if (!target)
-    return n.error() << "unsupported target type "
-                     << dataTypeName(static_cast<int32_t>(to->i()));
-  FailureOr<RankedTensorType> type = n.inputType(0);
-  if (failed(type))
-    return failure();
-  if (type->getElementType() == target)
-    return importIdentity(n);
-  DenseElementsAttr constant = n.constantInput(0);
-  if (constant && isa<IntegerType>(constant.getElementType()) &&
-      isa<IntegerType>(target)) {
-    SmallVector<APInt> values;
-    for (APInt v : constant.getValues<APInt>())
-      values.push_back(v.sextOrTrunc(target.getIntOrFloatBitWidth()));
-    return n.setConstantResult(DenseElementsAttr::get(
-        RankedTensorType::get(type->getShape(), target), values));
-  }
-  return n.error() << "casting " << *type << " to " << target
-                   << " is not supported";
-}
-
 } // namespace
 
 void registerShapeOps(OpTable &table) {
@@ -431,9 +336,6 @@ void registerShapeOps(OpTable &table) {
   table["Identity"] = importIdentity;
   table["Constant"] = importConstant;
   table["Shape"] = importShape;
-  table["Gather"] = importGather;
-  table["Concat"] = importConcat;
-  table["Cast"] = importCast;
 }
 
 } // namespace lmc::onnx_import

@@ -18,6 +18,8 @@ Type convertElementType(MLIRContext *context, int32_t dataType) {
     return IntegerType::get(context, 64);
   case onnx::TensorProto::INT32:
     return IntegerType::get(context, 32);
+  case onnx::TensorProto::BOOL:
+    return IntegerType::get(context, 1);
   default:
     return nullptr;
   }
@@ -85,7 +87,9 @@ convertTensor(MLIRContext *context, const onnx::TensorProto &tensor,
     return failure();
   }
   auto type = RankedTensorType::get(shape, elementType);
-  int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+  bool isBool = tensor.data_type() == onnx::TensorProto::BOOL;
+  int64_t elementBytes =
+      isBool ? 1 : elementType.getIntOrFloatBitWidth() / 8;
 
   if (tensor.has_raw_data()) {
     std::optional<int64_t> expected = llvm::checkedMul(*numElements,
@@ -98,6 +102,12 @@ convertTensor(MLIRContext *context, const onnx::TensorProto &tensor,
                                : std::string("an overflowing number of"))
                   << " bytes";
       return failure();
+    }
+    if (isBool) {
+      SmallVector<bool> values;
+      for (char c : raw)
+        values.push_back(c != 0);
+      return DenseElementsAttr::get(type, ArrayRef<bool>(values));
     }
     // raw_data is little-endian, like every host lmc targets; the size
     // check above rules out the one-element splat form of raw buffers.
@@ -122,6 +132,7 @@ convertTensor(MLIRContext *context, const onnx::TensorProto &tensor,
     given = tensor.int64_data_size();
     break;
   case onnx::TensorProto::INT32:
+  case onnx::TensorProto::BOOL:
     given = tensor.int32_data_size();
     break;
   }
@@ -137,9 +148,102 @@ convertTensor(MLIRContext *context, const onnx::TensorProto &tensor,
     return fromRepeated<double>(type, tensor.double_data());
   case onnx::TensorProto::INT64:
     return fromRepeated<int64_t>(type, tensor.int64_data());
+  case onnx::TensorProto::BOOL: {
+    SmallVector<bool> values;
+    for (int32_t v : tensor.int32_data())
+      values.push_back(v != 0);
+    return DenseElementsAttr::get(type, ArrayRef<bool>(values));
+  }
   default:
     return fromRepeated<int32_t>(type, tensor.int32_data());
   }
+}
+
+int64_t broadcastSource(int64_t linear, ArrayRef<int64_t> outShape,
+                        ArrayRef<int64_t> inShape) {
+  int64_t offset = outShape.size() - inShape.size();
+  int64_t source = 0, stride = 1;
+  for (int64_t d = outShape.size() - 1; d >= 0; --d) {
+    int64_t coord = linear % outShape[d];
+    linear /= outShape[d];
+    if (d < offset)
+      continue;
+    int64_t inDim = inShape[d - offset];
+    if (inDim != 1)
+      source += coord * stride;
+    stride *= inDim;
+  }
+  return source;
+}
+
+SmallVector<int64_t> delinearize(int64_t linear, ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> index(shape.size());
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    index[d] = linear % shape[d];
+    linear /= shape[d];
+  }
+  return index;
+}
+
+int64_t linearize(ArrayRef<int64_t> index, ArrayRef<int64_t> shape) {
+  int64_t linear = 0;
+  for (auto [i, dim] : llvm::zip(index, shape))
+    linear = linear * dim + i;
+  return linear;
+}
+
+DenseElementsAttr remapConstant(DenseElementsAttr source,
+                                RankedTensorType type,
+                                function_ref<int64_t(int64_t)> sourceIndex) {
+  if (source.isSplat())
+    return DenseElementsAttr::get(type, source.getSplatValue<Attribute>());
+  auto values = llvm::to_vector(source.getValues<Attribute>());
+  SmallVector<Attribute> result;
+  result.reserve(type.getNumElements());
+  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
+    result.push_back(values[sourceIndex(i)]);
+  return DenseElementsAttr::get(type, result);
+}
+
+SmallVector<double> doubleValues(DenseElementsAttr attr) {
+  SmallVector<double> values;
+  if (isa<IntegerType>(attr.getElementType())) {
+    bool isBool = attr.getElementType().isInteger(1);
+    for (const APInt &v : attr.getValues<APInt>())
+      values.push_back(isBool ? double(v.getZExtValue())
+                              : double(v.getSExtValue()));
+    return values;
+  }
+  for (APFloat v : attr.getValues<APFloat>()) {
+    bool lost = false;
+    v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    values.push_back(v.convertToDouble());
+  }
+  return values;
+}
+
+DenseElementsAttr constantFromDoubles(RankedTensorType type,
+                                      ArrayRef<double> values) {
+  Type elementType = type.getElementType();
+  if (auto floatType = dyn_cast<FloatType>(elementType)) {
+    SmallVector<APFloat> converted;
+    for (double v : values) {
+      APFloat f(v);
+      bool lost = false;
+      f.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &lost);
+      converted.push_back(f);
+    }
+    return DenseElementsAttr::get(type, converted);
+  }
+  unsigned width = elementType.getIntOrFloatBitWidth();
+  SmallVector<APInt> converted;
+  for (double v : values)
+    converted.push_back(width == 1 ? APInt(1, v != 0.0)
+                                   : APInt(width, static_cast<int64_t>(v),
+                                           /*isSigned=*/true,
+                                           /*implicitTrunc=*/true));
+  return DenseElementsAttr::get(type, converted);
 }
 
 } // namespace lmc::onnx_import

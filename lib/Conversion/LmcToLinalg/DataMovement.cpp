@@ -1,0 +1,335 @@
+//===- DataMovement.cpp - lower conversions, slicing, gather, scatter -----===//
+//
+// Each op becomes one linalg.generic over its result that computes the
+// source position from linalg.index and reads it with tensor.extract (no
+// strided subviews, so bufferization needs no generic memref copies).
+// Scatter-add is a reduction over the index dimensions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "lmc/Dialect/Lmc/IR/LmcOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace lmc;
+
+namespace lmc::lowering {
+namespace {
+
+Value index(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+Value clampIndex(OpBuilder &b, Location loc, Value v, int64_t size) {
+  Value lo = arith::MaxSIOp::create(b, loc, v, index(b, loc, 0));
+  return arith::MinSIOp::create(b, loc, lo, index(b, loc, size - 1));
+}
+
+SmallVector<utils::IteratorType> parallel(unsigned rank) {
+  return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
+}
+
+/// A generic over `type` with no inputs whose body yields body(indices).
+Value buildIndexed(OpBuilder &b, Location loc, RankedTensorType type,
+                   function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  unsigned rank = type.getRank();
+  return buildGeneric(
+      b, loc, type, buildEmpty(b, loc, type), ValueRange{}, {},
+      b.getMultiDimIdentityMap(rank), parallel(rank),
+      [&](OpBuilder &nb, Location nl, ValueRange) -> Value {
+        SmallVector<Value> indices;
+        for (unsigned d = 0; d < rank; ++d)
+          indices.push_back(linalg::IndexOp::create(nb, nl, d));
+        return body(nb, nl, indices);
+      });
+}
+
+struct ConvertLowering : public OpConversionPattern<ConvertOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ConvertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type from = op.getOperand().getType().getElementType();
+    Type to = op.getType().getElementType();
+    if (from == to) {
+      rewriter.replaceOp(op, adaptor.getOperand());
+      return success();
+    }
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), op.getType(), adaptor.getOperand(),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value x = a[0];
+          unsigned fromWidth = from.getIntOrFloatBitWidth();
+          unsigned toWidth = to.getIntOrFloatBitWidth();
+          if (isa<FloatType>(from) && isa<FloatType>(to))
+            return fromWidth < toWidth
+                       ? arith::ExtFOp::create(b, l, to, x).getResult()
+                       : arith::TruncFOp::create(b, l, to, x).getResult();
+          if (isa<FloatType>(to))
+            return from.isInteger(1)
+                       ? arith::UIToFPOp::create(b, l, to, x).getResult()
+                       : arith::SIToFPOp::create(b, l, to, x).getResult();
+          if (isa<FloatType>(from))
+            return arith::FPToSIOp::create(b, l, to, x);
+          if (fromWidth < toWidth)
+            return from.isInteger(1)
+                       ? arith::ExtUIOp::create(b, l, to, x).getResult()
+                       : arith::ExtSIOp::create(b, l, to, x).getResult();
+          return arith::TruncIOp::create(b, l, to, x);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ConcatLowering : public OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t axis = op.getAxis();
+    // Non-empty pieces with their offsets along the axis.
+    SmallVector<std::pair<Value, int64_t>> pieces;
+    int64_t offset = 0;
+    for (Value input : adaptor.getInputs()) {
+      int64_t size = cast<RankedTensorType>(input.getType()).getDimSize(axis);
+      if (size > 0)
+        pieces.push_back({input, offset});
+      offset += size;
+    }
+    RankedTensorType type = op.getType();
+    if (pieces.empty() || type.getNumElements() == 0) {
+      rewriter.replaceOp(op, buildEmpty(rewriter, op.getLoc(), type));
+      return success();
+    }
+    Value result = buildIndexed(
+        rewriter, op.getLoc(), type,
+        [&](OpBuilder &b, Location l, ValueRange indices) -> Value {
+          // Every piece is read at a clamped position; the position along
+          // the axis picks which read is kept.
+          Value chosen;
+          for (auto [input, start] : llvm::reverse(pieces)) {
+            int64_t size =
+                cast<RankedTensorType>(input.getType()).getDimSize(axis);
+            SmallVector<Value> at(indices);
+            at[axis] = clampIndex(
+                b, l, arith::SubIOp::create(b, l, indices[axis], index(b, l, start)),
+                size);
+            Value value = tensor::ExtractOp::create(b, l, input, at);
+            if (!chosen) {
+              chosen = value;
+              continue;
+            }
+            Value before = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::slt, indices[axis],
+                index(b, l, start + size));
+            chosen = arith::SelectOp::create(b, l, before, value, chosen);
+          }
+          return chosen;
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SliceLowering : public OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value operand = adaptor.getOperand();
+    ArrayRef<int64_t> start = op.getStart(), stride = op.getStride();
+    Value result = buildIndexed(
+        rewriter, op.getLoc(), op.getType(),
+        [&](OpBuilder &b, Location l, ValueRange indices) -> Value {
+          SmallVector<Value> at;
+          for (auto [d, i] : llvm::enumerate(indices)) {
+            Value scaled = arith::MulIOp::create(b, l, i, index(b, l, stride[d]));
+            at.push_back(
+                arith::AddIOp::create(b, l, scaled, index(b, l, start[d])));
+          }
+          return tensor::ExtractOp::create(b, l, operand, at);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SliceGradLowering : public OpConversionPattern<SliceGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SliceGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value source = adaptor.getSource();
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    RankedTensorType type = op.getType();
+    Location loc = op.getLoc();
+    Type elementType = type.getElementType();
+    if (sourceType.getNumElements() == 0) {
+      rewriter.replaceOp(op, buildFilled(rewriter, loc, type,
+                                         rewriter.getFloatAttr(elementType, 0)));
+      return success();
+    }
+    ArrayRef<int64_t> start = op.getStart(), stride = op.getStride();
+    Value result = buildIndexed(
+        rewriter, loc, type,
+        [&](OpBuilder &b, Location l, ValueRange indices) -> Value {
+          // Position i is inside the window when (i - start) is a multiple
+          // q * stride with 0 <= q < count.
+          Value inside;
+          SmallVector<Value> at;
+          for (auto [d, i] : llvm::enumerate(indices)) {
+            Value diff = arith::SubIOp::create(b, l, i, index(b, l, start[d]));
+            Value s = index(b, l, stride[d]);
+            Value q = arith::DivSIOp::create(b, l, diff, s);
+            Value r = arith::RemSIOp::create(b, l, diff, s);
+            Value c0 = index(b, l, 0);
+            Value ok = arith::AndIOp::create(
+                b, l,
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, r, c0),
+                arith::AndIOp::create(
+                    b, l,
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, q,
+                                          c0),
+                    arith::CmpIOp::create(
+                        b, l, arith::CmpIPredicate::slt, q,
+                        index(b, l, sourceType.getDimSize(d)))));
+            inside = inside ? arith::AndIOp::create(b, l, inside, ok) : ok;
+            at.push_back(clampIndex(b, l, q, sourceType.getDimSize(d)));
+          }
+          Value value = tensor::ExtractOp::create(b, l, source, at);
+          Value zero = buildFloat(b, l, elementType, 0.0);
+          if (!inside) // rank 0
+            return value;
+          return arith::SelectOp::create(b, l, inside, value, zero);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// An index read from an integer tensor, normalized against `size`:
+/// negative values count from the end, others are clamped.
+Value normalizeIndex(OpBuilder &b, Location l, Value raw, int64_t size) {
+  Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
+  Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i,
+                                         index(b, l, 0));
+  Value wrapped = arith::AddIOp::create(b, l, i, index(b, l, size));
+  i = arith::SelectOp::create(b, l, negative, wrapped, i);
+  return clampIndex(b, l, i, size);
+}
+
+struct GatherLowering : public OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Value operand = adaptor.getOperand();
+    auto operandType = cast<RankedTensorType>(operand.getType());
+    int64_t axis = op.getAxis();
+    int64_t indexRank = op.getIndices().getType().getRank();
+    unsigned rank = type.getRank();
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOp(op, buildEmpty(rewriter, loc, type));
+      return success();
+    }
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t d = 0; d < indexRank; ++d)
+      indexExprs.push_back(rewriter.getAffineDimExpr(axis + d));
+    AffineMap indicesMap =
+        AffineMap::get(rank, 0, indexExprs, op.getContext());
+    int64_t size = operandType.getDimSize(axis);
+    Value result = buildGeneric(
+        rewriter, loc, type, buildEmpty(rewriter, loc, type),
+        adaptor.getIndices(), indicesMap, rewriter.getMultiDimIdentityMap(rank),
+        parallel(rank), [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < axis; ++d)
+            at.push_back(linalg::IndexOp::create(b, l, d));
+          at.push_back(normalizeIndex(b, l, args[0], size));
+          for (int64_t d = axis + indexRank; d < rank; ++d)
+            at.push_back(linalg::IndexOp::create(b, l, d));
+          return tensor::ExtractOp::create(b, l, operand, at);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Iteration space: the result dimensions, then the index dimensions
+/// (reductions); each update is added where its index equals the result
+/// position along the axis.
+struct ScatterAddLowering : public OpConversionPattern<ScatterAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type elementType = type.getElementType();
+    int64_t axis = op.getAxis();
+    int64_t rank = type.getRank();
+    int64_t indexRank = op.getIndices().getType().getRank();
+    int64_t numDims = rank + indexRank;
+    Value init = buildFilled(rewriter, loc, type,
+                             rewriter.getFloatAttr(elementType, 0.0));
+    if (op.getUpdates().getType().getNumElements() == 0) {
+      rewriter.replaceOp(op, init);
+      return success();
+    }
+    auto dim = [&](int64_t d) { return rewriter.getAffineDimExpr(d); };
+    SmallVector<AffineExpr> updateExprs, indexExprs, resultExprs;
+    for (int64_t d = 0; d < axis; ++d)
+      updateExprs.push_back(dim(d));
+    for (int64_t d = 0; d < indexRank; ++d) {
+      updateExprs.push_back(dim(rank + d));
+      indexExprs.push_back(dim(rank + d));
+    }
+    for (int64_t d = axis + 1; d < rank; ++d)
+      updateExprs.push_back(dim(d));
+    for (int64_t d = 0; d < rank; ++d)
+      resultExprs.push_back(dim(d));
+    MLIRContext *ctx = op.getContext();
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.append(indexRank, utils::IteratorType::reduction);
+    int64_t size = type.getDimSize(axis);
+    Value result = buildGeneric(
+        rewriter, loc, type, init,
+        ValueRange{adaptor.getUpdates(), adaptor.getIndices()},
+        {AffineMap::get(numDims, 0, updateExprs, ctx),
+         AffineMap::get(numDims, 0, indexExprs, ctx)},
+        AffineMap::get(numDims, 0, resultExprs, ctx), iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value target = normalizeIndex(b, l, args[1], size);
+          Value here = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::eq, target,
+              linalg::IndexOp::create(b, l, axis));
+          Value sum = arith::AddFOp::create(b, l, args[2], args[0]);
+          return arith::SelectOp::create(b, l, here, sum, args[2]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateDataMovementLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<ConvertLowering, ConcatLowering, SliceLowering,
+               SliceGradLowering, GatherLowering, ScatterAddLowering>(
+      patterns.getContext());
+}
+
+} // namespace lmc::lowering

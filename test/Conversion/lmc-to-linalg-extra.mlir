@@ -1,0 +1,143 @@
+// RUN: lmc-opt %s -split-input-file -convert-lmc-to-linalg | FileCheck %s
+
+// The new elementwise ops map to one scalar op each.
+// CHECK-LABEL: func.func @elementwise
+// CHECK: math.absf %{{.*}} : f32
+// CHECK: math.erf %{{.*}} : f32
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.minimumf %{{.*}}, %{{.*}} : f32
+func.func @elementwise(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = lmc.abs %a : tensor<4xf32>
+  %1 = lmc.erf %0 : tensor<4xf32>
+  %2 = lmc.max %1, %b : tensor<4xf32>
+  %3 = lmc.min %2, %b : tensor<4xf32>
+  return %3 : tensor<4xf32>
+}
+
+// -----
+
+// Integer comparisons are signed; boolean logic is bitwise on i1.
+// CHECK-LABEL: func.func @logical
+// CHECK: arith.cmpi sle, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.xori %{{.*}}, %{{.*}} : i1
+// CHECK: arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: arith.ori %{{.*}}, %{{.*}} : i1
+func.func @logical(%i: tensor<4xi64>, %m: tensor<4xi1>) -> tensor<4xi1> {
+  %c = lmc.cmp "le", %i, %i : tensor<4xi64> -> tensor<4xi1>
+  %n = lmc.not %c : tensor<4xi1>
+  %a = lmc.and %n, %m : tensor<4xi1>
+  %o = lmc.or %a, %m : tensor<4xi1>
+  return %o : tensor<4xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @convert
+// CHECK: arith.sitofp %{{.*}} : i64 to f32
+// CHECK: arith.uitofp %{{.*}} : i1 to f32
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: arith.fptosi %{{.*}} : f32 to i32
+func.func @convert(%i: tensor<4xi64>, %m: tensor<4xi1>, %f: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf64>, tensor<4xi32>) {
+  %0 = lmc.convert %i : tensor<4xi64> -> tensor<4xf32>
+  %1 = lmc.convert %m : tensor<4xi1> -> tensor<4xf32>
+  %2 = lmc.convert %f : tensor<4xf32> -> tensor<4xf64>
+  %3 = lmc.convert %f : tensor<4xf32> -> tensor<4xi32>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf64>, tensor<4xi32>
+}
+
+// -----
+
+// reduce_max starts from -inf and keeps the NaN-propagating maximum.
+// CHECK-LABEL: func.func @reduce_max
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: linalg.fill ins(%[[NINF]] : f32)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+func.func @reduce_max(%a: tensor<2x3xf32>) -> tensor<2xf32> {
+  %0 = lmc.reduce_max %a, axes = [1] : tensor<2x3xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Concat reads every piece at a clamped position and keeps the one whose
+// range holds the output position.
+// CHECK-LABEL: func.func @concat
+// CHECK: linalg.generic {{.*}}outs(%{{.*}} : tensor<2x5xf32>)
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[J:.*]] = linalg.index 1 : index
+// CHECK: %[[B:.*]] = tensor.extract %arg1[%[[I]], %{{.*}}] : tensor<2x2xf32>
+// CHECK: %[[A:.*]] = tensor.extract %arg0[%[[I]], %{{.*}}] : tensor<2x3xf32>
+// CHECK: %[[FIRST:.*]] = arith.cmpi slt, %[[J]], %{{.*}} : index
+// CHECK: arith.select %[[FIRST]], %[[A]], %[[B]] : f32
+func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>) -> tensor<2x5xf32> {
+  %0 = lmc.concat axis = 1, %a, %b : tensor<2x3xf32>, tensor<2x2xf32> -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// Slice reads operand[start + i * stride].
+// CHECK-LABEL: func.func @slice
+// CHECK: %[[J:.*]] = linalg.index 1 : index
+// CHECK: %[[M2:.*]] = arith.constant -2 : index
+// CHECK: %[[S:.*]] = arith.muli %[[J]], %[[M2]] : index
+// CHECK: %[[C7:.*]] = arith.constant 7 : index
+// CHECK: %[[K:.*]] = arith.addi %[[S]], %[[C7]] : index
+// CHECK: tensor.extract %arg0[%{{.*}}, %[[K]]] : tensor<4x8xf32>
+func.func @slice(%a: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  %0 = lmc.slice %a, start = [0, 7], stride = [1, -2] : tensor<4x8xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// slice_grad keeps positions where (i - start) is a multiple of the stride
+// inside the window and writes zero elsewhere.
+// CHECK-LABEL: func.func @slice_grad
+// CHECK: arith.divsi
+// CHECK: arith.remsi
+// CHECK: %[[V:.*]] = tensor.extract %arg0
+// CHECK: %[[S:.*]] = arith.select %{{.*}}, %[[V]], %{{.*}} : f32
+// CHECK: linalg.yield %[[S]]
+func.func @slice_grad(%a: tensor<4x4xf32>) -> tensor<4x8xf32> {
+  %0 = lmc.slice_grad %a, start = [0, 7], stride = [1, -2] : tensor<4x4xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Gather reads the index through an indexing map, wraps negative values and
+// clamps, then extracts the row.
+// CHECK-DAG: #[[IDX:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @gather
+// CHECK: linalg.generic {indexing_maps = [#[[IDX]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg1 : tensor<2x4xi64>)
+// CHECK: %[[I:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK: arith.cmpi slt, %[[I]]
+// CHECK: %[[R:.*]] = arith.minsi
+// CHECK: %[[T:.*]] = linalg.index 2 : index
+// CHECK: tensor.extract %arg0[%[[R]], %[[T]]] : tensor<5x3xf32>
+func.func @gather(%t: tensor<5x3xf32>, %i: tensor<2x4xi64>) -> tensor<2x4x3xf32> {
+  %0 = lmc.gather %t, %i, axis = 0 : tensor<5x3xf32>, tensor<2x4xi64> -> tensor<2x4x3xf32>
+  return %0 : tensor<2x4x3xf32>
+}
+
+// -----
+
+// Scatter-add reduces over the index dimensions, adding an update where its
+// index equals the output row.
+// CHECK-DAG: #[[UPD:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+// CHECK-DAG: #[[IX:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+// CHECK-LABEL: func.func @scatter_add
+// CHECK: %[[ZERO:.*]] = linalg.fill
+// CHECK: linalg.generic {indexing_maps = [#[[UPD]], #[[IX]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%arg0, %arg1 : tensor<2x4x3xf32>, tensor<2x4xi64>) outs(%[[ZERO]] : tensor<5x3xf32>)
+// CHECK: ^bb0(%[[U:.*]]: f32, %{{.*}}: i64, %[[ACC:.*]]: f32):
+// CHECK: %[[ROW:.*]] = linalg.index 0 : index
+// CHECK: %[[HERE:.*]] = arith.cmpi eq, %{{.*}}, %[[ROW]] : index
+// CHECK: %[[SUM:.*]] = arith.addf %[[ACC]], %[[U]] : f32
+// CHECK: arith.select %[[HERE]], %[[SUM]], %[[ACC]] : f32
+func.func @scatter_add(%u: tensor<2x4x3xf32>, %i: tensor<2x4xi64>) -> tensor<5x3xf32> {
+  %0 = lmc.scatter_add %u, %i, axis = 0 : tensor<2x4x3xf32>, tensor<2x4xi64> -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
