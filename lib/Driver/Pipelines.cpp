@@ -37,7 +37,10 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   pm.addPass(createLmcAttachLoss(loss));
   if (last == Phase::Loss)
     return;
-  pm.addPass(createLmcAutodiff());
+  LmcAutodiffOptions autodiff;
+  autodiff.freeze = options.freeze;
+  autodiff.train = options.train;
+  pm.addPass(createLmcAutodiff(autodiff));
   if (last == Phase::Autodiff)
     return;
   LmcOptimizerOptions optimizer;

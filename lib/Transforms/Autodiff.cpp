@@ -13,6 +13,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Regex.h"
+
+#include <optional>
+#include <tuple>
 
 namespace lmc {
 #define GEN_PASS_DEF_LMCAUTODIFF
@@ -59,22 +63,56 @@ llvm::DenseSet<Value> findActiveValues(func::FuncOp func) {
   return active;
 }
 
+/// Which parameters the user keeps constant (--freeze / --train): a regex
+/// must match the whole name.
+class FrozenParameters {
+public:
+  static FailureOr<FrozenParameters> create(Operation *op, StringRef freeze,
+                                            StringRef train) {
+    FrozenParameters frozen;
+    for (auto [pattern, flag, regex] :
+         {std::make_tuple(freeze, "freeze", &frozen.freeze),
+          std::make_tuple(train, "train", &frozen.train)}) {
+      if (pattern.empty())
+        continue;
+      *regex = llvm::Regex(("^(" + pattern + ")$").str());
+      std::string error;
+      if (!(*regex)->isValid(error))
+        return op->emitError("invalid --") << flag << " regex '" << pattern
+                                           << "': " << error;
+    }
+    return frozen;
+  }
+
+  bool isFrozen(StringRef name) const {
+    if (freeze && freeze->match(name))
+      return true;
+    return train && !train->match(name);
+  }
+
+private:
+  std::optional<llvm::Regex> freeze, train;
+};
+
 /// Parameters with no differentiable path to the loss (masks, position
-/// tables, unused weights) become constants of their initial value.
+/// tables, unused weights) and frozen ones become constants of their
+/// initial value.
 LogicalResult foldInactiveParameters(func::FuncOp func,
-                                     const llvm::DenseSet<Value> &active) {
+                                     const llvm::DenseSet<Value> &active,
+                                     const FrozenParameters &frozen) {
   OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
   llvm::BitVector erase(func.getNumArguments());
   for (BlockArgument arg : func.getArguments()) {
     unsigned i = arg.getArgNumber();
-    if (!func.getArgAttr(i, attrs::kParam) || active.count(arg))
+    auto name = func.getArgAttrOfType<StringAttr>(i, attrs::kParam);
+    if (!name || (active.count(arg) && !frozen.isFrozen(name.getValue())))
       continue;
     if (!arg.use_empty()) {
       auto init = func.getArgAttrOfType<ElementsAttr>(i, attrs::kInit);
       if (!init)
         return func.emitError("parameter ")
-               << func.getArgAttr(i, attrs::kParam)
-               << " has no path to the loss and no initial value";
+               << name << " is constant (frozen, or no path to the loss) "
+               << "but has no initial value";
       Value constant = arith::ConstantOp::create(b, arg.getLoc(), init);
       arg.replaceAllUsesWith(constant);
     }
@@ -163,7 +201,11 @@ struct AutodiffPass : public lmc::impl::LmcAutodiffBase<AutodiffPass> {
       return forward.emitError(
           "expected the first result to be a scalar float loss");
 
-    if (failed(foldInactiveParameters(forward, findActiveValues(forward))))
+    FailureOr<FrozenParameters> frozen =
+        FrozenParameters::create(module, freeze, train);
+    if (failed(frozen) ||
+        failed(foldInactiveParameters(forward, findActiveValues(forward),
+                                      *frozen)))
       return failure();
 
     func::FuncOp grad = forward.clone();

@@ -39,6 +39,10 @@ cl::opt<std::string> outputPath("o", cl::desc("output file"),
                                 cl::cat(lmcCategory));
 cl::opt<int64_t> batch("batch", cl::desc("bind the symbolic batch dimension"),
                        cl::init(0), cl::cat(lmcCategory));
+cl::opt<uint64_t> maxParamBytes(
+    "max-param-bytes",
+    cl::desc("refuse models whose parameters need more bytes (0 = no limit)"),
+    cl::init(uint64_t(8) << 30), cl::cat(lmcCategory));
 
 cl::opt<std::string> loss("loss",
                           cl::desc("cross_entropy | mse | output:NAME"),
@@ -66,6 +70,14 @@ cl::opt<double> clipGradNorm(
     "clip-grad-norm",
     cl::desc("default global gradient-norm clipping threshold (0 = off)"),
     cl::init(0.0), cl::cat(lmcCategory));
+
+cl::opt<std::string> freeze(
+    "freeze",
+    cl::desc("keep parameters whose whole name matches this regex constant"),
+    cl::init(""), cl::cat(lmcCategory));
+cl::opt<std::string> train(
+    "train", cl::desc("train only parameters whose whole name matches"),
+    cl::init(""), cl::cat(lmcCategory));
 
 cl::opt<lmc::Phase> compileTo(
     "compile-to", cl::desc("stop after a phase and print its output"),
@@ -101,6 +113,7 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context) {
   }
   lmc::OnnxImportOptions options;
   options.batch = batch;
+  options.maxParamBytes = maxParamBytes;
   return lmc::importOnnxFile(context, inputPath, options);
 }
 
@@ -145,6 +158,8 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   training.eps = eps;
   training.weightDecay = weightDecay;
   training.clipGradNorm = clipGradNorm;
+  training.freeze = freeze;
+  training.train = train;
 
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))

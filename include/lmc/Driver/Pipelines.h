@@ -24,6 +24,10 @@ struct TrainingOptions {
   double eps = 1e-8;
   double weightDecay = 0.0;
   double clipGradNorm = 0.0;
+  /// Regexes over parameter names (whole-name match): keep matching
+  /// parameters constant / train only the matching ones.
+  std::string freeze;
+  std::string train;
 };
 
 /// Every dialect lmc's pipelines create, and all lmc passes.

@@ -30,11 +30,16 @@ def LmcAutodiff : Pass<"lmc-autodiff", "::mlir::ModuleOp"> {
     followed by its gradient with respect to every argument tagged
     `lmc.param`, built from each op's `DifferentiableOpInterface`. Parameters
     with no differentiable path to the loss become constants (their
-    `lmc.init` value) and are removed from the signature.
+    `lmc.init` value) and are removed from the signature, and so do the
+    parameters that `freeze` matches or `train` does not (fine-tuning).
   }];
   let options = [
     Option<"function", "function", "std::string", /*default=*/"\"forward\"",
            "function to differentiate">,
+    Option<"freeze", "freeze", "std::string", /*default=*/"\"\"",
+           "parameters whose whole name matches this regex stay constant">,
+    Option<"train", "train", "std::string", /*default=*/"\"\"",
+           "only parameters whose whole name matches this regex train">,
   ];
   let dependentDialects = ["::lmc::LmcDialect", "::mlir::arith::ArithDialect"];
 }
