@@ -11,6 +11,11 @@ PACKAGES=(
   python3 python3-numpy
 )
 
+# scripts/fuzz.sh needs clang and libFuzzer (install-deps.sh --fuzz).
+if [[ ${1:-} == --fuzz ]]; then
+  PACKAGES+=(clang-14 libclang-rt-14-dev)
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -139,9 +139,14 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
     appendInit(model.weights, init);
     os << "init " << train.getArgAttrOfType<StringAttr>(i, attrs::kName).getValue()
        << ' ' << offset << ' ' << model.weights.size() - offset << '\n';
-    train.removeArgAttr(i, attrs::kInit);
   }
   os << "end\n";
+  // The tags now live in the descriptor; LLVM translation has no use for
+  // them (and would warn about every one).
+  for (func::FuncOp entry : {train, eval}) {
+    entry.removeArgAttrsAttr();
+    entry.removeResAttrsAttr();
+  }
   return model;
 }
 

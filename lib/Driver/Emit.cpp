@@ -162,6 +162,9 @@ LogicalResult linkExecutable(MLIRContext *ctx, StringRef objectPath,
   llvm::SmallVector<StringRef> args{*linker,       objectPath,  runtime,
                                     kernels,       "-lopenblas", "-lm",
                                     "-lpthread",   "-o",        outputPath};
+#ifdef LMC_SANITIZE_LINK_FLAG
+  args.push_back(LMC_SANITIZE_LINK_FLAG); // sanitized runtime (LMC_SANITIZE)
+#endif
   std::string error;
   int status = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
                                          &error);

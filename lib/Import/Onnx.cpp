@@ -17,7 +17,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include "onnx/defs/parser.h"
 
@@ -68,6 +71,7 @@ public:
   OpBuilder builder;
 
 private:
+  LogicalResult checkParamBudget();
   LogicalResult importInitializers();
   LogicalResult importInputs();
   FailureOr<RankedTensorType> convertInputType(const onnx::ValueInfoProto &);
@@ -110,8 +114,60 @@ Value GraphImporter::materialize(Binding &binding, Location loc) {
   return binding.value;
 }
 
+/// "123 bytes" or "9663676416 bytes (9.0 GiB)", for messages.
+static std::string describeBytes(uint64_t bytes) {
+  std::string text = std::to_string(bytes) + " bytes";
+  const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = double(bytes);
+  int unit = -1;
+  while (value >= 1024 && unit < 5) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit >= 0) {
+    char scaled[32];
+    snprintf(scaled, sizeof(scaled), " (%.1f %s)", value, units[unit]);
+    text += scaled;
+  }
+  return text;
+}
+
+LogicalResult GraphImporter::checkParamBudget() {
+  // Declared sizes only: nothing is converted or read before this check.
+  if (options.maxParamBytes == 0)
+    return success();
+  uint64_t total = 0;
+  for (const onnx::TensorProto &init : model.graph().initializer()) {
+    if (init.data_type() != onnx::TensorProto::FLOAT &&
+        init.data_type() != onnx::TensorProto::DOUBLE)
+      continue;
+    FailureOr<int64_t> bytes = tensorByteSize(init);
+    if (failed(bytes))
+      continue; // reported by convertTensor with the initializer's name
+    std::optional<uint64_t> sum =
+        llvm::checkedAddUnsigned(total, static_cast<uint64_t>(*bytes));
+    if (!sum)
+      return error() << "the model's parameters need more than 2^64 bytes, "
+                        "more than the budget of "
+                     << describeBytes(options.maxParamBytes);
+    total = *sum;
+  }
+  if (total <= options.maxParamBytes)
+    return success();
+  return error() << "the model's parameters need " << describeBytes(total)
+                 << ", more than the budget of "
+                 << describeBytes(options.maxParamBytes)
+                 << "; raise it with --max-param-bytes";
+}
+
 LogicalResult GraphImporter::importInitializers() {
   const onnx::GraphProto &graph = model.graph();
+  if (failed(checkParamBudget()))
+    return failure();
+  // External data is looked up next to the model file.
+  std::string modelDir = llvm::sys::path::parent_path(path).str();
+  if (modelDir.empty())
+    modelDir = ".";
   for (const onnx::TensorProto &init : graph.initializer()) {
     const std::string &name = init.name();
     if (name.empty())
@@ -119,9 +175,9 @@ LogicalResult GraphImporter::importInitializers() {
     if (symbols.count(name))
       return error() << "initializer '" << name << "' is defined twice";
     FailureOr<DenseElementsAttr> value = convertTensor(
-        &context, init, [&] {
-          return error() << "initializer '" << name << "': ";
-        });
+        &context, init,
+        [&] { return error() << "initializer '" << name << "': "; },
+        modelDir);
     if (failed(value))
       return failure();
     auto type = cast<RankedTensorType>(value->getType());
@@ -302,6 +358,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     return nullptr;
   }
   registerContractionOps(ops);
+  registerConvolutionOps(ops);
   registerElementwiseOps(ops);
   registerIndexingOps(ops);
   registerLogicalOps(ops);
@@ -524,37 +581,27 @@ LogicalResult NodeImporter::setConstantResult(DenseElementsAttr value,
 
 namespace lmc {
 
-static bool readModel(MLIRContext &context, StringRef path,
-                      onnx::ModelProto &model) {
+/// Parses a binary ModelProto or (isText) the ONNX text syntax.
+static bool parseModel(MLIRContext &context, StringRef bytes, StringRef path,
+                       bool isText, onnx::ModelProto &model) {
   Location loc = FileLineColLoc::get(&context, path, 0, 0);
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/true);
-  if (!file) {
-    emitError(loc) << "cannot read ONNX model: " << file.getError().message();
+  if (bytes.size() > kMaxOnnxFileBytes) {
+    emitError(loc) << "ONNX model is larger than protobuf's 2 GiB limit";
     return false;
   }
-  StringRef bytes = (*file)->getBuffer();
-
-  if (path.ends_with(".onnxtxt")) {
-    onnx::Status status = onnx::OnnxParser::Parse(model, bytes.data());
+  if (isText) {
+    std::string text = bytes.str(); // the parser wants a C string
+    onnx::Status status = onnx::OnnxParser::Parse(model, text.c_str());
     if (!status.IsOK()) {
       emitError(loc) << "cannot parse ONNX text: " << status.ErrorMessage();
       return false;
     }
     return true;
   }
-
-  // Protobuf messages are limited to 2 GiB; larger models keep their weights
-  // in external data, which the importer does not read.
-  if (bytes.size() >= static_cast<size_t>(std::numeric_limits<int>::max())) {
-    emitError(loc) << "ONNX model is larger than 2 GiB";
-    return false;
-  }
   google::protobuf::io::CodedInputStream stream(
       reinterpret_cast<const uint8_t *>(bytes.data()),
       static_cast<int>(bytes.size()));
-  stream.SetRecursionLimit(64);
+  stream.SetRecursionLimit(kOnnxRecursionLimit);
   if (!model.ParseFromCodedStream(&stream) ||
       !stream.ConsumedEntireMessage()) {
     emitError(loc) << "cannot parse ONNX protobuf (truncated or not an ONNX "
@@ -566,8 +613,42 @@ static bool readModel(MLIRContext &context, StringRef path,
 
 OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, StringRef path,
                                      const OnnxImportOptions &options) {
+  Location loc = FileLineColLoc::get(&context, path, 0, 0);
+  // Check the size before reading anything: protobuf messages are limited to
+  // 2 GiB (larger models keep their weights in external data), and a FIFO or
+  // device could be endless.
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status)) {
+    emitError(loc) << "cannot read ONNX model: " << ec.message();
+    return nullptr;
+  }
+  if (status.type() != llvm::sys::fs::file_type::regular_file) {
+    emitError(loc) << "cannot read ONNX model: not a regular file";
+    return nullptr;
+  }
+  if (status.getSize() > kMaxOnnxFileBytes) {
+    emitError(loc) << "ONNX model is " << status.getSize()
+                   << " bytes, larger than protobuf's 2 GiB limit (keep the "
+                      "weights in external data)";
+    return nullptr;
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!file) {
+    emitError(loc) << "cannot read ONNX model: " << file.getError().message();
+    return nullptr;
+  }
+  return importOnnxBuffer(context, (*file)->getBuffer(), path, options,
+                          path.ends_with(".onnxtxt"));
+}
+
+OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &context, StringRef bytes,
+                                       StringRef path,
+                                       const OnnxImportOptions &options,
+                                       bool isText) {
   onnx::ModelProto model;
-  if (!readModel(context, path, model))
+  if (!parseModel(context, bytes, path, isText, model))
     return nullptr;
   onnx_import::GraphImporter importer(context, path, options, model);
   return importer.run();

@@ -101,6 +101,7 @@ using OpHandler = mlir::LogicalResult (*)(NodeImporter &);
 using OpTable = llvm::StringMap<OpHandler>;
 
 void registerContractionOps(OpTable &table);
+void registerConvolutionOps(OpTable &table);
 void registerElementwiseOps(OpTable &table);
 void registerLogicalOps(OpTable &table);
 void registerIndexingOps(OpTable &table);
@@ -120,9 +121,27 @@ llvm::StringRef dataTypeName(int32_t dataType);
 
 /// Converts a TensorProto (raw_data or the typed repeated fields) to a dense
 /// attribute, checking dimensions and sizes. Errors go to `emitError()`.
+/// External data (`data_location = EXTERNAL`) is read from a file inside
+/// `externalDataDir` (see readExternalData); with an empty directory it is
+/// rejected.
 mlir::FailureOr<mlir::DenseElementsAttr>
 convertTensor(mlir::MLIRContext *context, const onnx::TensorProto &tensor,
-              llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+              llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+              llvm::StringRef externalDataDir = "");
+
+/// The bytes shape x dtype of a tensor needs (bool: one byte), or failure
+/// for an unsupported data type, a negative dimension or an overflow.
+mlir::FailureOr<int64_t> tensorByteSize(const onnx::TensorProto &tensor);
+
+/// Reads the `expectedBytes` bytes of an external tensor: `location` must be
+/// a relative path without `..` components, every directory on the way and
+/// the file itself must not be symbolic links, the file must be a regular
+/// file with a single hard link, and [offset, offset + length) must lie in
+/// it. Opened with openat/O_NOFOLLOW from `baseDir` (the model's directory).
+mlir::FailureOr<std::string>
+readExternalData(const onnx::TensorProto &tensor, llvm::StringRef baseDir,
+                 int64_t expectedBytes,
+                 llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
 /// Number of elements of a static shape, or failure on overflow.
 mlir::FailureOr<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);

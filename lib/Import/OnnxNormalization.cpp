@@ -1,8 +1,9 @@
-//===- OnnxNormalization.cpp - LayerNormalization, Dropout ----------------===//
+//===- OnnxNormalization.cpp - Layer/BatchNormalization, Dropout ----------===//
 //
-// LayerNormalization is decomposed into lmc reductions and elementwise ops,
-// so its gradient comes from theirs. Dropout is the identity in inference
-// mode; training mode is rejected for now.
+// LayerNormalization and BatchNormalization are decomposed into lmc
+// reductions and elementwise ops, so their gradients come from theirs.
+// Dropout is the identity in inference mode; training mode is rejected for
+// now.
 //
 //===----------------------------------------------------------------------===//
 
@@ -110,6 +111,143 @@ LogicalResult importLayerNormalization(NodeImporter &n) {
   return success();
 }
 
+/// BatchNormalization over [N, C, ...]. Inference: the running statistics
+/// (inputs 3 and 4) are used as constants (an initializer's initial value;
+/// they are not trained). Training (`training_mode = 1` from opset 14; more
+/// than one output before): batch statistics over every dimension but 1
+/// (biased variance), and the optional running-statistics outputs
+/// `input * momentum + batch * (1 - momentum)` (the ONNX reference), which
+/// nothing carries to the next step yet.
+LogicalResult importBatchNormalization(NodeImporter &n) {
+  if (n.opset < 7)
+    return n.error() << "BatchNormalization before opset 7 is not supported";
+  unsigned outputs = n.node.output_size();
+  while (outputs > 1 && n.node.output(outputs - 1).empty())
+    --outputs;
+  SmallVector<StringRef> allowed = {"epsilon", "momentum"};
+  if (n.opset < 9)
+    allowed.push_back("spatial");
+  if (n.opset >= 14)
+    allowed.push_back("training_mode");
+  unsigned maxOutputs = n.opset >= 14 ? 3 : 5;
+  if (outputs > maxOutputs)
+    return n.error() << "expected at most " << maxOutputs << " outputs, got "
+                     << outputs;
+  if (failed(n.checkArity(5, 5, outputs)) || failed(n.checkAttributes(allowed)))
+    return failure();
+  FailureOr<float> epsilon = n.floatAttr("epsilon", 1e-5f);
+  FailureOr<float> momentum = n.floatAttr("momentum", 0.9f);
+  FailureOr<int64_t> spatialAttr = n.intAttr("spatial", 1);
+  FailureOr<int64_t> trainingMode = n.intAttr("training_mode", 0);
+  FailureOr<Value> x = n.floatInput(0);
+  if (failed(epsilon) || failed(momentum) || failed(spatialAttr) ||
+      failed(trainingMode) || failed(x))
+    return failure();
+  if (*spatialAttr != 1)
+    return n.error() << "spatial = " << *spatialAttr
+                     << " is not supported (only 1)";
+  bool training = n.opset >= 14 ? *trainingMode != 0 : outputs > 1;
+  if (n.opset >= 14 && !training && outputs > 1)
+    return n.error() << "the running_mean / running_var outputs need "
+                        "training_mode = 1";
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    return n.error() << "expected an input of rank >= 2 ([N, C, ...]), got "
+                     << type;
+  Type element = type.getElementType();
+  int64_t channels = type.getDimSize(1);
+  auto channelType = RankedTensorType::get({channels}, element);
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+
+  // Inputs 1..4 are [C] tensors of the input's element type; `asConstant`
+  // takes an initializer's initial value (or a compile-time constant).
+  auto channelInput = [&](unsigned i, bool asConstant) -> FailureOr<Value> {
+    FailureOr<RankedTensorType> inputType = n.inputType(i);
+    if (failed(inputType))
+      return failure();
+    if (*inputType != channelType)
+      return n.error() << "expected input " << i << " of type " << channelType
+                       << ", got " << *inputType;
+    if (asConstant) {
+      DenseElementsAttr value = n.constantInput(i);
+      if (!value)
+        value = n.paramInitInput(i);
+      if (value)
+        return arith::ConstantOp::create(b, loc, value).getResult();
+    }
+    return n.floatInput(i);
+  };
+  FailureOr<Value> scale = channelInput(1, false);
+  FailureOr<Value> bias = channelInput(2, false);
+  FailureOr<Value> runningMean = channelInput(3, !training);
+  FailureOr<Value> runningVar = channelInput(4, !training);
+  if (failed(scale) || failed(bias) || failed(runningMean) ||
+      failed(runningVar))
+    return failure();
+
+  SmallVector<int64_t> keptShape(rank, 1);
+  keptShape[1] = channels;
+  auto keptType = RankedTensorType::get(keptShape, element);
+  auto dims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  auto expand = [&](Value channelValue) -> Value {
+    return BroadcastInDimOp::create(
+        b, loc, type, buildReshape(b, loc, channelValue, keptShape), dims);
+  };
+  auto splat = [&](double v) { return buildSplat(b, loc, channelType, v); };
+
+  if (!training) {
+    // y = x * a + (bias - mean * a) with a = scale / sqrt(var + epsilon).
+    Value a = DivOp::create(
+        b, loc, *scale,
+        SqrtOp::create(b, loc, AddOp::create(b, loc, *runningVar,
+                                             splat(*epsilon))));
+    Value shift = SubOp::create(b, loc, *bias,
+                                MulOp::create(b, loc, *runningMean, a));
+    Value y = AddOp::create(b, loc, MulOp::create(b, loc, *x, expand(a)),
+                            expand(shift));
+    return n.setResult(y);
+  }
+
+  SmallVector<int64_t> axes;
+  int64_t count = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != 1) {
+      axes.push_back(d);
+      count *= type.getDimSize(d);
+    }
+  auto meanOf = [&](Value v) -> Value {
+    Value sum = ReduceSumOp::create(b, loc, channelType, v, axes,
+                                    /*keep_dims=*/false);
+    return MulOp::create(b, loc, sum, splat(1.0 / double(count)));
+  };
+  Value mean = meanOf(*x);
+  Value centered = SubOp::create(b, loc, *x, expand(mean));
+  Value variance = meanOf(MulOp::create(b, loc, centered, centered));
+  Value a = DivOp::create(
+      b, loc, *scale,
+      SqrtOp::create(b, loc, AddOp::create(b, loc, variance, splat(*epsilon))));
+  Value y = AddOp::create(b, loc, MulOp::create(b, loc, centered, expand(a)),
+                          expand(*bias));
+  if (failed(n.setResult(y, 0)))
+    return failure();
+  auto update = [&](Value running, Value batch) -> Value {
+    return AddOp::create(b, loc, MulOp::create(b, loc, running,
+                                               splat(*momentum)),
+                         MulOp::create(b, loc, batch, splat(1.0 - *momentum)));
+  };
+  if (outputs > 1 && failed(n.setResult(update(*runningMean, mean), 1)))
+    return failure();
+  if (outputs > 2 && failed(n.setResult(update(*runningVar, variance), 2)))
+    return failure();
+  if (outputs > 3 && failed(n.setResult(mean, 3)))
+    return failure();
+  if (outputs > 4 && failed(n.setResult(variance, 4)))
+    return failure();
+  return success();
+}
+
 /// Dropout in inference mode: the identity (and an all-true mask).
 LogicalResult importDropout(NodeImporter &n) {
   unsigned outputs = n.node.output_size();
@@ -156,6 +294,7 @@ LogicalResult importDropout(NodeImporter &n) {
 } // namespace
 
 void registerNormalizationOps(OpTable &table) {
+  table["BatchNormalization"] = importBatchNormalization;
   table["LayerNormalization"] = importLayerNormalization;
   table["Dropout"] = importDropout;
 }

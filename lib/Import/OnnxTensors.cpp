@@ -2,7 +2,14 @@
 
 #include "OnnxImporter.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace mlir;
 
@@ -62,17 +69,229 @@ static DenseElementsAttr fromRepeated(RankedTensorType type,
   return DenseElementsAttr::get(type, ArrayRef<T>(values));
 }
 
+FailureOr<int64_t> tensorByteSize(const onnx::TensorProto &tensor) {
+  int64_t elementBytes = 0;
+  switch (tensor.data_type()) {
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::INT32:
+    elementBytes = 4;
+    break;
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::INT64:
+    elementBytes = 8;
+    break;
+  case onnx::TensorProto::BOOL:
+    elementBytes = 1;
+    break;
+  default:
+    return failure();
+  }
+  SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  FailureOr<int64_t> numElements = checkedNumElements(shape);
+  if (failed(numElements))
+    return failure();
+  std::optional<int64_t> bytes = llvm::checkedMul(*numElements, elementBytes);
+  if (!bytes)
+    return failure();
+  return *bytes;
+}
+
+namespace {
+/// Closes a file descriptor on scope exit.
+struct FileDescriptor {
+  int fd = -1;
+  explicit FileDescriptor(int fd) : fd(fd) {}
+  FileDescriptor(const FileDescriptor &) = delete;
+  FileDescriptor &operator=(const FileDescriptor &) = delete;
+  ~FileDescriptor() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+  void reset(int newFd) {
+    if (fd >= 0)
+      ::close(fd);
+    fd = newFd;
+  }
+};
+} // namespace
+
+/// Whether `name` in the directory `dirfd` is a symbolic link.
+static bool isSymlinkAt(int dirfd, const std::string &name) {
+  struct stat st;
+  return ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+         S_ISLNK(st.st_mode);
+}
+
+FailureOr<std::string>
+readExternalData(const onnx::TensorProto &tensor, StringRef baseDir,
+                 int64_t expectedBytes,
+                 function_ref<InFlightDiagnostic()> emitError) {
+  std::optional<std::string> location;
+  std::optional<uint64_t> offset, length;
+  for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
+    const std::string &key = entry.key();
+    if (key == "location") {
+      if (location) {
+        emitError() << "external data lists 'location' twice";
+        return failure();
+      }
+      location = entry.value();
+    } else if (key == "offset" || key == "length") {
+      std::optional<uint64_t> &field = key == "offset" ? offset : length;
+      uint64_t value = 0;
+      StringRef text = entry.value();
+      if (field || text.empty() || !llvm::all_of(text, [](char c) { return llvm::isDigit(c); }) ||
+          text.getAsInteger(10, value)) {
+        emitError() << "external data '" << key << "' must be given once as "
+                    << "a non-negative integer, got '" << text << "'";
+        return failure();
+      }
+      field = value;
+    } else if (key != "checksum") {
+      emitError() << "unsupported external data key '" << key << "'";
+      return failure();
+    }
+  }
+  if (!location || location->empty()) {
+    emitError() << "external data has no 'location'";
+    return failure();
+  }
+  StringRef loc = *location;
+  if (loc.contains('\0')) {
+    emitError() << "external data location contains a NUL character";
+    return failure();
+  }
+  if (loc.starts_with("/")) {
+    emitError() << "external data location '" << loc
+                << "' is an absolute path (it must be relative to the "
+                   "model's directory)";
+    return failure();
+  }
+  SmallVector<StringRef> pieces, components;
+  loc.split(pieces, '/');
+  for (StringRef piece : pieces) {
+    if (piece.empty() || piece == ".")
+      continue;
+    if (piece == "..") {
+      emitError() << "external data location '" << loc
+                  << "' contains '..' (it must stay inside the model's "
+                     "directory)";
+      return failure();
+    }
+    components.push_back(piece);
+  }
+  if (components.empty()) {
+    emitError() << "external data location '" << loc << "' names no file";
+    return failure();
+  }
+
+  // Walk down from the model's directory without following links.
+  std::string dir = baseDir.empty() ? std::string(".") : baseDir.str();
+  FileDescriptor dirfd(
+      ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dirfd.fd < 0) {
+    emitError() << "cannot open the model's directory '" << dir
+                << "': " << std::strerror(errno);
+    return failure();
+  }
+  for (StringRef component : ArrayRef(components).drop_back()) {
+    std::string name = component.str();
+    int next = ::openat(dirfd.fd, name.c_str(),
+                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (next < 0) {
+      int error = errno;
+      if (isSymlinkAt(dirfd.fd, name))
+        emitError() << "external data location '" << loc
+                    << "' goes through the symbolic link '" << name
+                    << "' (refused)";
+      else
+        emitError() << "cannot open directory '" << name
+                    << "' of external data location '" << loc
+                    << "': " << std::strerror(error);
+      return failure();
+    }
+    dirfd.reset(next);
+  }
+  std::string fileName = components.back().str();
+  FileDescriptor fd(::openat(dirfd.fd, fileName.c_str(),
+                             O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (fd.fd < 0) {
+    int error = errno;
+    if (isSymlinkAt(dirfd.fd, fileName))
+      emitError() << "external data file '" << loc
+                  << "' is a symbolic link (refused)";
+    else
+      emitError() << "cannot open external data file '" << loc
+                  << "': " << std::strerror(error);
+    return failure();
+  }
+  struct stat st;
+  if (::fstat(fd.fd, &st) != 0) {
+    emitError() << "cannot stat external data file '" << loc
+                << "': " << std::strerror(errno);
+    return failure();
+  }
+  if (!S_ISREG(st.st_mode)) {
+    emitError() << "external data file '" << loc
+                << "' is not a regular file";
+    return failure();
+  }
+  if (st.st_nlink != 1) {
+    emitError() << "external data file '" << loc << "' has " << st.st_nlink
+                << " hard links (refused: it may alias a file outside the "
+                   "model's directory)";
+    return failure();
+  }
+  uint64_t fileSize = static_cast<uint64_t>(st.st_size);
+  uint64_t begin = offset.value_or(0);
+  if (begin > fileSize) {
+    emitError() << "external data offset " << begin << " is beyond the end of '"
+                << loc << "' (" << fileSize << " bytes)";
+    return failure();
+  }
+  uint64_t size = length.value_or(fileSize - begin);
+  if (size > fileSize - begin) {
+    emitError() << "external data range [" << begin << ", " << begin
+                << " + " << size << ") is outside '" << loc << "' ("
+                << fileSize << " bytes)";
+    return failure();
+  }
+  if (size != static_cast<uint64_t>(expectedBytes)) {
+    emitError() << "external data has " << size << " bytes but its shape and "
+                << "data type need " << expectedBytes << " bytes";
+    return failure();
+  }
+  std::string data(size, '\0');
+  uint64_t done = 0;
+  while (done < size) {
+    ssize_t n = ::pread(fd.fd, data.data() + done,
+                        std::min<uint64_t>(size - done, 1u << 30),
+                        static_cast<off_t>(begin + done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      emitError() << "cannot read external data file '" << loc << "': "
+                  << (n < 0 ? std::strerror(errno) : "unexpected end of file");
+      return failure();
+    }
+    done += static_cast<uint64_t>(n);
+  }
+  return data;
+}
+
 FailureOr<DenseElementsAttr>
 convertTensor(MLIRContext *context, const onnx::TensorProto &tensor,
-              function_ref<InFlightDiagnostic()> emitError) {
+              function_ref<InFlightDiagnostic()> emitError,
+              StringRef externalDataDir) {
   Type elementType = convertElementType(context, tensor.data_type());
   if (!elementType) {
     emitError() << "unsupported data type " << dataTypeName(tensor.data_type());
     return failure();
   }
-  if (tensor.data_location() == onnx::TensorProto::EXTERNAL ||
-      tensor.external_data_size() > 0) {
-    emitError() << "external tensor data is not supported";
+  bool external = tensor.data_location() == onnx::TensorProto::EXTERNAL ||
+                  tensor.external_data_size() > 0;
+  if (external && externalDataDir.empty()) {
+    emitError() << "external tensor data is not supported here";
     return failure();
   }
   if (tensor.has_segment()) {
@@ -91,10 +310,28 @@ convertTensor(MLIRContext *context, const onnx::TensorProto &tensor,
   int64_t elementBytes =
       isBool ? 1 : elementType.getIntOrFloatBitWidth() / 8;
 
-  if (tensor.has_raw_data()) {
+  std::string externalBytes;
+  if (external) {
+    if (tensor.has_raw_data()) {
+      emitError() << "has both external data and raw_data";
+      return failure();
+    }
+    FailureOr<int64_t> expected = tensorByteSize(tensor);
+    if (failed(expected)) {
+      emitError() << "invalid dimensions (negative or overflowing)";
+      return failure();
+    }
+    FailureOr<std::string> bytes =
+        readExternalData(tensor, externalDataDir, *expected, emitError);
+    if (failed(bytes))
+      return failure();
+    externalBytes = std::move(*bytes);
+  }
+
+  if (external || tensor.has_raw_data()) {
     std::optional<int64_t> expected = llvm::checkedMul(*numElements,
                                                        elementBytes);
-    const std::string &raw = tensor.raw_data();
+    const std::string &raw = external ? externalBytes : tensor.raw_data();
     if (!expected || static_cast<uint64_t>(*expected) != raw.size()) {
       emitError() << "raw_data has " << raw.size() << " bytes but shape ["
                   << shape << "] of " << elementType << " needs "

@@ -20,7 +20,7 @@ struct ModelDescription {
 };
 
 /// Reads the tagged `train_step` / `eval_step` of a module after the
-/// optimizer phase, and drops the (large) `lmc.init` attributes from it.
+/// optimizer phase, then drops the tags (and the large `lmc.init` values).
 mlir::FailureOr<ModelDescription> describeModel(mlir::ModuleOp module);
 
 /// Adds `void wrapperName(void **buffers)`, which calls the bare-pointer

@@ -22,7 +22,17 @@ struct OnnxImportOptions {
   /// Size bound to the symbolic batch dimension (a dim_param, or an unknown
   /// first dimension of an input). 0 = leave unbound (an error if needed).
   int64_t batch = 0;
+  /// Budget for the parameters (float initializers): a model that needs more
+  /// bytes is refused before any tensor data is converted. 0 = no limit.
+  uint64_t maxParamBytes = uint64_t(8) << 30;
 };
+
+/// The largest model file the importer reads (protobuf's 2 GiB message
+/// limit; bigger weights belong in external data).
+constexpr uint64_t kMaxOnnxFileBytes = (uint64_t(1) << 31) - 1;
+/// Protobuf nesting depth the binary reader accepts (protobuf's default is
+/// 100; a graph attribute costs 3 levels).
+constexpr int kOnnxRecursionLimit = 64;
 
 /// Imports a binary ONNX model (`.onnx`) or one in the ONNX text syntax
 /// (`.onnxtxt`, parsed by libonnx's parser). Errors are emitted as
@@ -30,6 +40,14 @@ struct OnnxImportOptions {
 mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(mlir::MLIRContext &context,
                                                  llvm::StringRef path,
                                                  const OnnxImportOptions &options);
+
+/// Imports a model held in memory (binary protobuf, or the text syntax when
+/// `isText`). `path` names it in diagnostics and locations, and its
+/// directory is where external data is looked up.
+mlir::OwningOpRef<mlir::ModuleOp>
+importOnnxBuffer(mlir::MLIRContext &context, llvm::StringRef bytes,
+                 llvm::StringRef path, const OnnxImportOptions &options,
+                 bool isText = false);
 
 } // namespace lmc
 

@@ -255,4 +255,5 @@ void lmc::populateLmcToLinalgPatterns(RewritePatternSet &patterns) {
                TransposeLowering>(patterns.getContext());
   populateReductionLoweringPatterns(patterns);
   populateDataMovementLoweringPatterns(patterns);
+  populateConvolutionLoweringPatterns(patterns);
 }

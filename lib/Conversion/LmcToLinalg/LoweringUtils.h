@@ -61,6 +61,8 @@ mlir::Value buildReduceAlong(mlir::OpBuilder &b, mlir::Location loc,
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
 /// lmc.convert, concat, slice, slice_grad, gather, scatter_add.
 void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// lmc.conv, conv_input_grad, conv_weight_grad, max_pool, max_pool_grad.
+void populateConvolutionLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace lmc::lowering
 

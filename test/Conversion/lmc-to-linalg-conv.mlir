@@ -1,0 +1,71 @@
+// RUN: lmc-opt %s -split-input-file -convert-lmc-to-linalg | FileCheck %s
+
+// Padding is a generic over the padded tensor that reads the input at a
+// clamped position and selects 0 outside; the grouped, strided convolution
+// is one generic over (n, f, oh, ow, c, kh, kw) whose input map picks the
+// group's channel with floordiv.
+// CHECK-DAG: #[[XMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 3) * 2 + d4, d2 * 2 + d5, d3 * 2 + d6)>
+// CHECK-DAG: #[[WMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+// CHECK-DAG: #[[YMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv
+// CHECK: %[[PAD:.*]] = linalg.generic
+// CHECK: tensor.extract %{{.*}} : tensor<2x4x8x8xf32>
+// CHECK: arith.select
+// CHECK: } -> tensor<2x4x9x9xf32>
+// CHECK: %[[FILL:.*]] = linalg.fill
+// CHECK: linalg.generic {indexing_maps = [#[[XMAP]], #[[WMAP]], #[[YMAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[PAD]], %{{.*}} : tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>) outs(%[[FILL]] : tensor<2x6x4x4xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @conv(%x: tensor<2x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2x6x4x4xf32> {
+  %0 = lmc.conv %x, %w, strides = [2, 2], dilations = [1, 1], pad_low = [1, 1], pad_high = [0, 0], groups = 2 : tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32> -> tensor<2x6x4x4xf32>
+  return %0 : tensor<2x6x4x4xf32>
+}
+
+// -----
+
+// The weight gradient reduces over (n, o) with the same input access; no
+// padding generic when the paddings are zero.
+// CHECK-DAG: #[[XMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d3, d1, d4 * 2 + d2)>
+// CHECK-LABEL: func.func @conv_weight_grad_1d
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.generic {indexing_maps = [#[[XMAP]], {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<2x3x9xf32>, tensor<2x4x4xf32>) outs(%{{.*}} : tensor<4x3x3xf32>)
+func.func @conv_weight_grad_1d(%x: tensor<2x3x9xf32>, %g: tensor<2x4x4xf32>) -> tensor<4x3x3xf32> {
+  %0 = lmc.conv_weight_grad %x, %g, strides = [2], dilations = [1], pad_low = [0], pad_high = [0], groups = 1 : tensor<2x3x9xf32>, tensor<2x4x4xf32> -> tensor<4x3x3xf32>
+  return %0 : tensor<4x3x3xf32>
+}
+
+// -----
+
+// The input gradient gathers the cotangent at o = (i + pad - k) / stride
+// when the division is exact and in range.
+// CHECK-LABEL: func.func @conv_input_grad
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3] : tensor<6x2x3x3xf32> into tensor<2x3x2x3x3xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK: arith.divui
+// CHECK: arith.remui
+// CHECK: tensor.extract %{{.*}} : tensor<2x6x4x4xf32>
+// CHECK: arith.select
+func.func @conv_input_grad(%g: tensor<2x6x4x4xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2x4x8x8xf32> {
+  %0 = lmc.conv_input_grad %g, %w, strides = [2, 2], dilations = [1, 1], pad_low = [1, 1], pad_high = [0, 0], groups = 2 : tensor<2x6x4x4xf32>, tensor<6x2x3x3xf32> -> tensor<2x4x8x8xf32>
+  return %0 : tensor<2x4x8x8xf32>
+}
+
+// -----
+
+// Max pooling pads with -inf and reduces with maximumf; its gradient first
+// finds each window's (value, first offset), then gathers.
+// CHECK-LABEL: func.func @max_pool
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<2x3x4xf32>, tensor<2x3x4xi64>)
+// CHECK: arith.cmpf ugt
+// CHECK: arith.cmpi slt
+// CHECK: linalg.generic
+// CHECK: tensor.extract %{{.*}} : tensor<2x3x4xi64>
+// CHECK: tensor.extract %{{.*}} : tensor<2x3x4xf32>
+func.func @max_pool(%x: tensor<2x3x8xf32>, %g: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x8xf32>) {
+  %0 = lmc.max_pool %x, kernel = [3], strides = [2], dilations = [1], pad_low = [1], pad_high = [0] : tensor<2x3x8xf32> -> tensor<2x3x4xf32>
+  %1 = lmc.max_pool_grad %x, %g, kernel = [3], strides = [2], dilations = [1], pad_low = [1], pad_high = [0] : tensor<2x3x8xf32>, tensor<2x3x4xf32> -> tensor<2x3x8xf32>
+  return %0, %1 : tensor<2x3x4xf32>, tensor<2x3x8xf32>
+}
