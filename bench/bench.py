@@ -1,0 +1,147 @@
+"""Side-by-side training-step benchmark: lmc's executable vs PyTorch.
+
+    python3 bench/bench.py [--threads T] [--runs R] [--models digits,mlp]
+
+For each model: export from PyTorch to ONNX, compile with build/bin/lmc,
+then alternate R runs of lmc's executable and of PyTorch's own training loop
+(same initial weights, same data, same optimizer, same thread count) and
+report the median step time, achieved GFLOP/s (FLOPs per step as lmc's
+--info counts them), the ratio lmc/PyTorch and the share of the measured
+OpenBLAS sgemm peak. Needs torch and numpy (bench only, not the tests).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LMC = os.path.join(ROOT, "build", "bin", "lmc")
+
+
+class MLP(torch.nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(
+            torch.nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
+
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i + 1 < len(self.layers):
+                x = torch.relu(x)
+        return x
+
+
+# name: (layer sizes, batch, steps per run)
+MODELS = {
+    "digits": ([64, 64, 10], 32, 2000),
+    "mlp": ([784, 2048, 2048, 10], 256, 30),
+}
+
+
+def export(name, work):
+    sizes, batch, _ = MODELS[name]
+    torch.manual_seed(0)
+    model = MLP(sizes)
+    path = os.path.join(work, f"{name}.onnx")
+    torch.onnx.export(model, torch.zeros(batch, sizes[0]), path, dynamo=False,
+                      opset_version=17, input_names=["x"],
+                      output_names=["logits"])
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((batch * 8, sizes[0])).astype(np.float32)
+    y = rng.integers(0, sizes[-1], batch * 8).astype(np.int64)
+    np.save(os.path.join(work, f"{name}_x.npy"), x)
+    np.save(os.path.join(work, f"{name}_y.npy"), y)
+    return model, x, y
+
+
+def compile_lmc(name, work):
+    _, batch, _ = MODELS[name]
+    exe = os.path.join(work, f"{name}_train")
+    t0 = time.perf_counter()
+    subprocess.run([LMC, os.path.join(work, f"{name}.onnx"), "--batch",
+                    str(batch), "--optimizer", "adamw", "--lr", "1e-3", "-o",
+                    exe], check=True)
+    compile_s = time.perf_counter() - t0
+    info = subprocess.run([exe, "--info"], check=True, capture_output=True,
+                          text=True).stdout
+    flops = int(next(l for l in info.splitlines()
+                     if l.startswith("flops per step")).split(":")[1])
+    return exe, flops, compile_s
+
+
+def time_lmc(name, work, exe, threads):
+    steps = MODELS[name][2]
+    metrics = os.path.join(work, f"{name}_metrics.jsonl")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
+    subprocess.run([exe, "--input", f"x={work}/{name}_x.npy", "--input",
+                    f"labels={work}/{name}_y.npy", "--steps", str(steps),
+                    "--log-every", "1", "--metrics", metrics], check=True,
+                   env=env, stdout=subprocess.DEVNULL)
+    ms = [json.loads(l)["ms"] for l in open(metrics) if '"ms"' in l]
+    return statistics.median(ms[len(ms) // 10:])
+
+
+def time_torch(name, model, x, y, threads):
+    sizes, batch, steps = MODELS[name]
+    torch.set_num_threads(threads)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.0)
+    lossf = torch.nn.CrossEntropyLoss()
+    xs, ys = torch.from_numpy(x), torch.from_numpy(y)
+    times = []
+    for step in range(steps):
+        s = (step * batch) % len(x)
+        t0 = time.perf_counter()
+        opt.zero_grad()
+        loss = lossf(model(xs[s:s + batch]), ys[s:s + batch])
+        loss.backward()
+        opt.step()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times[len(times) // 10:])
+
+
+def sgemm_peak(work, threads):
+    exe = os.path.join(work, "sgemm_peak")
+    subprocess.run(["cc", "-O2", os.path.join(ROOT, "bench", "sgemm_peak.c"),
+                    "-I/usr/include/x86_64-linux-gnu/openblas-pthread",
+                    "-lopenblas", "-o", exe], check=True)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
+    return float(subprocess.run([exe], check=True, capture_output=True,
+                                text=True, env=env).stdout)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--models", default="digits,mlp")
+    o = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="lmc-bench-")
+    peak = sgemm_peak(work, o.threads)
+    print(f"sgemm peak: {peak:.0f} GFLOP/s on {o.threads} thread(s)")
+    print("| model | batch | lmc ms | PyTorch ms | lmc/PyTorch | lmc GFLOP/s "
+          "| % of sgemm peak | compile s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in o.models.split(","):
+        model, x, y = export(name, work)
+        exe, flops, compile_s = compile_lmc(name, work)
+        lmc_ms, torch_ms = [], []
+        for _ in range(o.runs):
+            lmc_ms.append(time_lmc(name, work, exe, o.threads))
+            torch_ms.append(time_torch(name, model, x, y, o.threads))
+        a, t = statistics.median(lmc_ms), statistics.median(torch_ms)
+        gflops = flops / (a * 1e-3) / 1e9
+        print(f"| {name} | {MODELS[name][1]} | {a:.3f} | {t:.3f} | {a / t:.2f} "
+              f"| {gflops:.1f} | {100 * gflops / peak:.0f}% | {compile_s:.1f} |")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
