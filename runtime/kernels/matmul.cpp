@@ -53,3 +53,5 @@ extern "C" void lmc_rt_matmul_f64(const double *A, const double *B, double *C,
                                   int64_t K, int64_t transA, int64_t transB) {
   batchedMatmul<double>(cblas_dgemm, A, B, C, batch, M, N, K, transA, transB);
 }
+
+void lmc_rt_set_threads(int n) { openblas_set_num_threads(n); }

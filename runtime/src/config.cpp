@@ -103,6 +103,8 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.steps = parseCount(flag, value(), 0);
     else if (flag == "--lr")
       config.lr = parseNonNegativeReal(flag, value());
+    else if (flag == "--threads")
+      config.threads = parseCount(flag, value(), 1);
     else if (flag == "--log-every")
       config.logEvery = parseCount(flag, value(), 1);
     else if (flag == "--eval-every")
@@ -227,6 +229,8 @@ std::string usageText(const std::string &program) {
       "  --init FILE.safetensors     start from these parameters\n"
       "  --save FILE.safetensors     write the final parameters\n"
       "output:\n"
+      "  --threads N                 threads for the matmul kernels "
+      "(default: all cores)\n"
       "  --log-every N               progress line every N steps "
       "(default 10)\n"
       "  --metrics FILE.jsonl        also write metrics as JSON lines\n"

@@ -56,6 +56,7 @@ struct Config {
   // Monitoring.
   std::string logDir;               // --log-dir DIR (TensorBoard)
   std::optional<double> peakFlops;  // --peak-flops F (FLOP/s, for MFU)
+  std::optional<int64_t> threads;   // --threads N (default: all cores)
   bool info = false;                 // --info
   bool help = false;                 // --help
 };

@@ -18,6 +18,9 @@
 #include "tokens.h"
 #include "trainer.h"
 
+#include "lmc/runtime/kernels.h"
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -93,6 +96,8 @@ void train(const Config &config, const CompiledModel &model) {
   LMC_CHECK(!desc.trainArgsWithRole(Role::Input).empty(),
             "the model takes no inputs; nothing to train on");
 
+  if (config.threads)
+    lmc_rt_set_threads(static_cast<int>(std::min<int64_t>(*config.threads, 1024)));
   ModelState state(desc, model.weights);
   if (!config.initPath.empty())
     state.loadParams(config.initPath);

@@ -66,6 +66,12 @@ void expectUsageError(const std::vector<std::string> &args,
   }
 }
 
+TEST(Config, Threads) {
+  EXPECT_FALSE(parseFlags({}).threads.has_value());
+  EXPECT_EQ(parseFlags({"--threads", "3"}).threads, 3);
+  expectUsageError({"--threads", "0"}, "--threads expects an integer >= 1");
+}
+
 TEST(Config, RejectsBadFlags) {
   expectUsageError({"--bogus"}, "unknown flag '--bogus'");
   expectUsageError({"-x"}, "unknown flag '-x'");

@@ -25,6 +25,9 @@ void lmc_rt_matmul_f64(const double *A, const double *B, double *C,
                        int64_t batch, int64_t M, int64_t N, int64_t K,
                        int64_t transA, int64_t transB);
 
+/// Sets how many threads the kernels (the BLAS) may use; n >= 1.
+void lmc_rt_set_threads(int n);
+
 #ifdef __cplusplus
 }
 #endif
