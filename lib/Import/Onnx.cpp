@@ -491,6 +491,18 @@ FailureOr<RankedTensorType> NodeImporter::inputType(unsigned i) {
   return cast<RankedTensorType>((*binding)->value.getType());
 }
 
+FailureOr<std::optional<SmallVector<int64_t>>>
+NodeImporter::axes(bool asInput) {
+  if (!asInput)
+    return intsAttr("axes");
+  if (!hasInput(1))
+    return std::optional<SmallVector<int64_t>>();
+  FailureOr<SmallVector<int64_t>> given = intsInput(1, "axes");
+  if (failed(given))
+    return failure();
+  return std::optional<SmallVector<int64_t>>(std::move(*given));
+}
+
 FailureOr<SmallVector<int64_t>> NodeImporter::intsInput(unsigned i,
                                                         StringRef what) {
   FailureOr<Binding *> binding = lookup(i);

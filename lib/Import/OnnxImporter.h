@@ -79,6 +79,10 @@ public:
   /// std::nullopt when the attribute is absent.
   mlir::FailureOr<std::optional<llvm::SmallVector<int64_t>>>
   intsAttr(llvm::StringRef attrName);
+  /// The `axes` of a reduction or (un)squeeze: constant input 1 when
+  /// `asInput` (newer opsets), else the attribute; std::nullopt when absent.
+  mlir::FailureOr<std::optional<llvm::SmallVector<int64_t>>>
+  axes(bool asInput);
 
   /// Normalizes `axis` into [0, rank) (negative counts from the back).
   mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank,

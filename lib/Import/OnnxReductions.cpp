@@ -36,21 +36,10 @@ LogicalResult importReduce(NodeImporter &n, Reduction kind, bool axesAsInput) {
   auto type = cast<RankedTensorType>(operand->getType());
   int64_t rank = type.getRank();
 
-  SmallVector<int64_t> axes;
-  if (axesAsInput) {
-    if (n.hasInput(1)) {
-      FailureOr<SmallVector<int64_t>> given = n.intsInput(1, "axes");
-      if (failed(given))
-        return failure();
-      axes = *given;
-    }
-  } else {
-    FailureOr<std::optional<SmallVector<int64_t>>> given = n.intsAttr("axes");
-    if (failed(given))
-      return failure();
-    if (*given)
-      axes = **given;
-  }
+  FailureOr<std::optional<SmallVector<int64_t>>> given = n.axes(axesAsInput);
+  if (failed(given))
+    return failure();
+  SmallVector<int64_t> axes = given->value_or(SmallVector<int64_t>());
   if (axes.empty()) {
     if (*noop)
       return n.setResult(*operand);

@@ -116,20 +116,10 @@ LogicalResult importSqueeze(NodeImporter &n) {
   FailureOr<RankedTensorType> type = n.inputType(0);
   if (failed(type))
     return failure();
-  std::optional<SmallVector<int64_t>> axes;
-  if (axesAsInput) {
-    if (n.hasInput(1)) {
-      FailureOr<SmallVector<int64_t>> given = n.intsInput(1, "axes");
-      if (failed(given))
-        return failure();
-      axes = *given;
-    }
-  } else {
-    FailureOr<std::optional<SmallVector<int64_t>>> given = n.intsAttr("axes");
-    if (failed(given))
-      return failure();
-    axes = *given;
-  }
+  FailureOr<std::optional<SmallVector<int64_t>>> given = n.axes(axesAsInput);
+  if (failed(given))
+    return failure();
+  std::optional<SmallVector<int64_t>> axes = *given;
   SmallVector<int64_t> shape;
   if (!axes) {
     for (int64_t dim : type->getShape())
@@ -162,20 +152,13 @@ LogicalResult importUnsqueeze(NodeImporter &n) {
   FailureOr<RankedTensorType> type = n.inputType(0);
   if (failed(type))
     return failure();
-  SmallVector<int64_t> axes;
-  if (axesAsInput) {
-    FailureOr<SmallVector<int64_t>> given = n.intsInput(1, "axes");
-    if (failed(given))
-      return failure();
-    axes = *given;
-  } else {
-    FailureOr<std::optional<SmallVector<int64_t>>> given = n.intsAttr("axes");
-    if (failed(given))
-      return failure();
-    if (!*given)
-      return n.error() << "missing attribute 'axes'";
-    axes = **given;
-  }
+  // Arity was checked above: opset >= 13 always has the axes input.
+  FailureOr<std::optional<SmallVector<int64_t>>> given = n.axes(axesAsInput);
+  if (failed(given))
+    return failure();
+  if (!*given)
+    return n.error() << "missing attribute 'axes'";
+  SmallVector<int64_t> axes = **given;
   int64_t rank = type->getRank() + static_cast<int64_t>(axes.size());
   FailureOr<SmallVector<int64_t>> normalized = n.normalizeAxes(axes, rank);
   if (failed(normalized))

@@ -106,12 +106,10 @@ Value clipGradients(OpBuilder &b, Location loc, SmallVectorImpl<Value> &grads,
   Value tiny = buildSplatLike(b, loc, maxNorm, 1e-6);
   Value ratio = DivOp::create(b, loc, maxNorm,
                               AddOp::create(b, loc, totalNorm, tiny));
-  auto boolType = RankedTensorType::get({}, b.getI1Type());
-  Value below = CmpOp::create(b, loc, boolType, "lt", ratio, one);
-  Value clamped = SelectOp::create(b, loc, scalarType, below, ratio, one);
-  Value enabled = CmpOp::create(b, loc, boolType, "gt", maxNorm, zero);
-  Value coefficient = SelectOp::create(b, loc, scalarType, enabled, clamped,
-                                       one);
+  Value below = buildCompare(b, loc, "lt", ratio, one);
+  Value clamped = buildSelect(b, loc, below, ratio, one);
+  Value enabled = buildCompare(b, loc, "gt", maxNorm, zero);
+  Value coefficient = buildSelect(b, loc, enabled, clamped, one);
   for (Value &g : grads)
     g = MulOp::create(b, loc, g, buildBroadcastScalar(b, loc, coefficient, g));
   return totalNorm;

@@ -114,4 +114,23 @@ Value buildSumBroadcastBack(OpBuilder &b, Location loc, Value value,
   return BroadcastInDimOp::create(b, loc, type, sum, dims);
 }
 
+Value buildCompare(OpBuilder &b, Location loc, StringRef predicate, Value lhs,
+                   Value rhs) {
+  auto maskType =
+      RankedTensorType::get(tensorType(lhs).getShape(), b.getI1Type());
+  return CmpOp::create(b, loc, maskType, predicate, lhs, rhs);
+}
+
+Value buildSelect(OpBuilder &b, Location loc, Value condition, Value onTrue,
+                  Value onFalse) {
+  return SelectOp::create(b, loc, onTrue.getType(), condition, onTrue,
+                          onFalse);
+}
+
+Value takeSingleCotangent(Operation *op, ValueRange resultCotangents,
+                          SmallVectorImpl<Value> &operandCotangents) {
+  operandCotangents.assign(op->getNumOperands(), Value());
+  return resultCotangents.empty() ? Value() : resultCotangents.front();
+}
+
 } // namespace lmc

@@ -11,43 +11,32 @@
 using namespace mlir;
 using namespace lmc;
 
-namespace {
-/// Fills `out` for a single-result op whose cotangent is `g`; returns the
-/// cotangent, or null when the result received none.
-Value singleCotangent(Operation *op, ValueRange resultCotangents,
-                      SmallVectorImpl<Value> &out) {
-  out.assign(op->getNumOperands(), Value());
-  return resultCotangents.empty() ? Value() : resultCotangents.front();
-}
-} // namespace
-
 //===----------------------------------------------------------------------===//
 // Unary
 //===----------------------------------------------------------------------===//
 
 LogicalResult NegOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                               SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     out[0] = NegOp::create(b, getLoc(), g);
   return success();
 }
 
 LogicalResult ReluOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                                SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   Location loc = getLoc();
   Value zero = buildSplatLike(b, loc, getOperand(), 0.0);
-  auto maskType = RankedTensorType::get(getType().getShape(), b.getI1Type());
-  Value positive = CmpOp::create(b, loc, maskType, "gt", getOperand(), zero);
-  out[0] = SelectOp::create(b, loc, getType(), positive, g, zero);
+  Value positive = buildCompare(b, loc, "gt", getOperand(), zero);
+  out[0] = buildSelect(b, loc, positive, g, zero);
   return success();
 }
 
 LogicalResult SigmoidOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                                   SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   // d sigmoid = y * (1 - y)
@@ -61,7 +50,7 @@ LogicalResult SigmoidOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
 
 LogicalResult TanhOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                                SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   // d tanh = 1 - y^2
@@ -75,21 +64,21 @@ LogicalResult TanhOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
 
 LogicalResult ExpOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                               SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     out[0] = MulOp::create(b, getLoc(), g, getResult());
   return success();
 }
 
 LogicalResult LogOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                               SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     out[0] = DivOp::create(b, getLoc(), g, getOperand());
   return success();
 }
 
 LogicalResult SqrtOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                                SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   // d sqrt(x) = 1 / (2 sqrt(x))
@@ -105,7 +94,7 @@ LogicalResult SqrtOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
 
 LogicalResult AddOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                               SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     out[0] = out[1] = g;
   return success();
 }
@@ -113,7 +102,7 @@ LogicalResult AddOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
 LogicalResult SubOp::buildVjp(OpBuilder &b, ValueRange cts,
                               ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   out[0] = g;
@@ -125,7 +114,7 @@ LogicalResult SubOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult MulOp::buildVjp(OpBuilder &b, ValueRange cts,
                               ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   if (needed[0])
@@ -138,7 +127,7 @@ LogicalResult MulOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult DivOp::buildVjp(OpBuilder &b, ValueRange cts,
                               ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   Location loc = getLoc();
@@ -155,7 +144,7 @@ LogicalResult DivOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult PowOp::buildVjp(OpBuilder &b, ValueRange cts,
                               ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   Location loc = getLoc();
@@ -178,7 +167,7 @@ LogicalResult PowOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult SelectOp::buildVjp(OpBuilder &b, ValueRange cts,
                                  ArrayRef<bool> needed,
                                  SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   Location loc = getLoc();
@@ -197,7 +186,7 @@ LogicalResult SelectOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult BroadcastInDimOp::buildVjp(OpBuilder &b, ValueRange cts,
                                          ArrayRef<bool>,
                                          SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     out[0] = buildUnbroadcast(b, getLoc(), g, getOperand().getType(),
                               getDims());
   return success();
@@ -205,7 +194,7 @@ LogicalResult BroadcastInDimOp::buildVjp(OpBuilder &b, ValueRange cts,
 
 LogicalResult ReshapeOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                                   SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     out[0] = buildReshape(b, getLoc(), g, getOperand().getType().getShape());
   return success();
 }
@@ -213,7 +202,7 @@ LogicalResult ReshapeOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
 LogicalResult TransposeOp::buildVjp(OpBuilder &b, ValueRange cts,
                                     ArrayRef<bool>,
                                     SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   ArrayRef<int64_t> perm = getPerm();
@@ -231,7 +220,7 @@ LogicalResult TransposeOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult ReduceSumOp::buildVjp(OpBuilder &b, ValueRange cts,
                                     ArrayRef<bool>,
                                     SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   RankedTensorType operandType = getOperand().getType();
@@ -247,7 +236,7 @@ LogicalResult ReduceSumOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult MatmulOp::buildVjp(OpBuilder &b, ValueRange cts,
                                  ArrayRef<bool> needed,
                                  SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   Location loc = getLoc();
@@ -273,7 +262,7 @@ LogicalResult MatmulOp::buildVjp(OpBuilder &b, ValueRange cts,
 
 LogicalResult SoftmaxOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                                   SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   // dx = y * (g - sum(g * y))
@@ -288,7 +277,7 @@ LogicalResult SoftmaxOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
 LogicalResult LogSoftmaxOp::buildVjp(OpBuilder &b, ValueRange cts,
                                      ArrayRef<bool>,
                                      SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   // dx = g - exp(y) * sum(g)
@@ -302,7 +291,7 @@ LogicalResult LogSoftmaxOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult SoftmaxCrossEntropyOp::buildVjp(OpBuilder &b, ValueRange cts,
                                               ArrayRef<bool>,
                                               SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     out[0] = SoftmaxCrossEntropyGradOp::create(b, getLoc(), getLogits(),
                                                getLabels(), g);
   return success();

@@ -6,24 +6,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 
 using namespace mlir;
 using namespace lmc;
 
-namespace {
-Value singleCotangent(Operation *op, ValueRange resultCotangents,
-                      SmallVectorImpl<Value> &out) {
-  out.assign(op->getNumOperands(), Value());
-  return resultCotangents.empty() ? Value() : resultCotangents.front();
-}
-} // namespace
-
 // y = conv(x, w): dx = conv_input_grad(g, w), dw = conv_weight_grad(x, g).
 LogicalResult ConvOp::buildVjp(OpBuilder &b, ValueRange cts,
                                ArrayRef<bool> needed,
                                SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   if (needed[0])
@@ -42,7 +35,7 @@ LogicalResult ConvOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult ConvInputGradOp::buildVjp(OpBuilder &b, ValueRange cts,
                                         ArrayRef<bool> needed,
                                         SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   if (needed[0])
@@ -61,7 +54,7 @@ LogicalResult ConvInputGradOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult ConvWeightGradOp::buildVjp(OpBuilder &b, ValueRange cts,
                                          ArrayRef<bool> needed,
                                          SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   if (needed[0])
@@ -77,7 +70,7 @@ LogicalResult ConvWeightGradOp::buildVjp(OpBuilder &b, ValueRange cts,
 
 LogicalResult MaxPoolOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                                   SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     out[0] = MaxPoolGradOp::create(b, getLoc(), getInput().getType(),
                                    getInput(), g, getKernel(), getStrides(),
                                    getDilations(), getPadLow(), getPadHigh());

@@ -13,53 +13,28 @@
 using namespace mlir;
 using namespace lmc;
 
-namespace {
-Value singleCotangent(Operation *op, ValueRange resultCotangents,
-                      SmallVectorImpl<Value> &out) {
-  out.assign(op->getNumOperands(), Value());
-  return resultCotangents.empty() ? Value() : resultCotangents.front();
-}
-
-RankedTensorType maskTypeOf(Value v) {
-  auto type = cast<RankedTensorType>(v.getType());
-  return RankedTensorType::get(type.getShape(),
-                               IntegerType::get(v.getContext(), 1));
-}
-
-Value cmp(OpBuilder &b, Location loc, StringRef predicate, Value lhs,
-          Value rhs) {
-  return CmpOp::create(b, loc, maskTypeOf(lhs), predicate, lhs, rhs);
-}
-
-Value select(OpBuilder &b, Location loc, Value condition, Value onTrue,
-             Value onFalse) {
-  return SelectOp::create(b, loc, onTrue.getType(), condition, onTrue,
-                          onFalse);
-}
-} // namespace
-
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
 
 LogicalResult AbsOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                               SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   // d|x| = sign(x), 0 at 0.
   Location loc = getLoc();
   Value x = getOperand();
   Value zero = buildSplatLike(b, loc, x, 0.0);
-  Value negated = select(b, loc, cmp(b, loc, "lt", x, zero),
+  Value negated = buildSelect(b, loc, buildCompare(b, loc, "lt", x, zero),
                          NegOp::create(b, loc, g), zero);
-  out[0] = select(b, loc, cmp(b, loc, "gt", x, zero), g, negated);
+  out[0] = buildSelect(b, loc, buildCompare(b, loc, "gt", x, zero), g, negated);
   return success();
 }
 
 LogicalResult ErfOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                               SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   // d erf(x) = 2 / sqrt(pi) * exp(-x^2)
@@ -79,18 +54,18 @@ static void buildExtremumVjp(OpBuilder &b, Location loc, StringRef wins,
                              SmallVectorImpl<Value> &out) {
   Value zero = buildSplatLike(b, loc, g, 0.0);
   Value half = MulOp::create(b, loc, g, buildSplatLike(b, loc, g, 0.5));
-  Value tie = cmp(b, loc, "eq", lhs, rhs);
-  Value tieShare = select(b, loc, tie, half, zero);
+  Value tie = buildCompare(b, loc, "eq", lhs, rhs);
+  Value tieShare = buildSelect(b, loc, tie, half, zero);
   if (needed[0])
-    out[0] = select(b, loc, cmp(b, loc, wins, lhs, rhs), g, tieShare);
+    out[0] = buildSelect(b, loc, buildCompare(b, loc, wins, lhs, rhs), g, tieShare);
   if (needed[1])
-    out[1] = select(b, loc, cmp(b, loc, wins, rhs, lhs), g, tieShare);
+    out[1] = buildSelect(b, loc, buildCompare(b, loc, wins, rhs, lhs), g, tieShare);
 }
 
 LogicalResult MaxOp::buildVjp(OpBuilder &b, ValueRange cts,
                               ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     buildExtremumVjp(b, getLoc(), "gt", getLhs(), getRhs(), g, needed, out);
   return success();
 }
@@ -98,14 +73,14 @@ LogicalResult MaxOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult MinOp::buildVjp(OpBuilder &b, ValueRange cts,
                               ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     buildExtremumVjp(b, getLoc(), "lt", getLhs(), getRhs(), g, needed, out);
   return success();
 }
 
 LogicalResult ConvertOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                                   SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   auto operandType = getOperand().getType();
   // Integer and boolean operands get no gradient.
   if (!g || !isa<FloatType>(operandType.getElementType()))
@@ -121,7 +96,7 @@ LogicalResult ConvertOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
 LogicalResult ConcatOp::buildVjp(OpBuilder &b, ValueRange cts,
                                  ArrayRef<bool> needed,
                                  SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (!g)
     return success();
   int64_t rank = getType().getRank(), axis = getAxis(), offset = 0;
@@ -139,7 +114,7 @@ LogicalResult ConcatOp::buildVjp(OpBuilder &b, ValueRange cts,
 
 LogicalResult SliceOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                                 SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     out[0] = SliceGradOp::create(b, getLoc(), getOperand().getType(), g,
                                  getStart(), getStride());
   return success();
@@ -148,7 +123,7 @@ LogicalResult SliceOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
 LogicalResult SliceGradOp::buildVjp(OpBuilder &b, ValueRange cts,
                                     ArrayRef<bool>,
                                     SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     out[0] = SliceOp::create(b, getLoc(), getSource().getType(), g,
                              getStart(), getStride());
   return success();
@@ -173,21 +148,21 @@ static Value buildReduceExtremumVjp(OpBuilder &b, Location loc, Value x,
   };
   Value zero = buildSplatLike(b, loc, x, 0.0);
   Value one = buildSplatLike(b, loc, x, 1.0);
-  Value hit = cmp(b, loc, "eq", x, expand(y));
-  Value indicator = select(b, loc, hit, one, zero);
+  Value hit = buildCompare(b, loc, "eq", x, expand(y));
+  Value indicator = buildSelect(b, loc, hit, one, zero);
   auto keptType = RankedTensorType::get(keptShape, type.getElementType());
   Value count = ReduceSumOp::create(b, loc, keptType, indicator, axes,
                                     /*keep_dims=*/true);
   Value share = DivOp::create(b, loc, buildReshape(b, loc, g, keptShape),
                               count);
-  return select(b, loc, hit,
+  return buildSelect(b, loc, hit,
                 BroadcastInDimOp::create(b, loc, type, share, dims), zero);
 }
 
 LogicalResult ReduceMaxOp::buildVjp(OpBuilder &b, ValueRange cts,
                                     ArrayRef<bool>,
                                     SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     out[0] = buildReduceExtremumVjp(b, getLoc(), getOperand(), getResult(), g,
                                     getAxes());
   return success();
@@ -196,7 +171,7 @@ LogicalResult ReduceMaxOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult ReduceMinOp::buildVjp(OpBuilder &b, ValueRange cts,
                                     ArrayRef<bool>,
                                     SmallVectorImpl<Value> &out) {
-  if (Value g = singleCotangent(*this, cts, out))
+  if (Value g = takeSingleCotangent(*this, cts, out))
     out[0] = buildReduceExtremumVjp(b, getLoc(), getOperand(), getResult(), g,
                                     getAxes());
   return success();
@@ -209,7 +184,7 @@ LogicalResult ReduceMinOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult GatherOp::buildVjp(OpBuilder &b, ValueRange cts,
                                  ArrayRef<bool> needed,
                                  SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (g && needed[0])
     out[0] = ScatterAddOp::create(b, getLoc(), getOperand().getType(), g,
                                   getIndices(), getAxis());
@@ -219,7 +194,7 @@ LogicalResult GatherOp::buildVjp(OpBuilder &b, ValueRange cts,
 LogicalResult ScatterAddOp::buildVjp(OpBuilder &b, ValueRange cts,
                                      ArrayRef<bool> needed,
                                      SmallVectorImpl<Value> &out) {
-  Value g = singleCotangent(*this, cts, out);
+  Value g = takeSingleCotangent(*this, cts, out);
   if (g && needed[0])
     out[0] = GatherOp::create(b, getLoc(), getUpdates().getType(), g,
                               getIndices(), getAxis());

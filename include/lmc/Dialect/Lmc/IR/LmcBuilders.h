@@ -51,6 +51,24 @@ mlir::Value buildReshape(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value buildSumBroadcastBack(mlir::OpBuilder &b, mlir::Location loc,
                                   mlir::Value value, int64_t axis);
 
+/// lmc.cmp of two same-typed tensors; the result is an i1 tensor of their
+/// shape.
+mlir::Value buildCompare(mlir::OpBuilder &b, mlir::Location loc,
+                         llvm::StringRef predicate, mlir::Value lhs,
+                         mlir::Value rhs);
+
+/// lmc.select with the choices' type.
+mlir::Value buildSelect(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value condition, mlir::Value onTrue,
+                        mlir::Value onFalse);
+
+/// The start of a single-result op's VJP: sizes `operandCotangents` to the
+/// op's operands (all null) and returns the result's cotangent, or null when
+/// it received none.
+mlir::Value takeSingleCotangent(mlir::Operation *op,
+                                mlir::ValueRange resultCotangents,
+                                llvm::SmallVectorImpl<mlir::Value> &operandCotangents);
+
 } // namespace lmc
 
 #endif // LMC_DIALECT_LMC_IR_LMCBUILDERS_H
