@@ -133,6 +133,30 @@ Value sourceWindow(OpBuilder &b, Location loc, Value i, Value k,
                andI1(b, loc, nonNegative, andI1(b, loc, exact, inRange)));
 }
 
+/// `result[r] = sum lhs[l] * rhs[k]` over a loop nest of `numLoops` dims
+/// (`parallel` of them first, then `reduction`), starting from zero: the
+/// shared shape of the convolution and its weight gradient.
+Value buildSumOfProducts(OpBuilder &b, Location loc, RankedTensorType type,
+                         Value lhs, Value rhs, unsigned numLoops,
+                         ArrayRef<AffineExpr> lhsExprs,
+                         ArrayRef<AffineExpr> rhsExprs,
+                         ArrayRef<AffineExpr> resultExprs, unsigned parallel,
+                         unsigned reduction) {
+  MLIRContext *ctx = b.getContext();
+  return buildGeneric(
+      b, loc, type,
+      buildFilled(b, loc, type, b.getFloatAttr(type.getElementType(), 0.0)),
+      {lhs, rhs},
+      {AffineMap::get(numLoops, 0, lhsExprs, ctx),
+       AffineMap::get(numLoops, 0, rhsExprs, ctx)},
+      AffineMap::get(numLoops, 0, resultExprs, ctx),
+      iterators(parallel, reduction),
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return arith::AddFOp::create(nb, l, a[2],
+                                     arith::MulFOp::create(nb, l, a[0], a[1]));
+      });
+}
+
 struct ConvLowering : public OpConversionPattern<ConvOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -157,20 +181,10 @@ struct ConvLowering : public OpConversionPattern<ConvOp> {
       wExprs.push_back(d(3 + s + i));
       yExprs.push_back(d(2 + i));
     }
-    MLIRContext *ctx = op.getContext();
     Value padded = buildPadded(rewriter, loc, adaptor.getInput(), w, 0.0);
-    Value result = buildGeneric(
-        rewriter, loc, type,
-        buildFilled(rewriter, loc, type,
-                    rewriter.getFloatAttr(type.getElementType(), 0.0)),
-        {padded, adaptor.getWeight()},
-        {AffineMap::get(numLoops, 0, xExprs, ctx),
-         AffineMap::get(numLoops, 0, wExprs, ctx)},
-        AffineMap::get(numLoops, 0, yExprs, ctx), iterators(2 + s, 1 + s),
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::AddFOp::create(b, l, a[2],
-                                       arith::MulFOp::create(b, l, a[0], a[1]));
-        });
+    Value result =
+        buildSumOfProducts(rewriter, loc, type, padded, adaptor.getWeight(),
+                           numLoops, xExprs, wExprs, yExprs, 2 + s, 1 + s);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -200,20 +214,10 @@ struct ConvWeightGradLowering : public OpConversionPattern<ConvWeightGradOp> {
       gExprs.push_back(d(3 + s + i));
       rExprs.push_back(d(2 + i));
     }
-    MLIRContext *ctx = op.getContext();
     Value padded = buildPadded(rewriter, loc, adaptor.getInput(), w, 0.0);
-    Value result = buildGeneric(
-        rewriter, loc, type,
-        buildFilled(rewriter, loc, type,
-                    rewriter.getFloatAttr(type.getElementType(), 0.0)),
-        {padded, adaptor.getGrad()},
-        {AffineMap::get(numLoops, 0, xExprs, ctx),
-         AffineMap::get(numLoops, 0, gExprs, ctx)},
-        AffineMap::get(numLoops, 0, rExprs, ctx), iterators(2 + s, 1 + s),
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::AddFOp::create(b, l, a[2],
-                                       arith::MulFOp::create(b, l, a[0], a[1]));
-        });
+    Value result =
+        buildSumOfProducts(rewriter, loc, type, padded, adaptor.getGrad(),
+                           numLoops, xExprs, gExprs, rExprs, 2 + s, 1 + s);
     rewriter.replaceOp(op, result);
     return success();
   }
