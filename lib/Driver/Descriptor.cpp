@@ -1,6 +1,7 @@
 //===- Descriptor.cpp - the runtime descriptor of a compiled model --------===//
 //
-// Turns the tags of `train_step` / `eval_step` into the descriptor text and
+// Turns the tags of the entry points (`train_step`, `eval_step`,
+// `grad_step`, `apply_step`) into the descriptor text and
 // weight blob of docs/runtime-abi.md.
 //
 //===----------------------------------------------------------------------===//
@@ -106,11 +107,14 @@ void appendInit(std::vector<char> &blob, DenseElementsAttr init) {
 FailureOr<ModelDescription> describeModel(ModuleOp module) {
   auto train = module.lookupSymbol<func::FuncOp>(attrs::kTrainStep);
   auto eval = module.lookupSymbol<func::FuncOp>(attrs::kEvalStep);
+  auto grad = module.lookupSymbol<func::FuncOp>(attrs::kGradStep);
+  auto apply = module.lookupSymbol<func::FuncOp>(attrs::kApplyStep);
   auto loss = module->getAttrOfType<StringAttr>(attrs::kLoss);
   auto optimizer = module->getAttrOfType<DictionaryAttr>(attrs::kOptimizer);
-  if (!train || !eval || !loss || !optimizer)
+  if (!train || !eval || !grad || !apply || !loss || !optimizer)
     return module.emitError("expected a module after the optimizer phase "
-                            "(train_step, eval_step, lmc.loss, lmc.optimizer)");
+                            "(train_step, eval_step, grad_step, apply_step, "
+                            "lmc.loss, lmc.optimizer)");
 
   ModelDescription model;
   llvm::raw_string_ostream os(model.descriptor);
@@ -125,9 +129,9 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
                        optimizer.getAs<FloatAttr>(key).getValueAsDouble())
        << '\n';
   os << "flops " << countFlops(train) << '\n';
-  if (failed(describeEntryPoint(os, train)) ||
-      failed(describeEntryPoint(os, eval)))
-    return failure();
+  for (func::FuncOp entry : {train, eval, grad, apply})
+    if (failed(describeEntryPoint(os, entry)))
+      return failure();
 
   for (unsigned i = 0; i < train.getNumArguments(); ++i) {
     auto init = train.getArgAttrOfType<DenseElementsAttr>(i, attrs::kInit);
@@ -143,7 +147,7 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
   os << "end\n";
   // The tags now live in the descriptor; LLVM translation has no use for
   // them (and would warn about every one).
-  for (func::FuncOp entry : {train, eval}) {
+  for (func::FuncOp entry : {train, eval, grad, apply}) {
     entry.removeArgAttrsAttr();
     entry.removeResAttrsAttr();
   }

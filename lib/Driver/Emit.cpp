@@ -82,7 +82,8 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
       translateModuleToLLVMIR(module, context, "lmc_model");
   if (!llvmModule)
     return nullptr;
-  for (StringRef entry : {attrs::kTrainStep, attrs::kEvalStep}) {
+  for (StringRef entry : {attrs::kTrainStep, attrs::kEvalStep,
+                          attrs::kGradStep, attrs::kApplyStep}) {
     if (!llvmModule->getFunction(entry)) {
       module.emitError("the lowered module has no '") << entry << "'";
       return nullptr;
@@ -159,9 +160,10 @@ LogicalResult linkExecutable(MLIRContext *ctx, StringRef objectPath,
   if (!linker)
     return emitError(UnknownLoc::get(ctx),
                      "lmc: no C++ linker ('c++') on PATH");
-  llvm::SmallVector<StringRef> args{*linker,       objectPath,  runtime,
-                                    kernels,       "-lopenblas", "-lm",
-                                    "-lpthread",   "-o",        outputPath};
+  llvm::SmallVector<StringRef> args{*linker,     objectPath,   runtime,
+                                    kernels,     "-lopenblas", "-lmpi",
+                                    "-lm",       "-lpthread",  "-o",
+                                    outputPath};
 #ifdef LMC_SANITIZE_LINK_FLAG
   args.push_back(LMC_SANITIZE_LINK_FLAG); // sanitized runtime (LMC_SANITIZE)
 #endif

@@ -133,8 +133,12 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
                        "first)");
       return signalPassFailure();
     }
-    if (failed(buildTrainStep(module, grad)))
+    FailureOr<Slots> slots = collectSlots(grad);
+    if (failed(slots))
       return signalPassFailure();
+    buildGradStep(module, grad, *slots);
+    func::FuncOp apply = buildApplyStep(module, *slots);
+    buildTrainStep(module, grad, apply, *slots);
     buildEvalStep(module, forward);
     forward.setPrivate();
     grad.setPrivate();
@@ -176,56 +180,92 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     return ("arg" + Twine(i)).str();
   }
 
-  LogicalResult buildTrainStep(ModuleOp module, func::FuncOp grad) {
+  /// The slots every entry point is assembled from, in signature order.
+  /// Only `initParams` (train_step's arguments) carry the initial values.
+  struct Slots {
+    SmallVector<Slot> initParams, params, states, inputs, hypers, grads;
+    Slot loss, gradNorm;
+  };
+
+  FailureOr<Slots> collectSlots(func::FuncOp grad) {
     Signature sig = classify(grad);
-    Builder builder(module.getContext());
+    Builder builder(grad.getContext());
     Type f32Scalar = RankedTensorType::get({}, builder.getF32Type());
-    SmallVector<Slot> args, results;
+    Slots slots;
     for (unsigned i : sig.params) {
       auto type = cast<RankedTensorType>(grad.getArgumentTypes()[i]);
       if (!type.getElementType().isF32())
         return grad.emitError("parameter '")
                << argName(grad, i) << "' must be f32 to be trained, got "
                << type;
-      args.push_back({type, "param", argName(grad, i),
-                      grad.getArgAttr(i, attrs::kInit)});
-    }
-    for (unsigned i : sig.params)
+      slots.initParams.push_back(
+          {type, "param", argName(grad, i), grad.getArgAttr(i, attrs::kInit)});
+      slots.params.push_back({type, "param", argName(grad, i), nullptr});
+      slots.grads.push_back({type, "grad", argName(grad, i), nullptr});
       for (StringRef slot : stateSlots(optimizer))
-        args.push_back({grad.getArgumentTypes()[i], "state",
-                        argName(grad, i) + "." + slot.str(), nullptr});
+        slots.states.push_back(
+            {type, "state", argName(grad, i) + "." + slot.str(), nullptr});
+    }
     for (unsigned i : sig.inputs)
-      args.push_back({grad.getArgumentTypes()[i], "input", argName(grad, i),
-                      nullptr});
+      slots.inputs.push_back(
+          {grad.getArgumentTypes()[i], "input", argName(grad, i), nullptr});
     for (StringRef hyper : hyperNames(optimizer))
-      args.push_back({f32Scalar, "hyper", hyper.str(), nullptr});
-    for (size_t i = 0; i < sig.params.size() * (1 + stateSlots(optimizer).size());
-         ++i)
-      results.push_back({args[i].type, args[i].role, args[i].name, nullptr});
-    results.push_back({f32Scalar, "loss", "loss", nullptr});
-    results.push_back({f32Scalar, "grad_norm", "grad_norm", nullptr});
+      slots.hypers.push_back({f32Scalar, "hyper", hyper.str(), nullptr});
+    slots.loss = {f32Scalar, "loss", "loss", nullptr};
+    slots.gradNorm = {f32Scalar, "grad_norm", "grad_norm", nullptr};
+    return slots;
+  }
 
-    func::FuncOp step =
-        createEntryPoint(module, attrs::kTrainStep, args, results);
-    OpBuilder b = OpBuilder::atBlockEnd(&step.getBody().front());
-    Location loc = step.getLoc();
-    ValueRange stepArgs = step.getArguments();
-    size_t numParams = sig.params.size();
-    size_t numSlots = stateSlots(optimizer).size();
-    ValueRange params = stepArgs.take_front(numParams);
-    ValueRange states = stepArgs.slice(numParams, numParams * numSlots);
-    ValueRange inputs =
-        stepArgs.slice(numParams * (1 + numSlots), sig.inputs.size());
-    ValueRange hypers = stepArgs.take_back(hyperNames(optimizer).size());
-
+  /// Calls @forward_grad with the entry point's params and inputs in the
+  /// positions of its own signature; returns (loss, grads...).
+  static func::CallOp callForwardGrad(OpBuilder &b, Location loc,
+                                      func::FuncOp grad, ValueRange params,
+                                      ValueRange inputs) {
+    Signature sig = classify(grad);
     SmallVector<Value> callArgs(grad.getNumArguments());
     for (auto [k, i] : llvm::enumerate(sig.params))
       callArgs[i] = params[k];
     for (auto [k, i] : llvm::enumerate(sig.inputs))
       callArgs[i] = inputs[k];
-    auto call = func::CallOp::create(b, loc, grad, callArgs);
+    return func::CallOp::create(b, loc, grad, callArgs);
+  }
 
-    SmallVector<Value> grads(call.getResults().drop_front());
+  /// `@grad_step(params, inputs) -> (grads, loss)`: one micro-batch's
+  /// gradients, for accumulation and data-parallel averaging by the runtime.
+  void buildGradStep(ModuleOp module, func::FuncOp grad, const Slots &s) {
+    func::FuncOp step = createEntryPoint(
+        module, attrs::kGradStep, concat(s.params, s.inputs),
+        concat(s.grads, ArrayRef<Slot>(s.loss)));
+    OpBuilder b = OpBuilder::atBlockEnd(&step.getBody().front());
+    ValueRange args = step.getArguments();
+    auto call = callForwardGrad(b, step.getLoc(), grad,
+                                args.take_front(s.params.size()),
+                                args.drop_front(s.params.size()));
+    SmallVector<Value> returned(call.getResults().drop_front());
+    returned.push_back(call.getResult(0));
+    func::ReturnOp::create(b, step.getLoc(), returned);
+  }
+
+  /// `@apply_step(params, states, grads, hypers) -> (params, states,
+  /// grad_norm)`: clipping and the optimizer update.
+  func::FuncOp buildApplyStep(ModuleOp module, const Slots &s) {
+    SmallVector<Slot> args = concat(s.params, s.states);
+    llvm::append_range(args, s.grads);
+    llvm::append_range(args, s.hypers);
+    SmallVector<Slot> results = concat(s.params, s.states);
+    results.push_back(s.gradNorm);
+    func::FuncOp step = createEntryPoint(module, attrs::kApplyStep, args,
+                                         results);
+    OpBuilder b = OpBuilder::atBlockEnd(&step.getBody().front());
+    Location loc = step.getLoc();
+    size_t numParams = s.params.size(), numSlots = stateSlots(optimizer).size();
+    ValueRange stepArgs = step.getArguments();
+    ValueRange params = stepArgs.take_front(numParams);
+    ValueRange states = stepArgs.slice(numParams, s.states.size());
+    ValueRange hypers = stepArgs.take_back(s.hypers.size());
+    SmallVector<Value> grads(
+        stepArgs.slice(numParams + s.states.size(), numParams));
+
     Value gradNorm = clipGradients(b, loc, grads, hypers.back());
     SmallVector<Value> newParams, newStates;
     for (size_t k = 0; k < numParams; ++k) {
@@ -235,10 +275,49 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     }
     SmallVector<Value> returned(newParams);
     llvm::append_range(returned, newStates);
-    returned.push_back(call.getResult(0));
     returned.push_back(gradNorm);
     func::ReturnOp::create(b, loc, returned);
-    return success();
+    return step;
+  }
+
+  /// `@train_step(params, states, inputs, hypers) -> (params, states, loss,
+  /// grad_norm)`: the fused step, @forward_grad then @apply_step.
+  void buildTrainStep(ModuleOp module, func::FuncOp grad, func::FuncOp apply,
+                      const Slots &s) {
+    SmallVector<Slot> args = concat(s.initParams, s.states);
+    llvm::append_range(args, s.inputs);
+    llvm::append_range(args, s.hypers);
+    SmallVector<Slot> results = concat(s.params, s.states);
+    results.push_back(s.loss);
+    results.push_back(s.gradNorm);
+    func::FuncOp step = createEntryPoint(module, attrs::kTrainStep, args,
+                                         results);
+    OpBuilder b = OpBuilder::atBlockEnd(&step.getBody().front());
+    Location loc = step.getLoc();
+    size_t numParams = s.params.size(), numStates = s.states.size();
+    ValueRange stepArgs = step.getArguments();
+    ValueRange paramsAndStates = stepArgs.take_front(numParams + numStates);
+    ValueRange inputs =
+        stepArgs.slice(numParams + numStates, s.inputs.size());
+    ValueRange hypers = stepArgs.take_back(s.hypers.size());
+
+    auto gradients = callForwardGrad(b, loc, grad,
+                                     stepArgs.take_front(numParams), inputs);
+    SmallVector<Value> applyArgs(paramsAndStates);
+    llvm::append_range(applyArgs, gradients.getResults().drop_front());
+    llvm::append_range(applyArgs, hypers);
+    auto updated = func::CallOp::create(b, loc, apply, applyArgs);
+    SmallVector<Value> returned(
+        updated.getResults().take_front(numParams + numStates));
+    returned.push_back(gradients.getResult(0));
+    returned.push_back(updated.getResults().back());
+    func::ReturnOp::create(b, loc, returned);
+  }
+
+  static SmallVector<Slot> concat(ArrayRef<Slot> a, ArrayRef<Slot> b) {
+    SmallVector<Slot> all(a);
+    llvm::append_range(all, b);
+    return all;
   }
 
   /// Appends the updated parameter and its updated state slots. Every op is

@@ -105,6 +105,8 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.lr = parseNonNegativeReal(flag, value());
     else if (flag == "--threads")
       config.threads = parseCount(flag, value(), 1);
+    else if (flag == "--grad-accum")
+      config.gradAccum = parseCount(flag, value(), 1);
     else if (flag == "--log-every")
       config.logEvery = parseCount(flag, value(), 1);
     else if (flag == "--eval-every")
@@ -205,6 +207,9 @@ std::string usageText(const std::string &program) {
       "  --eval-tokens PATTERN       evaluation token shards\n"
       "training:\n"
       "  --steps N                   optimizer steps (default 100)\n"
+      "  --grad-accum N              micro-batches per optimizer step\n"
+      "                              (default 1; the step's batch is N x the\n"
+      "                              compiled batch, x processes under mpirun)\n"
       "  --lr F                      learning rate (default: compiled in)\n"
       "  --eval-every N              also evaluate every N steps\n"
       "  --schedule KIND             constant|linear|cosine|wsd (default\n"

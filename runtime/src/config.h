@@ -29,6 +29,7 @@ struct Config {
   std::vector<NamedFile> inputs;     // --input, repeatable
   std::vector<NamedFile> evalInputs; // --eval-input, repeatable
   int64_t steps = 100;               // --steps
+  int64_t gradAccum = 1;             // --grad-accum
   std::optional<double> lr;          // --lr (else the compiled default)
   int64_t logEvery = 10;             // --log-every
   int64_t evalEvery = 0;             // --eval-every (0: only after training)

@@ -23,6 +23,8 @@ const char *roleName(Role role) {
     return "input";
   case Role::Hyper:
     return "hyper";
+  case Role::Grad:
+    return "grad";
   case Role::Loss:
     return "loss";
   case Role::GradNorm:
@@ -75,14 +77,21 @@ enum class LineKind {
   TrainResult,
   EvalArg,
   EvalResult,
+  GradArg,
+  GradResult,
+  ApplyArg,
+  ApplyResult,
   Init,
   End
 };
 
+bool isTensorLine(LineKind kind) {
+  return kind >= LineKind::TrainArg && kind <= LineKind::ApplyResult;
+}
+
 bool isRepeatable(LineKind kind) {
-  return kind == LineKind::Hparam || kind == LineKind::TrainArg ||
-         kind == LineKind::TrainResult || kind == LineKind::EvalArg ||
-         kind == LineKind::EvalResult || kind == LineKind::Init;
+  return kind == LineKind::Hparam || isTensorLine(kind) ||
+         kind == LineKind::Init;
 }
 
 std::vector<std::string> splitFields(std::string_view line) {
@@ -127,6 +136,14 @@ std::vector<Role> allowedRoles(LineKind kind) {
     return {Role::Param, Role::Input};
   case LineKind::EvalResult:
     return {Role::Loss, Role::Output};
+  case LineKind::GradArg:
+    return {Role::Param, Role::Input};
+  case LineKind::GradResult:
+    return {Role::Grad, Role::Loss};
+  case LineKind::ApplyArg:
+    return {Role::Param, Role::State, Role::Grad, Role::Hyper};
+  case LineKind::ApplyResult:
+    return {Role::Param, Role::State, Role::GradNorm};
   default:
     return {};
   }
@@ -253,6 +270,10 @@ private:
     case LineKind::TrainResult:
     case LineKind::EvalArg:
     case LineKind::EvalResult:
+    case LineKind::GradArg:
+    case LineKind::GradResult:
+    case LineKind::ApplyArg:
+    case LineKind::ApplyResult:
       addTensor(kind, parseTensorLine(f, kind));
       break;
     case LineKind::Init: {
@@ -285,12 +306,16 @@ private:
       return LineKind::Init;
     if (k == "end")
       return LineKind::End;
-    if ((k == "train" || k == "eval") && f.size() >= 2) {
-      if (f[1] == "arg")
-        return k == "train" ? LineKind::TrainArg : LineKind::EvalArg;
-      if (f[1] == "result")
-        return k == "train" ? LineKind::TrainResult : LineKind::EvalResult;
-    }
+    static const struct {
+      const char *step;
+      LineKind arg, result;
+    } steps[] = {{"train", LineKind::TrainArg, LineKind::TrainResult},
+                 {"eval", LineKind::EvalArg, LineKind::EvalResult},
+                 {"grad", LineKind::GradArg, LineKind::GradResult},
+                 {"apply", LineKind::ApplyArg, LineKind::ApplyResult}};
+    for (const auto &step : steps)
+      if (k == step.step && f.size() >= 2 && (f[1] == "arg" || f[1] == "result"))
+        return f[1] == "arg" ? step.arg : step.result;
     throw Error(
         concat("unknown line '", k, f.size() >= 2 ? " " + f[1] : "", "'"));
   }
@@ -320,8 +345,16 @@ private:
       return desc_.trainResults;
     case LineKind::EvalArg:
       return desc_.evalArgs;
-    default:
+    case LineKind::EvalResult:
       return desc_.evalResults;
+    case LineKind::GradArg:
+      return desc_.gradArgs;
+    case LineKind::GradResult:
+      return desc_.gradResults;
+    case LineKind::ApplyArg:
+      return desc_.applyArgs;
+    default:
+      return desc_.applyResults;
     }
   }
 
@@ -419,7 +452,64 @@ private:
     LMC_CHECK(desc_.evalArgs.empty() || losses == 1,
               "expected exactly one 'eval result loss loss'");
 
+    validateSplitStep();
     validateInits(params, weightsSize);
+  }
+
+  /// grad_step and apply_step are the train step cut in two: their
+  /// signatures follow from the train section, so they must match it
+  /// exactly (docs/runtime-abi.md).
+  void validateSplitStep() {
+    if (desc_.gradArgs.empty() && desc_.gradResults.empty() &&
+        desc_.applyArgs.empty() && desc_.applyResults.empty())
+      return;
+    auto train = [&](Role role) {
+      std::vector<TensorSpec> out;
+      for (const TensorSpec *spec : desc_.trainArgsWithRole(role))
+        out.push_back(*spec);
+      return out;
+    };
+    auto join = [](std::vector<std::vector<TensorSpec>> parts) {
+      std::vector<TensorSpec> out;
+      for (auto &part : parts)
+        out.insert(out.end(), part.begin(), part.end());
+      return out;
+    };
+    std::vector<TensorSpec> grads = train(Role::Param);
+    for (TensorSpec &g : grads)
+      g.role = Role::Grad;
+    TensorSpec loss{Role::Loss, "loss", DType::F32, {}};
+    TensorSpec gradNorm{Role::GradNorm, "grad_norm", DType::F32, {}};
+    expectSection("grad arg", desc_.gradArgs,
+                  join({train(Role::Param), train(Role::Input)}));
+    expectSection("grad result", desc_.gradResults, join({grads, {loss}}));
+    expectSection("apply arg", desc_.applyArgs,
+                  join({train(Role::Param), train(Role::State), grads,
+                        train(Role::Hyper)}));
+    std::vector<TensorSpec> applyResults =
+        join({train(Role::Param), train(Role::State)});
+    if (desc_.hasGradNorm())
+      applyResults.push_back(gradNorm);
+    expectSection("apply result", desc_.applyResults, applyResults);
+  }
+
+  static void expectSection(const char *section,
+                            const std::vector<TensorSpec> &actual,
+                            const std::vector<TensorSpec> &expected) {
+    for (size_t i = 0; i < std::max(actual.size(), expected.size()); ++i) {
+      auto line = [&](const std::vector<TensorSpec> &list) {
+        return i < list.size()
+                   ? concat("'", roleName(list[i].role), " ", list[i].name,
+                            " ", describe(list[i]), "'")
+                   : std::string("nothing");
+      };
+      LMC_CHECK(i < actual.size() && i < expected.size() &&
+                    actual[i].role == expected[i].role &&
+                    actual[i].name == expected[i].name &&
+                    sameType(actual[i], expected[i]),
+                "'", section, "' line ", i + 1, " is ", line(actual),
+                ", the train section implies ", line(expected));
+    }
   }
 
   static void validateLoss(const TensorSpec &res, const char *step) {

@@ -19,7 +19,7 @@
 
 namespace lmc::rt {
 
-enum class Role { Param, State, Input, Hyper, Loss, GradNorm, Output };
+enum class Role { Param, State, Input, Hyper, Grad, Loss, GradNorm, Output };
 const char *roleName(Role role);
 
 /// One buffer of a step: `train arg input x f32 2 64 784`.
@@ -45,6 +45,10 @@ struct Descriptor {
   std::vector<std::pair<std::string, double>> hparams; // in file order
   uint64_t flops = 0; // forward + backward FLOPs per train step
   std::vector<TensorSpec> trainArgs, trainResults, evalArgs, evalResults;
+  /// The train step in two halves (optional; both or neither): grad_step
+  /// (params, inputs) -> (grads, loss) and apply_step (params, states,
+  /// grads, hypers) -> (params, states[, grad_norm]).
+  std::vector<TensorSpec> gradArgs, gradResults, applyArgs, applyResults;
   std::vector<InitSpec> inits; // parallel to params(), same order
   /// First dimension shared by all train inputs (0 if there are none).
   int64_t batchSize = 0;
@@ -59,6 +63,8 @@ struct Descriptor {
   bool hasHyper(std::string_view name) const;
   /// Whether the train step returns `grad_norm grad_norm f32 0`.
   bool hasGradNorm() const;
+  /// Whether the model has grad_step / apply_step.
+  bool hasSplitStep() const { return !gradArgs.empty(); }
 };
 
 /// Parses and validates the descriptor; init ranges are checked against

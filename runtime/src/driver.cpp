@@ -3,6 +3,7 @@
 #include "driver.h"
 
 #include "checkpoint.h"
+#include "comm.h"
 #include "config.h"
 #include "dataset.h"
 #include "descriptor.h"
@@ -23,10 +24,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <optional>
+#include <thread>
 
 namespace lmc::rt {
 
@@ -87,7 +90,19 @@ Schedule makeSchedule(const Config &config, const HyperParams &hyper) {
   return schedule;
 }
 
-void train(const Config &config, const CompiledModel &model) {
+/// Every process starts from rank 0's parameters and state (as PyTorch's
+/// DDP broadcasts them), whatever each one loaded.
+void broadcastState(Communicator &comm, ModelState &state) {
+  if (comm.size() == 1)
+    return;
+  for (size_t i = 0; i < state.params().size(); ++i)
+    comm.broadcast(state.param(i).data(), state.params()[i]->byteSize());
+  for (size_t i = 0; i < state.states().size(); ++i)
+    comm.broadcast(state.state(i).data(), state.states()[i]->byteSize());
+}
+
+void train(const Config &config, const CompiledModel &model,
+           Communicator &comm, const LaunchInfo &launch) {
   Descriptor desc = parseDescriptor(model.descriptor, model.weightsSize);
   if (config.info) {
     std::fputs(formatModelInfo(desc).c_str(), stdout);
@@ -98,6 +113,12 @@ void train(const Config &config, const CompiledModel &model) {
 
   if (config.threads)
     lmc_rt_set_threads(static_cast<int>(std::min<int64_t>(*config.threads, 1024)));
+  else if (launch.localSize > 1) // share the cores with the local processes
+    lmc_rt_set_threads(std::max(
+        1, int(std::thread::hardware_concurrency()) / launch.localSize));
+  LMC_CHECK(config.gradAccum == 1 || desc.hasSplitStep(),
+            "--grad-accum needs a model with grad_step/apply_step");
+  const bool isRoot = comm.rank() == 0;
   ModelState state(desc, model.weights);
   if (!config.initPath.empty())
     state.loadParams(config.initPath);
@@ -130,18 +151,24 @@ void train(const Config &config, const CompiledModel &model) {
     }
   }
 
-  MetricsFile metrics(config.metricsPath, /*append=*/resumed.has_value());
+  broadcastState(comm, state);
+
+  // Only rank 0 reports and writes files.
+  MetricsFile metrics(isRoot ? config.metricsPath : std::string(),
+                      /*append=*/resumed.has_value());
   std::unique_ptr<EventWriter> tensorboard;
-  if (!config.logDir.empty())
+  if (!config.logDir.empty() && isRoot)
     tensorboard = std::make_unique<EventWriter>(config.logDir);
   // Graceful SIGTERM/SIGINT only when there is somewhere to save to.
   std::optional<StopSignals> signals;
   if (checkpoints)
     signals.emplace();
 
-  TrainerSinks sinks{evaluator.get(), &metrics, tensorboard.get(),
-                     checkpoints.get()};
-  Trainer trainer(desc, config, model.trainStep, state, *data, hyper, schedule,
+  TrainerSinks sinks;
+  if (isRoot)
+    sinks = {evaluator.get(), &metrics, tensorboard.get(), checkpoints.get()};
+  StepFns steps{model.trainStep, model.gradStep, model.applyStep};
+  Trainer trainer(desc, config, steps, comm, state, *data, hyper, schedule,
                   sinks);
   if (resumed)
     trainer.resumeFrom(*resumed);
@@ -149,7 +176,7 @@ void train(const Config &config, const CompiledModel &model) {
   metrics.close();
   if (tensorboard)
     tensorboard->close();
-  if (end == RunEnd::Completed && !config.savePath.empty()) {
+  if (end == RunEnd::Completed && !config.savePath.empty() && isRoot) {
     state.saveParams(config.savePath);
     std::printf("saved parameters to %s\n", config.savePath.c_str());
   }
@@ -159,6 +186,20 @@ void train(const Config &config, const CompiledModel &model) {
 
 int runTrainingMain(int argc, char **argv, const CompiledModel &model) {
   const std::string program = programName(argc, argv);
+  std::unique_ptr<Communicator> comm;
+  // With several processes an error on one must end them all (the others
+  // would wait in a collective forever).
+  auto fail = [&](const char *message) {
+    if (comm && comm->size() > 1) {
+      std::fprintf(stderr, "error: process %d of %d: %s\n", comm->rank(),
+                   comm->size(), message);
+      std::fflush(stdout);
+      comm->abort(1);
+    }
+    std::fprintf(stderr, "error: %s\n", message);
+    std::fflush(stdout);
+    return 1;
+  };
   try {
     std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
     Config config;
@@ -172,20 +213,23 @@ int runTrainingMain(int argc, char **argv, const CompiledModel &model) {
     if (config.help) {
       std::fputs(usageText(program).c_str(), stdout);
     } else {
-      train(config, model);
+      LaunchInfo launch = detectLaunch(std::getenv);
+      comm = connect(launch);
+      if (comm->rank() != 0)
+        LMC_CHECK_SYS(std::freopen("/dev/null", "w", stdout),
+                      "cannot silence stdout of process ", comm->rank());
+      train(config, model, *comm, launch);
     }
     // Output piped to a full disk must not look like success.
     LMC_CHECK_SYS(std::fflush(stdout) == 0, "cannot write to stdout");
     return 0;
   } catch (const std::bad_alloc &) {
-    std::fprintf(stderr, "error: out of memory\n");
+    return fail("out of memory");
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    return fail(e.what());
   } catch (...) {
-    std::fprintf(stderr, "error: unknown internal error\n");
+    return fail("unknown internal error");
   }
-  std::fflush(stdout);
-  return 1;
 }
 
 } // namespace lmc::rt

@@ -16,6 +16,9 @@ struct CompiledModel {
   uint64_t weightsSize;
   StepFn trainStep;
   StepFn evalStep;
+  /// The train step in two halves; null for models without them.
+  StepFn gradStep = nullptr;
+  StepFn applyStep = nullptr;
 };
 
 /// Runs the training executable. Never throws: errors are printed as one

@@ -12,6 +12,7 @@
 int main(int argc, char **argv) {
   const lmc::rt::CompiledModel model{lmc_model_descriptor, lmc_model_weights,
                                      lmc_model_weights_size, lmc_train_step,
-                                     lmc_eval_step};
+                                     lmc_eval_step,        lmc_grad_step,
+                                     lmc_apply_step};
   return lmc::rt::runTrainingMain(argc, argv, model);
 }

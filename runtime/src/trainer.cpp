@@ -12,13 +12,16 @@
 
 namespace lmc::rt {
 
-Trainer::Trainer(const Descriptor &desc, const Config &config, StepFn trainStep,
-                 ModelState &state, const BatchSource &data,
+Trainer::Trainer(const Descriptor &desc, const Config &config, StepFns steps,
+                 Communicator &comm, ModelState &state, const BatchSource &data,
                  const HyperParams &hyper, const Schedule &schedule,
                  TrainerSinks sinks)
-    : desc_(desc), config_(config), trainStep_(trainStep), state_(state),
+    : desc_(desc), config_(config), steps_(steps), comm_(comm), state_(state),
       data_(data), hyper_(hyper), schedule_(schedule), sinks_(sinks),
       lossBuffer_(sizeof(float)), gradNormBuffer_(sizeof(float)) {
+  if (config.gradAccum > 1 || comm.size() > 1)
+    split_.emplace(desc, steps.grad, steps.apply, state, comm,
+                   config.gradAccum);
   for (const TensorSpec &arg : desc.trainArgs) {
     if (arg.role == Role::Input)
       inputBuffers_.emplace_back(arg.byteSize());
@@ -83,9 +86,12 @@ void Trainer::resumeFrom(const CheckpointMeta &meta) {
             "the checkpoint was written with ",
             meta.shuffle ? "--shuffle" : "no --shuffle", " and --seed ",
             meta.seed, "; pass the same flags to resume");
-  LMC_CHECK(meta.dataCursor == meta.step * desc_.batchSize,
+  LMC_CHECK(meta.dataCursor == meta.step * globalBatch(),
             "checkpoint data cursor ", meta.dataCursor, " does not match step ",
-            meta.step, " x batch ", desc_.batchSize);
+            meta.step, " x ", globalBatch(), " samples per step (batch ",
+            desc_.batchSize, " x --grad-accum ", config_.gradAccum, " x ",
+            comm_.size(), " processes); resume with the settings the "
+            "checkpoint was written with");
   if (schedule_.kind != ScheduleKind::Constant &&
       meta.totalSteps != schedule_.totalSteps)
     std::printf("note: the checkpoint's %s schedule spans %lld steps, this "
@@ -100,7 +106,7 @@ void Trainer::resumeFrom(const CheckpointMeta &meta) {
 CheckpointMeta Trainer::checkpointMeta(int64_t step) const {
   CheckpointMeta meta;
   meta.step = step;
-  meta.dataCursor = step * desc_.batchSize;
+  meta.dataCursor = step * globalBatch();
   meta.numSamples = data_.numSamples();
   meta.seed = config_.seed;
   meta.shuffle = config_.shuffle;
@@ -111,6 +117,10 @@ CheckpointMeta Trainer::checkpointMeta(int64_t step) const {
   meta.warmup = schedule_.warmup;
   meta.totalSteps = schedule_.totalSteps;
   return meta;
+}
+
+int64_t Trainer::globalBatch() const {
+  return desc_.batchSize * config_.gradAccum * comm_.size();
 }
 
 void Trainer::saveCheckpoint(int64_t step) {
@@ -141,33 +151,56 @@ void Trainer::evaluate(int64_t stepsDone) {
 RunEnd Trainer::run() {
   using Clock = std::chrono::steady_clock;
   const int64_t batch = desc_.batchSize;
+  const int64_t stepSamples = globalBatch();
   SampleOrder order(data_.numSamples(), config_.shuffle, config_.seed);
   std::vector<int64_t> samples(static_cast<size_t>(batch));
   std::vector<const TensorSpec *> hypers = desc_.trainArgsWithRole(Role::Hyper);
   const bool hasGradNorm = desc_.hasGradNorm();
   const int64_t firstStep = stepsDone_ + 1;
+  // Micro-batch k of this process takes the job's micro-batch
+  // rank * accum + k of the step's samples.
+  auto fillMicroBatch = [&](int64_t step, int64_t k) {
+    const int64_t first = (step - 1) * stepSamples +
+                          (comm_.rank() * config_.gradAccum + k) * batch;
+    for (int64_t i = 0; i < batch; ++i)
+      samples[size_t(i)] = order.sampleAt(first + i);
+    data_.fillBatch(samples, inputBuffers_);
+  };
 
   auto windowStart = Clock::now();
   int64_t windowSteps = 0;
   for (int64_t step = firstStep; step <= config_.steps; ++step) {
-    for (int64_t i = 0; i < batch; ++i)
-      samples[size_t(i)] = order.sampleAt((step - 1) * batch + i);
-    data_.fillBatch(samples, inputBuffers_);
     HyperParams stepHyper = hyper_;
     stepHyper.lr = schedule_.lrAt(step);
     for (size_t h = 0; h < hypers.size(); ++h)
       *hyperBuffers_[h].as<float>() =
           float(hyperValue(hypers[h]->name, step, stepHyper));
 
-    std::vector<void *> buffers = stepBuffers();
-    trainStep_(buffers.data());
+    double loss = 0;
+    std::optional<double> gradNorm;
+    // Processes must stop at the same step: the stop request travels with
+    // the gradients.
+    bool stop = StopSignals::received() != 0;
+    if (split_) {
+      SplitStep::Outcome outcome = split_->run(
+          [&](int64_t k) { fillMicroBatch(step, k); }, inputBuffers_,
+          hyperBuffers_, stop);
+      loss = outcome.loss;
+      gradNorm = outcome.gradNorm;
+      stop = outcome.stopRequested;
+    } else {
+      fillMicroBatch(step, 0);
+      std::vector<void *> buffers = stepBuffers();
+      steps_.train(buffers.data());
+      loss = *lossBuffer_.as<float>();
+      if (hasGradNorm)
+        gradNorm = *gradNormBuffer_.as<float>();
+    }
     ++windowSteps;
     stepsDone_ = step;
+    if (comm_.size() == 1) // a signal during the step counts at once
+      stop = StopSignals::received() != 0;
 
-    const double loss = *lossBuffer_.as<float>();
-    std::optional<double> gradNorm;
-    if (hasGradNorm)
-      gradNorm = *gradNormBuffer_.as<float>();
     const bool finite =
         std::isfinite(loss) && (!gradNorm || std::isfinite(*gradNorm));
     if (finite) {
@@ -205,12 +238,13 @@ RunEnd Trainer::run() {
       m.lr = stepHyper.lr;
       m.gradNorm = gradNorm;
       m.ms = 1000.0 * seconds / double(windowSteps);
-      m.samplesPerS = seconds > 0 ? double(batch * windowSteps) / seconds : 0.0;
+      m.samplesPerS =
+          seconds > 0 ? double(stepSamples * windowSteps) / seconds : 0.0;
       if (data_.tokensPerSample() > 0)
         m.tokensPerS = m.samplesPerS * double(data_.tokensPerSample());
       if (config_.peakFlops && seconds > 0)
-        m.mfu = double(desc_.flops) * double(windowSteps) / seconds /
-                *config_.peakFlops;
+        m.mfu = double(desc_.flops) * double(config_.gradAccum) *
+                double(windowSteps) / seconds / *config_.peakFlops;
       std::printf("%s\n", formatStepLine(m, config_.steps).c_str());
       std::fflush(stdout);
       if (sinks_.metrics)
@@ -239,10 +273,12 @@ RunEnd Trainer::run() {
       saveCheckpoint(step);
       windowStart = Clock::now();
     }
-    if (int sig = StopSignals::received()) {
+    if (stop) {
+      int sig = StopSignals::received();
       saveCheckpoint(step);
       std::printf("received %s: stopped after step %lld%s%s\n",
-                  signalName(sig), (long long)step,
+                  sig ? signalName(sig) : "a stop signal (on another process)",
+                  (long long)step,
                   sinks_.checkpoints ? "; resume with --resume from " : "",
                   sinks_.checkpoints ? sinks_.checkpoints->lastPath().c_str()
                                      : "");

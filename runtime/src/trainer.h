@@ -3,6 +3,7 @@
 #define LMC_RUNTIME_TRAINER_H
 
 #include "checkpoint.h"
+#include "comm.h"
 #include "config.h"
 #include "dataset.h"
 #include "descriptor.h"
@@ -12,6 +13,7 @@
 #include "metrics.h"
 #include "model_state.h"
 #include "schedule.h"
+#include "split_step.h"
 #include "tensorboard.h"
 
 #include <optional>
@@ -28,16 +30,24 @@ struct TrainerSinks {
 
 enum class RunEnd { Completed, Interrupted };
 
+/// The compiled step functions (grad/apply may be null: older models).
+struct StepFns {
+  StepFn train = nullptr, grad = nullptr, apply = nullptr;
+};
+
 /// Runs optimizer steps up to config.steps (the run's total): assemble the
 /// batch, compute the hyper scalars (lr from the schedule), call
-/// lmc_train_step, apply the non-finite policy, swap the double buffers,
-/// log, evaluate and checkpoint when asked, and stop cleanly on
-/// SIGTERM/SIGINT.
+/// lmc_train_step (or, with --grad-accum or several processes, grad_step per
+/// micro-batch and apply_step: SplitStep), apply the non-finite policy, swap
+/// the double buffers, log, evaluate and checkpoint when asked, and stop
+/// cleanly on SIGTERM/SIGINT. With several processes every one runs the
+/// steps; only rank 0 has sinks.
 class Trainer {
 public:
-  Trainer(const Descriptor &desc, const Config &config, StepFn trainStep,
-          ModelState &state, const BatchSource &data, const HyperParams &hyper,
-          const Schedule &schedule, TrainerSinks sinks);
+  Trainer(const Descriptor &desc, const Config &config, StepFns steps,
+          Communicator &comm, ModelState &state, const BatchSource &data,
+          const HyperParams &hyper, const Schedule &schedule,
+          TrainerSinks sinks);
 
   /// Continue after the state of a checkpoint (already loaded into the
   /// ModelState). Throws if the data order cannot be reproduced.
@@ -54,10 +64,14 @@ private:
   std::vector<void *> stepBuffers();
   void evaluate(int64_t stepsDone);
   void saveCheckpoint(int64_t step);
+  /// Samples consumed per optimizer step by the whole job.
+  int64_t globalBatch() const;
 
   const Descriptor &desc_;
   const Config &config_;
-  StepFn trainStep_;
+  StepFns steps_;
+  Communicator &comm_;
+  std::optional<SplitStep> split_; // with --grad-accum > 1 or processes > 1
   ModelState &state_;
   const BatchSource &data_;
   HyperParams hyper_;

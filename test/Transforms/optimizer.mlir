@@ -4,37 +4,56 @@
 // RUN: lmc-opt %s -lmc-autodiff -lmc-optimizer="optimizer=adam beta1=0.5 beta2=0.75 eps=0.125" | FileCheck %s --check-prefix=ADAM
 // RUN: lmc-opt %s -lmc-autodiff -lmc-optimizer="optimizer=adamw weight-decay=0.25" | FileCheck %s --check-prefix=ADAMW
 
-// Entry points: train_step(params, state, inputs, hypers) -> (params, state,
-// loss) and eval_step(params, inputs) -> (loss, outputs), tagged for the
-// runtime; @forward and @forward_grad become private.
+// Entry points, tagged for the runtime (docs/runtime-abi.md):
+//   grad_step(params, inputs) -> (grads, loss)
+//   apply_step(params, state, grads, hypers) -> (params, state, grad_norm)
+//   train_step(params, state, inputs, hypers) -> (params, state, loss,
+//              grad_norm), which calls @forward_grad and @apply_step
+//   eval_step(params, inputs) -> (loss, outputs)
+// @forward and @forward_grad become private; only train_step's params carry
+// the initial values.
 
 // SGD with L2 weight decay: p - lr * (clip(g) + wd * p).
 // SGD: func.func private @forward(
 // SGD: func.func private @forward_grad(
-// SGD-LABEL: func.func @train_step(
-// SGD-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.init = dense<2.500000e-01> : tensor<4xf32>, lmc.name = "w", lmc.role = "param"}
-// SGD-SAME: %[[X:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "x", lmc.role = "input"}
+// SGD-LABEL: func.func @grad_step(
+// SGD-SAME: %[[GP:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w", lmc.role = "param"}
+// SGD-SAME: %[[GX:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "x", lmc.role = "input"}
+// SGD-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "grad"}, tensor<f32> {lmc.name = "loss", lmc.role = "loss"})
+// SGD: %[[GG:.*]]:2 = call @forward_grad(%[[GP]], %[[GX]])
+// SGD: return %[[GG]]#1, %[[GG]]#0
+// SGD-LABEL: func.func @apply_step(
+// SGD-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w", lmc.role = "param"}
+// SGD-SAME: %[[G:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w", lmc.role = "grad"}
 // SGD-SAME: %[[LR:[a-z0-9]+]]: tensor<f32> {lmc.name = "lr", lmc.role = "hyper"}
 // SGD-SAME: %[[MAX:[a-z0-9]+]]: tensor<f32> {lmc.name = "max_grad_norm", lmc.role = "hyper"}
-// SGD-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "param"}, tensor<f32> {lmc.name = "loss", lmc.role = "loss"}, tensor<f32> {lmc.name = "grad_norm", lmc.role = "grad_norm"})
-// SGD: %[[G:.*]]:2 = call @forward_grad(%[[P]], %[[X]])
-// SGD: %[[CLIPPED:.*]] = lmc.mul %[[G]]#1, %{{[0-9]+}} : tensor<4xf32>
+// SGD-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "param"}, tensor<f32> {lmc.name = "grad_norm", lmc.role = "grad_norm"})
+// SGD: %[[CLIPPED:.*]] = lmc.mul %[[G]], %{{[0-9]+}} : tensor<4xf32>
 // SGD: %[[LRB:.*]] = lmc.broadcast_in_dim %[[LR]], dims = []
 // SGD: %[[WD:.*]] = arith.constant dense<5.000000e-01>
 // SGD: %[[PWD:.*]] = lmc.mul %[[P]], %[[WD]]
 // SGD: %[[GW:.*]] = lmc.add %[[CLIPPED]], %[[PWD]]
 // SGD: %[[STEP:.*]] = lmc.mul %[[LRB]], %[[GW]]
 // SGD: %[[NEW:.*]] = lmc.sub %[[P]], %[[STEP]]
-// SGD: return %[[NEW]], %[[G]]#0, %{{.*}} : tensor<4xf32>, tensor<f32>, tensor<f32>
+// SGD: return %[[NEW]], %{{.*}} : tensor<4xf32>, tensor<f32>
+// SGD-LABEL: func.func @train_step(
+// SGD-SAME: %[[TP:[a-z0-9]+]]: tensor<4xf32> {lmc.init = dense<2.500000e-01> : tensor<4xf32>, lmc.name = "w", lmc.role = "param"}
+// SGD-SAME: %[[TX:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "x", lmc.role = "input"}
+// SGD-SAME: %[[TLR:[a-z0-9]+]]: tensor<f32> {lmc.name = "lr", lmc.role = "hyper"}
+// SGD-SAME: %[[TMAX:[a-z0-9]+]]: tensor<f32> {lmc.name = "max_grad_norm", lmc.role = "hyper"}
+// SGD-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "param"}, tensor<f32> {lmc.name = "loss", lmc.role = "loss"}, tensor<f32> {lmc.name = "grad_norm", lmc.role = "grad_norm"})
+// SGD: %[[TG:.*]]:2 = call @forward_grad(%[[TP]], %[[TX]])
+// SGD: %[[UP:.*]]:2 = call @apply_step(%[[TP]], %[[TG]]#1, %[[TLR]], %[[TMAX]])
+// SGD: return %[[UP]]#0, %[[TG]]#0, %[[UP]]#1 : tensor<4xf32>, tensor<f32>, tensor<f32>
 // SGD-LABEL: func.func @eval_step(
 // SGD-SAME: -> (tensor<f32> {lmc.name = "loss", lmc.role = "loss"}, tensor<4xf32> {lmc.name = "y", lmc.role = "output"})
 
 // Global-norm clipping as torch.nn.utils.clip_grad_norm_: the norm of the
 // per-parameter norms; scale by min(1, max / (norm + 1e-6)), or 1 when max
 // is 0. The norm before clipping is returned last.
-// CLIP-LABEL: func.func @train_step(
-// CLIP: %[[G:.*]]:2 = call @forward_grad
-// CLIP: %[[SQ:.*]] = lmc.mul %[[G]]#1, %[[G]]#1
+// CLIP-LABEL: func.func @apply_step(
+// CLIP-SAME: %[[G:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w", lmc.role = "grad"}
+// CLIP: %[[SQ:.*]] = lmc.mul %[[G]], %[[G]]
 // CLIP: %[[SUM:.*]] = lmc.reduce_sum %[[SQ]], axes = [0]
 // CLIP: %[[N1:.*]] = lmc.sqrt %[[SUM]]
 // CLIP: %[[N1SQ:.*]] = lmc.mul %[[N1]], %[[N1]]
@@ -48,34 +67,39 @@
 // CLIP: %[[ON:.*]] = lmc.cmp "gt", %[[MAX]], %{{.*}} :
 // CLIP: %[[COEF:.*]] = lmc.select %[[ON]], %[[CLAMPED]], %[[ONE]]
 // CLIP: %[[COEFB:.*]] = lmc.broadcast_in_dim %[[COEF]]
-// CLIP: lmc.mul %[[G]]#1, %[[COEFB]]
-// CLIP: return %{{.*}}, %{{.*}}, %[[NORM]]
+// CLIP: lmc.mul %[[G]], %[[COEFB]]
+// CLIP: return %{{.*}}, %[[NORM]]
 
 // Momentum (torch, dampening 0): buf = momentum * buf + g; p - lr * buf.
-// MOMENTUM-LABEL: func.func @train_step(
-// MOMENTUM-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.init = dense<2.500000e-01> : tensor<4xf32>, lmc.name = "w", lmc.role = "param"}
+// MOMENTUM-LABEL: func.func @apply_step(
+// MOMENTUM-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w", lmc.role = "param"}
 // MOMENTUM-SAME: %[[BUF:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w.momentum_buffer", lmc.role = "state"}
+// MOMENTUM-SAME: %[[G:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w", lmc.role = "grad"}
 // MOMENTUM-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "param"}, tensor<4xf32> {lmc.name = "w.momentum_buffer", lmc.role = "state"}, tensor<f32>
-// MOMENTUM: %[[G:.*]]:2 = call @forward_grad
-// MOMENTUM: %[[CG:.*]] = lmc.mul %[[G]]#1, %{{[0-9]+}} : tensor<4xf32>
+// MOMENTUM: %[[CG:.*]] = lmc.mul %[[G]], %{{[0-9]+}} : tensor<4xf32>
 // MOMENTUM: %[[M:.*]] = arith.constant dense<7.500000e-01>
 // MOMENTUM: %[[BM:.*]] = lmc.mul %[[BUF]], %[[M]]
 // MOMENTUM: %[[NB:.*]] = lmc.add %[[BM]], %[[CG]]
 // MOMENTUM: %[[ST:.*]] = lmc.mul %{{.*}}, %[[NB]]
 // MOMENTUM: %[[NP:.*]] = lmc.sub %[[P]], %[[ST]]
-// MOMENTUM: return %[[NP]], %[[NB]], %[[G]]#0, %{{.*}}
+// MOMENTUM: return %[[NP]], %[[NB]], %{{.*}}
+// MOMENTUM-LABEL: func.func @train_step(
+// MOMENTUM-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "param"}, tensor<4xf32> {lmc.name = "w.momentum_buffer", lmc.role = "state"}, tensor<f32> {lmc.name = "loss", lmc.role = "loss"}, tensor<f32> {lmc.name = "grad_norm", lmc.role = "grad_norm"})
+// MOMENTUM: %[[TG:.*]]:2 = call @forward_grad
+// MOMENTUM: %[[UP:.*]]:3 = call @apply_step(%arg0, %arg1, %[[TG]]#1, %arg3, %arg4)
+// MOMENTUM: return %[[UP]]#0, %[[UP]]#1, %[[TG]]#0, %[[UP]]#2
 
 // Adam: m = m + (1-b1)(g-m); v = b2 v + (1-b2) g g;
 // p - step_size * m / (sqrt(v) / bc2_sqrt + eps).
-// ADAM-LABEL: func.func @train_step(
-// ADAM-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.init = dense<2.500000e-01> : tensor<4xf32>, lmc.name = "w", lmc.role = "param"}
+// ADAM-LABEL: func.func @apply_step(
+// ADAM-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w", lmc.role = "param"}
 // ADAM-SAME: %[[M:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w.exp_avg", lmc.role = "state"}
 // ADAM-SAME: %[[V:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w.exp_avg_sq", lmc.role = "state"}
+// ADAM-SAME: %[[G:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w", lmc.role = "grad"}
 // ADAM-SAME: %{{[a-z0-9]+}}: tensor<f32> {lmc.name = "lr", lmc.role = "hyper"}
 // ADAM-SAME: %[[SS:[a-z0-9]+]]: tensor<f32> {lmc.name = "adam_step_size", lmc.role = "hyper"}
 // ADAM-SAME: %[[BC2:[a-z0-9]+]]: tensor<f32> {lmc.name = "adam_bc2_sqrt", lmc.role = "hyper"}
-// ADAM: %[[G:.*]]:2 = call @forward_grad
-// ADAM: %[[CG:.*]] = lmc.mul %[[G]]#1, %{{[0-9]+}} : tensor<4xf32>
+// ADAM: %[[CG:.*]] = lmc.mul %[[G]], %{{[0-9]+}} : tensor<4xf32>
 // ADAM: %[[D:.*]] = lmc.sub %[[CG]], %[[M]]
 // ADAM: %[[B1C:.*]] = arith.constant dense<5.000000e-01>
 // ADAM: %[[DM:.*]] = lmc.mul %[[B1C]], %[[D]]
@@ -95,11 +119,11 @@
 // ADAM: %[[SSB:.*]] = lmc.broadcast_in_dim %[[SS]]
 // ADAM: %[[UP:.*]] = lmc.mul %[[SSB]], %[[R]]
 // ADAM: %[[NP:.*]] = lmc.sub %[[P]], %[[UP]]
-// ADAM: return %[[NP]], %[[NM]], %[[NV]], %[[G]]#0, %{{.*}}
+// ADAM: return %[[NP]], %[[NM]], %[[NV]], %{{.*}}
 
 // AdamW: decoupled decay p * (1 - lr * wd) before the Adam update.
-// ADAMW-LABEL: func.func @train_step(
-// ADAMW-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.init = dense<2.500000e-01> : tensor<4xf32>, lmc.name = "w", lmc.role = "param"}
+// ADAMW-LABEL: func.func @apply_step(
+// ADAMW-SAME: %[[P:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "w", lmc.role = "param"}
 // ADAMW: %[[LRB:.*]] = lmc.broadcast_in_dim %{{arg[0-9]+}}, dims = [] : tensor<f32> -> tensor<4xf32>
 // ADAMW-NEXT: %[[ONE:.*]] = arith.constant dense<1.000000e+00>
 // ADAMW: %[[WD:.*]] = arith.constant dense<2.500000e-01>

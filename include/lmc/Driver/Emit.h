@@ -19,7 +19,7 @@ struct ModelDescription {
   std::vector<char> weights;
 };
 
-/// Reads the tagged `train_step` / `eval_step` of a module after the
+/// Reads the tagged entry points of a module after the
 /// optimizer phase, then drops the tags (and the large `lmc.init` values).
 mlir::FailureOr<ModelDescription> describeModel(mlir::ModuleOp module);
 
@@ -30,8 +30,8 @@ void addPackedEntryPoint(llvm::Module &module, llvm::StringRef entry,
                          llvm::StringRef wrapperName);
 
 /// Translates a module in the LLVM dialect and adds the ABI symbols:
-/// `lmc_train_step(void**)`, `lmc_eval_step(void**)`, the descriptor and
-/// the weights.
+/// `lmc_train_step(void**)`, `lmc_eval_step(void**)`, `lmc_grad_step`,
+/// `lmc_apply_step`, the descriptor and the weights.
 std::unique_ptr<llvm::Module>
 translateWithEntryPoints(mlir::ModuleOp module, llvm::LLVMContext &context,
                          const ModelDescription &model);

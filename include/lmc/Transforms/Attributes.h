@@ -22,7 +22,7 @@ constexpr llvm::StringLiteral kInput = "lmc.input";
 /// On a forward result: the name of a model output.
 constexpr llvm::StringLiteral kOutput = "lmc.output";
 /// On entry-point arguments and results: param | state | input | hyper |
-/// loss | output.
+/// grad | loss | grad_norm | output.
 constexpr llvm::StringLiteral kRole = "lmc.role";
 /// On entry-point arguments and results: the name that goes with the role.
 constexpr llvm::StringLiteral kName = "lmc.name";
@@ -36,6 +36,8 @@ constexpr llvm::StringLiteral kForward = "forward";
 constexpr llvm::StringLiteral kForwardGrad = "forward_grad";
 constexpr llvm::StringLiteral kTrainStep = "train_step";
 constexpr llvm::StringLiteral kEvalStep = "eval_step";
+constexpr llvm::StringLiteral kGradStep = "grad_step";
+constexpr llvm::StringLiteral kApplyStep = "apply_step";
 
 } // namespace lmc::attrs
 

@@ -45,13 +45,18 @@ def LmcAutodiff : Pass<"lmc-autodiff", "::mlir::ModuleOp"> {
 }
 
 def LmcOptimizer : Pass<"lmc-optimizer", "::mlir::ModuleOp"> {
-  let summary = "Builds the train_step and eval_step entry points";
+  let summary = "Builds the training and evaluation entry points";
   let description = [{
     Builds `@train_step(params, optimizer state, inputs, hyper scalars)`
     returning the updated parameters and state, the loss and the global
     gradient norm (gradients are clipped to the `max_grad_norm` hyper first,
-    as torch.nn.utils.clip_grad_norm_ does), with PyTorch's update formulas for `sgd`, `momentum`, `adam` and `adamw`, and
+    as torch.nn.utils.clip_grad_norm_ does), with PyTorch's update formulas
+    for `sgd`, `momentum`, `adam` and `adamw`, and
     `@eval_step(params, inputs)` returning the loss and the model outputs.
+    The same step also comes in two halves, for gradient accumulation and
+    data-parallel averaging in the runtime: `@grad_step(params, inputs)`
+    returns the gradients and the loss, `@apply_step(params, state, grads,
+    hypers)` clips and updates; `@train_step` calls the two.
     Argument and result roles are recorded as `lmc.role` / `lmc.name`
     attributes (docs/runtime-abi.md).
   }];

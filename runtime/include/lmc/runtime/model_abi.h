@@ -18,6 +18,11 @@ extern const unsigned char lmc_model_weights[];
 extern const uint64_t lmc_model_weights_size;
 void lmc_train_step(void **buffers);
 void lmc_eval_step(void **buffers);
+/* The train step in two halves (gradient accumulation, data parallelism).
+ * Optional: weak, so null when a model object does not define them; the
+ * descriptor then has no `grad` / `apply` lines. */
+__attribute__((weak)) void lmc_grad_step(void **buffers);
+__attribute__((weak)) void lmc_apply_step(void **buffers);
 
 #ifdef __cplusplus
 }

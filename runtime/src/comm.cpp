@@ -1,0 +1,77 @@
+//===- comm.cpp - Launcher detection and the single-process communicator --===//
+
+#include "comm.h"
+
+#include "error.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace lmc::rt {
+
+namespace {
+
+int parseRankVar(const char *name, const char *value, int minimum) {
+  char *end = nullptr;
+  errno = 0;
+  long parsed = std::strtol(value, &end, 10);
+  LMC_CHECK(*value && *end == '\0' && errno == 0 && parsed >= minimum &&
+                parsed <= (1 << 24),
+            "environment variable ", name, "='", value,
+            "' is not a valid process count or rank");
+  return int(parsed);
+}
+
+class SingleProcess final : public Communicator {
+public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  void allReduceSum(float *, size_t) override {}
+  void broadcast(void *, size_t) override {}
+  [[noreturn]] void abort(int exitCode) override { std::exit(exitCode); }
+};
+
+} // namespace
+
+LaunchInfo detectLaunch(
+    const std::function<const char *(const char *)> &getenv) {
+  static const struct {
+    const char *launcher, *rankVar, *sizeVar, *localSizeVar;
+  } launchers[] = {
+      {"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+       "OMPI_COMM_WORLD_LOCAL_SIZE"},
+      {"PMI", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS"},
+      {"Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_NTASKS_PER_NODE"},
+  };
+  for (const auto &l : launchers) {
+    const char *rank = getenv(l.rankVar), *size = getenv(l.sizeVar);
+    if (!rank || !size)
+      continue;
+    LaunchInfo info;
+    info.launcher = l.launcher;
+    info.size = parseRankVar(l.sizeVar, size, 1);
+    info.rank = parseRankVar(l.rankVar, rank, 0);
+    LMC_CHECK(info.rank < info.size, l.rankVar, "=", info.rank,
+              " is not below ", l.sizeVar, "=", info.size);
+    // Slurm writes e.g. "2(x3)" for uneven nodes: then it stays 1.
+    const char *local = getenv(l.localSizeVar);
+    if (local && std::strspn(local, "0123456789") == std::strlen(local))
+      info.localSize = parseRankVar(l.localSizeVar, local, 1);
+    return info;
+  }
+  const char *worldSize = getenv("WORLD_SIZE");
+  LMC_CHECK(!worldSize || std::strcmp(worldSize, "1") == 0,
+            "WORLD_SIZE=", worldSize,
+            " (a torchrun-style launch) is not supported yet: start the "
+            "processes with mpirun or srun");
+  return LaunchInfo{};
+}
+
+std::unique_ptr<Communicator> connect(const LaunchInfo &launch) {
+  if (launch.size == 1)
+    return std::make_unique<SingleProcess>();
+  return connectMpi(launch);
+}
+
+} // namespace lmc::rt

@@ -1,0 +1,58 @@
+//===- comm.h - The processes of one run and the collectives between them -===//
+//
+// A single-process run needs no launcher and never touches MPI. Under
+// `mpirun` or `srun` (detected from the launcher's environment variables)
+// every process joins one MPI job; the trainer averages gradients with
+// allReduceSum and rank 0 alone prints and writes files.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LMC_RUNTIME_COMM_H
+#define LMC_RUNTIME_COMM_H
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace lmc::rt {
+
+/// Where this process sits in the job, as the launcher announced it.
+struct LaunchInfo {
+  int rank = 0;
+  int size = 1;
+  /// Processes on this machine (they share its cores), when announced.
+  int localSize = 1;
+  std::string launcher; // "" (none), "Open MPI", "PMI", "Slurm"
+};
+
+/// Reads the launcher's variables through `getenv` (Open MPI's
+/// OMPI_COMM_WORLD_*, PMI_RANK/PMI_SIZE, Slurm's SLURM_PROCID/SLURM_NTASKS).
+/// Throws Error for torchrun-style RANK/WORLD_SIZE without an MPI launcher,
+/// and for malformed values.
+LaunchInfo detectLaunch(
+    const std::function<const char *(const char *)> &getenv);
+
+class Communicator {
+public:
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// In place: every process ends with the elementwise sum over all.
+  virtual void allReduceSum(float *data, size_t count) = 0;
+  /// Every process ends with rank 0's bytes.
+  virtual void broadcast(void *data, size_t bytes) = 0;
+  /// Stops every process of the job (after an error on this one).
+  [[noreturn]] virtual void abort(int exitCode) = 0;
+};
+
+/// The single-process communicator, or an MPI one when `launch` says the
+/// job has several processes.
+std::unique_ptr<Communicator> connect(const LaunchInfo &launch);
+
+/// Defined in comm_mpi.cpp: MPI_Init and the MPI_COMM_WORLD collectives.
+std::unique_ptr<Communicator> connectMpi(const LaunchInfo &launch);
+
+} // namespace lmc::rt
+
+#endif // LMC_RUNTIME_COMM_H

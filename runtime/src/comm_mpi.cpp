@@ -1,0 +1,87 @@
+//===- comm_mpi.cpp - Collectives over MPI_COMM_WORLD ---------------------===//
+
+#include "comm.h"
+
+#include "error.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+
+namespace lmc::rt {
+
+namespace {
+
+std::string mpiErrorText(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
+    return concat("MPI error ", code);
+  return std::string(text, size_t(length));
+}
+
+#define LMC_CHECK_MPI(call, what)                                              \
+  do {                                                                         \
+    int lmcMpiCode = (call);                                                   \
+    LMC_CHECK(lmcMpiCode == MPI_SUCCESS, what, ": ", mpiErrorText(lmcMpiCode)); \
+  } while (0)
+
+class MpiCommunicator final : public Communicator {
+public:
+  explicit MpiCommunicator(const LaunchInfo &launch) {
+    LMC_CHECK_MPI(MPI_Init(nullptr, nullptr), "MPI_Init");
+    // Errors come back as codes (and become lmc errors) instead of
+    // aborting inside MPI without a message.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    LMC_CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+    LMC_CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+    LMC_CHECK(rank_ == launch.rank && size_ == launch.size,
+              "MPI reports rank ", rank_, " of ", size_, " but ",
+              launch.launcher, " announced rank ", launch.rank, " of ",
+              launch.size);
+  }
+  ~MpiCommunicator() override { MPI_Finalize(); }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  void allReduceSum(float *data, size_t count) override {
+    // MPI counts are ints: reduce in chunks below INT_MAX elements.
+    for (size_t done = 0; done < count;) {
+      int chunk = int(std::min<size_t>(count - done, INT_MAX));
+      LMC_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, data + done, chunk, MPI_FLOAT,
+                                  MPI_SUM, MPI_COMM_WORLD),
+                    "MPI_Allreduce");
+      done += size_t(chunk);
+    }
+  }
+
+  void broadcast(void *data, size_t bytes) override {
+    auto *p = static_cast<unsigned char *>(data);
+    for (size_t done = 0; done < bytes;) {
+      int chunk = int(std::min<size_t>(bytes - done, INT_MAX));
+      LMC_CHECK_MPI(MPI_Bcast(p + done, chunk, MPI_BYTE, 0, MPI_COMM_WORLD),
+                    "MPI_Bcast");
+      done += size_t(chunk);
+    }
+  }
+
+  [[noreturn]] void abort(int exitCode) override {
+    MPI_Abort(MPI_COMM_WORLD, exitCode);
+    std::_Exit(exitCode);
+  }
+
+private:
+  int rank_ = 0, size_ = 1;
+};
+
+} // namespace
+
+std::unique_ptr<Communicator> connectMpi(const LaunchInfo &launch) {
+  return std::make_unique<MpiCommunicator>(launch);
+}
+
+} // namespace lmc::rt

@@ -1,0 +1,66 @@
+//===- split_step.h - Gradient accumulation and data-parallel averaging --===//
+//
+// One optimizer step as the compiled grad_step and apply_step
+// (docs/runtime-abi.md): grad_step runs once per micro-batch; the gradients
+// and losses are summed, all-reduced over the processes as ONE collective
+// (every gradient lives in one contiguous arena: a single bucket), divided
+// by the number of micro-batches in the job, and handed to apply_step. The
+// update then equals one fused train_step on the concatenated batch, up to
+// float rounding in the averaging.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LMC_RUNTIME_SPLIT_STEP_H
+#define LMC_RUNTIME_SPLIT_STEP_H
+
+#include "buffer.h"
+#include "comm.h"
+#include "descriptor.h"
+#include "driver.h"
+#include "model_state.h"
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace lmc::rt {
+
+class SplitStep {
+public:
+  /// `microBatches`: grad_step calls per process and optimizer step.
+  SplitStep(const Descriptor &desc, StepFn gradStep, StepFn applyStep,
+            ModelState &state, Communicator &comm, int64_t microBatches);
+
+  struct Outcome {
+    double loss = 0;                 // mean over every micro-batch of the job
+    std::optional<double> gradNorm;  // from apply_step, when it returns one
+    bool stopRequested = false;      // by any process
+  };
+
+  /// `fillInputs(k)` writes micro-batch k into `inputs` (the train inputs in
+  /// descriptor order); `hypers` are the step's hyper buffers. apply_step
+  /// writes the next params/state; the caller swaps them in.
+  Outcome run(const std::function<void(int64_t)> &fillInputs,
+              std::vector<AlignedBuffer> &inputs,
+              std::vector<AlignedBuffer> &hypers, bool stopRequested);
+
+private:
+  std::vector<void *> gradStepBuffers(float *grads,
+                                      std::vector<AlignedBuffer> &inputs);
+  std::vector<void *> applyStepBuffers(std::vector<AlignedBuffer> &hypers);
+
+  const Descriptor &desc_;
+  StepFn gradStep_, applyStep_;
+  ModelState &state_;
+  Communicator &comm_;
+  int64_t microBatches_;
+  /// Float offset of each param's gradient in the arenas (64-byte aligned,
+  /// as the ABI requires of every buffer); two trailing slots carry the
+  /// loss sum and the stop flag through the same all-reduce.
+  std::vector<size_t> gradOffsets_;
+  size_t lossSlot_ = 0, stopSlot_ = 0, arenaFloats_ = 0;
+  AlignedBuffer sum_, scratch_, loss_, gradNorm_;
+};
+
+} // namespace lmc::rt
+
+#endif // LMC_RUNTIME_SPLIT_STEP_H
