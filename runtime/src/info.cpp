@@ -88,6 +88,9 @@ std::string formatModelInfo(const Descriptor &desc) {
     out += '\n';
   }
   out += concat("flops per step: ", desc.flops, "\n");
+  out += concat("gradient accumulation and data parallelism: ",
+                desc.hasSplitStep() ? "yes (grad_step/apply_step)" : "no",
+                "\n");
   return out;
 }
 

@@ -113,6 +113,9 @@ diff <(losses shuffle_a.out) <(losses shuffle_c.out) >/dev/null \
 expect_fail unknown_flag 2 "unknown flag '--bogus'" "$TRAIN" --bogus
 expect_fail bad_steps 2 "--steps expects an integer" "$TRAIN" --steps abc
 expect_fail bad_lr 2 "--lr expects a non-negative number" "$TRAIN" --lr -1
+expect_fail no_split 1 "--grad-accum needs a model with grad_step/apply_step" \
+  "$TRAIN" "${DATA[@]}" --grad-accum 2
+expect_grep info "gradient accumulation and data parallelism: no" info.out
 expect_fail bad_input_spec 2 "expects NAME=FILE" "$TRAIN" --input x.npy
 
 # --- runtime errors (exit 1) ----------------------------------------------------

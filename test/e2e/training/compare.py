@@ -6,6 +6,8 @@
       GOT must equal INIT - LR * GRADS (an independent SGD step).
   compare.py losses METRICS.jsonl LOSSES.json OPTIMIZER [--rtol R]
   compare.py grad-norms METRICS.jsonl LOSSES.json RUN [--rtol R]
+  compare.py same-losses METRICS.jsonl OTHER.jsonl [--rtol R]
+      the two runs logged the same steps with the same losses and norms.
   compare.py loss-value METRICS.jsonl VALUE [--rtol R]
   compare.py loss-falls METRICS.jsonl FACTOR
       the last logged loss is below FACTOR times the first.
@@ -82,6 +84,14 @@ def main():
         if len(got) != len(want) or not np.allclose(got, want, rtol=o.rtol, atol=0):
             fail(f"gradient norms {got} vs {want}")
         print(f"gradient norms {got} match {want}")
+    elif o.mode == "same-losses":
+        a, b = (read_metrics(p) for p in o.args[:2])
+        for key in ("step", "loss", "grad_norm"):
+            got = [r.get(key, 0) for r in a]
+            want = [r.get(key, 0) for r in b]
+            if len(got) != len(want) or not np.allclose(got, want, rtol=o.rtol, atol=0):
+                fail(f"{key}: {got} vs {want}")
+        print(f"{len(a)} logged steps agree (loss and gradient norm)")
     elif o.mode == "loss-value":
         got = read_metrics(o.args[0])[0]["loss"]
         want = float(o.args[1])

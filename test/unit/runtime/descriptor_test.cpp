@@ -187,3 +187,84 @@ TEST(Descriptor, GradNormAndClipping) {
 }
 
 } // namespace
+
+namespace {
+
+// kValid's train step cut in two, as lmc-optimizer emits it.
+const char *kSplit = "grad arg param W f32 2 4 3\n"
+                     "grad arg param b f32 1 3\n"
+                     "grad arg input x f32 2 8 4\n"
+                     "grad arg input labels i64 1 8\n"
+                     "grad result grad W f32 2 4 3\n"
+                     "grad result grad b f32 1 3\n"
+                     "grad result loss loss f32 0\n"
+                     "apply arg param W f32 2 4 3\n"
+                     "apply arg param b f32 1 3\n"
+                     "apply arg state W.exp_avg f32 2 4 3\n"
+                     "apply arg state W.exp_avg_sq f32 2 4 3\n"
+                     "apply arg grad W f32 2 4 3\n"
+                     "apply arg grad b f32 1 3\n"
+                     "apply arg hyper lr f32 0\n"
+                     "apply arg hyper adam_step_size f32 0\n"
+                     "apply arg hyper adam_bc2_sqrt f32 0\n"
+                     "apply result param W f32 2 4 3\n"
+                     "apply result param b f32 1 3\n"
+                     "apply result state W.exp_avg f32 2 4 3\n"
+                     "apply result state W.exp_avg_sq f32 2 4 3\n";
+
+std::string withSplit(const std::string &from = "", const std::string &to = "") {
+  std::string split = kSplit;
+  if (!from.empty()) {
+    size_t pos = split.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    split.replace(pos, from.size(), to);
+  }
+  return mutate("init b 48 12\n", split + "init b 48 12\n");
+}
+
+TEST(Descriptor, SplitStep) {
+  Descriptor d = parseDescriptor(withSplit(), 60);
+  EXPECT_TRUE(d.hasSplitStep());
+  ASSERT_EQ(d.gradResults.size(), 3u);
+  EXPECT_EQ(d.gradResults[1].role, Role::Grad);
+  EXPECT_EQ(d.gradResults[1].name, "b");
+  EXPECT_EQ(d.applyArgs.size(), 9u);
+  EXPECT_FALSE(parseDescriptor(kValid, 60).hasSplitStep());
+}
+
+TEST(Descriptor, SplitStepMustMirrorTheTrainStep) {
+  const BadCase cases[] = {
+      {"grad result grad b f32 1 3", "grad result grad b f32 1 4",
+       "'grad result' line 2 is 'grad b f32[4]', the train section implies "
+       "'grad b f32[3]'"},
+      {"grad arg input labels i64 1 8\n", "",
+       "'grad arg' line 4 is nothing, the train section implies 'input "
+       "labels i64[8]'"},
+      {"apply arg grad W f32 2 4 3\napply arg grad b f32 1 3",
+       "apply arg grad b f32 1 3\napply arg grad W f32 2 4 3",
+       "'apply arg' line 5 is 'grad b f32[3]'"},
+      {"apply result state W.exp_avg_sq f32 2 4 3\n", "",
+       "'apply result' line 4 is nothing"},
+      {"grad result loss loss f32 0",
+       "grad result loss loss f32 0\ngrad result grad c f32 0",
+       "role 'grad' must come before role 'loss'"},
+      {"apply arg hyper lr f32 0", "apply arg input lr f32 0",
+       "role 'input' is not allowed in 'apply arg' lines"},
+  };
+  for (const BadCase &c : cases) {
+    SCOPED_TRACE(std::string(c.from) + " -> " + c.to);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(withSplit(c.from, c.to), 60),
+                          c.message);
+  }
+  // The halves come after eval, grad before apply.
+  std::string applyFirst = withSplit();
+  size_t applyPos = applyFirst.find("apply arg param W");
+  size_t gradPos = applyFirst.find("grad arg param W");
+  std::string gradLines = applyFirst.substr(gradPos, applyPos - gradPos);
+  applyFirst.erase(gradPos, gradLines.size());
+  applyFirst.insert(applyFirst.find("init b"), gradLines);
+  EXPECT_ERROR_CONTAINS(parseDescriptor(applyFirst, 60),
+                        "line 'grad' is out of order or repeated");
+}
+
+} // namespace
