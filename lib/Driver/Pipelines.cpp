@@ -57,6 +57,12 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (last == Phase::Optimizer)
+    return;
+  LmcMixedPrecisionOptions precision;
+  precision.precision = options.precision;
+  precision.keepF32 = options.keepF32;
+  pm.addPass(createLmcMixedPrecision(precision));
 }
 
 void buildLmcLoweringPipeline(OpPassManager &pm) {
@@ -79,6 +85,9 @@ void buildLmcLoweringPipeline(OpPassManager &pm) {
       "finalize-memref-to-llvm,"
       "convert-math-to-llvm,"
       "convert-math-to-libm,"
+      // bf16 conversions as integer arithmetic (no libgcc/compiler-rt
+      // helpers, the same rounding on every CPU).
+      "arith-expand{include-bf16},"
       "convert-arith-to-llvm,"
       "convert-index-to-llvm,"
       "convert-cf-to-llvm,"

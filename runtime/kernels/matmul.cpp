@@ -3,16 +3,20 @@
 #include "lmc/runtime/kernels.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 
 namespace {
 
-// Shared by f32/f64: only the BLAS entry point differs.
-template <typename T, typename Gemm>
-void batchedMatmul(Gemm gemm, const T *A, const T *B, T *C, int64_t batch,
+// Shared by every precision: only the BLAS entry point differs. In is the
+// operands' element type, Out the accumulator's (C, alpha, beta).
+template <typename In, typename Out, typename Gemm>
+void batchedMatmul(Gemm gemm, const In *A, const In *B, Out *C, int64_t batch,
                    int64_t M, int64_t N, int64_t K, int64_t transA,
                    int64_t transB) {
   if (batch <= 0 || M <= 0 || N <= 0)
@@ -35,23 +39,115 @@ void batchedMatmul(Gemm gemm, const T *A, const T *B, T *C, int64_t batch,
   const int64_t lda = transA ? M : K;
   const int64_t ldb = transB ? K : N;
   for (int64_t b = 0; b < batch; ++b)
-    gemm(CblasRowMajor, ta, tb, blasint(M), blasint(N), blasint(K), T(1),
-         A + b * M * K, blasint(lda), B + b * K * N, blasint(ldb), T(1),
+    gemm(CblasRowMajor, ta, tb, blasint(M), blasint(N), blasint(K), Out(1),
+         A + b * M * K, blasint(lda), B + b * K * N, blasint(ldb), Out(1),
          C + b * M * N, blasint(N));
+}
+
+float bf16ToFloat(uint16_t bits) {
+  uint32_t wide = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &wide, sizeof f);
+  return f;
+}
+
+float f16ToFloat(uint16_t bits) {
+  uint32_t sign = uint32_t(bits & 0x8000) << 16;
+  uint32_t exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
+  uint32_t wide;
+  if (exponent == 0x1f) { // inf / nan
+    wide = sign | 0x7f800000 | (mantissa << 13);
+  } else if (exponent != 0) {
+    wide = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    wide = sign;
+  } else { // subnormal: normalize
+    int shift = 0;
+    while (!(mantissa & 0x400)) {
+      mantissa <<= 1;
+      ++shift;
+    }
+    wide = sign | (uint32_t(113 - shift) << 23) | ((mantissa & 0x3ff) << 13);
+  }
+  float f;
+  std::memcpy(&f, &wide, sizeof f);
+  return f;
+}
+
+/// Widens a bf16/f16 operand to f32 (exact) in a per-thread scratch buffer.
+const float *widen(const uint16_t *in, size_t count, float (*convert)(uint16_t),
+                   std::vector<float> &scratch) {
+  scratch.resize(count);
+  for (size_t i = 0; i < count; ++i)
+    scratch[i] = convert(in[i]);
+  return scratch.data();
+}
+
+void widenedMatmul(float (*convert)(uint16_t), const uint16_t *A,
+                   const uint16_t *B, float *C, int64_t batch, int64_t M,
+                   int64_t N, int64_t K, int64_t transA, int64_t transB) {
+  if (batch <= 0 || M <= 0 || N <= 0 || K <= 0)
+    return;
+  thread_local std::vector<float> wideA, wideB;
+  const float *a = widen(A, size_t(batch * M * K), convert, wideA);
+  const float *b = widen(B, size_t(batch * K * N), convert, wideB);
+  batchedMatmul<float, float>(cblas_sgemm, a, b, C, batch, M, N, K, transA,
+                              transB);
+}
+
+using SbgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE,
+                          blasint, blasint, blasint, float, const uint16_t *,
+                          blasint, const uint16_t *, blasint, float, float *,
+                          blasint);
+
+/// OpenBLAS's cblas_sbgemm (native bf16 dot products) when the CPU has
+/// AVX512-BF16 and the OpenBLAS in use was built with bf16 support (Debian
+/// 12's is not, so it is looked up at run time); null otherwise, and with
+/// LMC_BF16_GEMM=emulate.
+SbgemmFn nativeSbgemm() {
+  static const SbgemmFn native = []() -> SbgemmFn {
+    const char *choice = std::getenv("LMC_BF16_GEMM");
+    if (choice && std::strcmp(choice, "emulate") == 0)
+      return nullptr;
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512bf16"))
+      return nullptr;
+    return reinterpret_cast<SbgemmFn>(dlsym(RTLD_DEFAULT, "cblas_sbgemm"));
+  }();
+  return native;
 }
 
 } // namespace
 
+extern "C" void lmc_rt_matmul_bf16(const uint16_t *A, const uint16_t *B,
+                                   float *C, int64_t batch, int64_t M,
+                                   int64_t N, int64_t K, int64_t transA,
+                                   int64_t transB) {
+  if (SbgemmFn sbgemm = nativeSbgemm())
+    batchedMatmul<uint16_t, float>(sbgemm, A, B, C, batch, M, N, K, transA,
+                                   transB);
+  else
+    widenedMatmul(bf16ToFloat, A, B, C, batch, M, N, K, transA, transB);
+}
+
+extern "C" void lmc_rt_matmul_f16(const uint16_t *A, const uint16_t *B,
+                                  float *C, int64_t batch, int64_t M, int64_t N,
+                                  int64_t K, int64_t transA, int64_t transB) {
+  widenedMatmul(f16ToFloat, A, B, C, batch, M, N, K, transA, transB);
+}
+
 extern "C" void lmc_rt_matmul_f32(const float *A, const float *B, float *C,
                                   int64_t batch, int64_t M, int64_t N,
                                   int64_t K, int64_t transA, int64_t transB) {
-  batchedMatmul<float>(cblas_sgemm, A, B, C, batch, M, N, K, transA, transB);
+  batchedMatmul<float, float>(cblas_sgemm, A, B, C, batch, M, N, K, transA,
+                              transB);
 }
 
 extern "C" void lmc_rt_matmul_f64(const double *A, const double *B, double *C,
                                   int64_t batch, int64_t M, int64_t N,
                                   int64_t K, int64_t transA, int64_t transB) {
-  batchedMatmul<double>(cblas_dgemm, A, B, C, batch, M, N, K, transA, transB);
+  batchedMatmul<double, double>(cblas_dgemm, A, B, C, batch, M, N, K, transA,
+                                transB);
 }
 
 void lmc_rt_set_threads(int n) { openblas_set_num_threads(n); }

@@ -32,6 +32,22 @@ func.func @batched(%a: memref<2x5x3xf64>, %b: memref<2x5x4xf64>, %c: memref<2x3x
 
 // -----
 
+// Mixed precision: bf16 / f16 operands accumulating into f32 call the
+// widening kernels; other mixes stay as linalg.
+// CHECK-LABEL: func.func @low_precision
+// CHECK: call @lmc_rt_matmul_bf16
+// CHECK: call @lmc_rt_matmul_f16
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<3x5xbf16>, memref<5x4xbf16>) outs(%{{.*}} : memref<3x4xf64>)
+func.func @low_precision(%a: memref<3x5xbf16>, %b: memref<5x4xbf16>, %c: memref<3x4xf32>,
+                         %ah: memref<3x5xf16>, %bh: memref<5x4xf16>, %d: memref<3x4xf64>) {
+  linalg.matmul ins(%a, %b : memref<3x5xbf16>, memref<5x4xbf16>) outs(%c : memref<3x4xf32>)
+  linalg.matmul ins(%ah, %bh : memref<3x5xf16>, memref<5x4xf16>) outs(%c : memref<3x4xf32>)
+  linalg.matmul ins(%a, %b : memref<3x5xbf16>, memref<5x4xbf16>) outs(%d : memref<3x4xf64>)
+  return
+}
+
+// -----
+
 // Strided views and tensors stay as linalg (lowered to loops later).
 // CHECK-LABEL: func.func @strided
 // CHECK: linalg.matmul

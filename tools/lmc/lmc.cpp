@@ -79,6 +79,15 @@ cl::opt<std::string> train(
     "train", cl::desc("train only parameters whose whole name matches"),
     cl::init(""), cl::cat(lmcCategory));
 
+cl::opt<std::string> precision(
+    "precision",
+    cl::desc("f32 | bf16 (matmuls take bf16 inputs, accumulate in f32)"),
+    cl::init("f32"), cl::cat(lmcCategory));
+cl::opt<std::string> keepF32(
+    "keep-f32",
+    cl::desc("keep matmuls in f32 whose op or parameter name matches"),
+    cl::init(""), cl::cat(lmcCategory));
+
 cl::opt<lmc::Phase> compileTo(
     "compile-to", cl::desc("stop after a phase and print its output"),
     cl::values(clEnumValN(lmc::Phase::Import, "import", "imported model"),
@@ -86,6 +95,8 @@ cl::opt<lmc::Phase> compileTo(
                clEnumValN(lmc::Phase::Autodiff, "autodiff", "gradients"),
                clEnumValN(lmc::Phase::Optimizer, "optimizer",
                           "train_step / eval_step"),
+               clEnumValN(lmc::Phase::Precision, "precision",
+                          "mixed-precision policy applied"),
                clEnumValN(lmc::Phase::Lower, "lower", "LLVM dialect"),
                clEnumValN(lmc::Phase::LLVM, "llvm", "LLVM IR")),
     cl::init(lmc::Phase::LLVM), cl::cat(lmcCategory));
@@ -146,7 +157,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
 
   bool stopInMlir = emit == Artifact::MLIR || compileTo <= lmc::Phase::Lower;
   lmc::Phase lastTrainingPhase =
-      std::min(compileTo.getValue(), lmc::Phase::Optimizer);
+      std::min(compileTo.getValue(), lmc::Phase::Precision);
   lmc::TrainingOptions training;
   training.loss = loss;
   training.lossOutput = lossOutput;
@@ -160,6 +171,15 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   training.clipGradNorm = clipGradNorm;
   training.freeze = freeze;
   training.train = train;
+  training.precision = precision;
+  training.keepF32 = keepF32;
+  // f16 trains only with dynamic loss scaling, which is not there yet; the
+  // pass itself (lmc-opt) knows the f16 policy.
+  if (training.precision == "f16") {
+    llvm::errs() << "lmc: --precision f16 needs dynamic loss scaling, which "
+                    "is not implemented yet; use --precision bf16\n";
+    return failure();
+  }
 
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))

@@ -11,7 +11,7 @@
 namespace lmc {
 
 /// The phases `lmc --compile-to=` can stop after, in pipeline order.
-enum class Phase { Import, Loss, Autodiff, Optimizer, Lower, LLVM };
+enum class Phase { Import, Loss, Autodiff, Optimizer, Precision, Lower, LLVM };
 
 struct TrainingOptions {
   std::string loss = "cross_entropy";
@@ -28,6 +28,10 @@ struct TrainingOptions {
   /// parameters constant / train only the matching ones.
   std::string freeze;
   std::string train;
+  /// Mixed precision (lmc-mixed-precision): f32 | bf16 | f16, and a regex
+  /// over op/parameter names kept in f32.
+  std::string precision = "f32";
+  std::string keepF32;
 };
 
 /// Every dialect lmc's pipelines create, and all lmc passes.
@@ -35,7 +39,7 @@ void registerLmcDialects(mlir::DialectRegistry &registry);
 void registerLmcPasses();
 
 /// Import → `phase`: attach the loss, differentiate, build the entry points,
-/// and inline them into self-contained `train_step` / `eval_step`.
+/// inline them into self-contained functions, apply the precision policy.
 void buildLmcTrainingPipeline(mlir::OpPassManager &pm,
                               const TrainingOptions &options, Phase last);
 

@@ -78,4 +78,29 @@ def LmcOptimizer : Pass<"lmc-optimizer", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LmcMixedPrecision : Pass<"lmc-mixed-precision", "::mlir::ModuleOp"> {
+  let summary = "Runs compute-bound ops with bf16/f16 inputs and f32 accumulation";
+  let description = [{
+    Applies the precision policy of `PrecisionPolicyOpInterface` to every
+    function after the optimizer phase (forward and backward alike): an op
+    that allows low-precision inputs (matmul) and computes in f32 gets its
+    operands converted to `precision` and keeps its f32 result, so the
+    product accumulates in f32. Everything else (softmax, normalization,
+    reductions, exp/log, losses, the optimizer update, and so the master
+    weights and optimizer state) stays f32. A value feeding several such ops
+    is converted once, right after its definition, and the conversion is
+    reused. `keep-f32` keeps f32 the ops whose location names (the ONNX node
+    or DSL name) match it, and those that read an entry-point argument whose
+    `lmc.name` (a parameter name) matches it. `precision=f32` changes
+    nothing.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
+           "f32 | bf16 | f16">,
+    Option<"keepF32", "keep-f32", "std::string", /*default=*/"\"\"",
+           "regex over op and parameter names that stay f32">,
+  ];
+  let dependentDialects = ["::lmc::LmcDialect"];
+}
+
 #endif // LMC_TRANSFORMS_PASSES_TD

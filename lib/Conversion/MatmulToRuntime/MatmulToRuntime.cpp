@@ -1,7 +1,8 @@
 //===- MatmulToRuntime.cpp - buffer-level matmuls to the runtime's BLAS ---===//
 //
 // Runs after bufferization: a linalg.matmul / linalg.batch_matmul on dense
-// memrefs becomes one call to lmc_rt_matmul_{f32,f64} (runtime/kernels),
+// memrefs becomes one call to lmc_rt_matmul_{f32,f64,bf16,f16}
+// (runtime/kernels; bf16/f16 operands accumulate into f32),
 // which accumulates into the output exactly like the linalg op. Transposed
 // operands (from the indexing maps) become BLAS transpose flags.
 //
@@ -79,16 +80,20 @@ struct MatmulToCall : public OpRewritePattern<MatmulLikeOp> {
     Value c = op.getDpsInits()[0];
     if (!isDenseStatic(a) || !isDenseStatic(b) || !isDenseStatic(c))
       return failure();
-    Type elementType = cast<MemRefType>(c.getType()).getElementType();
-    StringRef kernel;
-    if (elementType.isF32())
-      kernel = "lmc_rt_matmul_f32";
-    else if (elementType.isF64())
-      kernel = "lmc_rt_matmul_f64";
-    else
+    Type accType = cast<MemRefType>(c.getType()).getElementType();
+    Type inType = cast<MemRefType>(a.getType()).getElementType();
+    if (cast<MemRefType>(b.getType()).getElementType() != inType)
       return failure();
-    if (cast<MemRefType>(a.getType()).getElementType() != elementType ||
-        cast<MemRefType>(b.getType()).getElementType() != elementType)
+    StringRef kernel;
+    if (inType == accType && accType.isF32())
+      kernel = "lmc_rt_matmul_f32";
+    else if (inType == accType && accType.isF64())
+      kernel = "lmc_rt_matmul_f64";
+    else if (inType.isBF16() && accType.isF32())
+      kernel = "lmc_rt_matmul_bf16";
+    else if (inType.isF16() && accType.isF32())
+      kernel = "lmc_rt_matmul_f16";
+    else
       return failure();
     FailureOr<std::pair<bool, bool>> flags =
         transposeFlags(cast<linalg::LinalgOp>(op.getOperation()), batched);

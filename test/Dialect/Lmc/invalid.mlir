@@ -154,9 +154,18 @@ func.func @matmul_rank(%a: tensor<2x3xf32>, %b: tensor<2x3x4xf32>) -> tensor<2x4
 // -----
 
 func.func @matmul_type(%a: tensor<2x3xf32>, %b: tensor<3x4xf64>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{expected matching element types}}
+  // expected-error @+1 {{expected matching element types, or bf16/f16 operands with an f32 result}}
   %0 = lmc.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf64> -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Only bf16/f16 operands may widen, and only to f32.
+func.func @matmul_widening(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) -> tensor<2x4xf64> {
+  // expected-error @+1 {{expected matching element types, or bf16/f16 operands with an f32 result}}
+  %0 = lmc.matmul %a, %b : tensor<2x3xbf16>, tensor<3x4xbf16> -> tensor<2x4xf64>
+  return %0 : tensor<2x4xf64>
 }
 
 // -----

@@ -53,6 +53,11 @@ func.func @reductions(%a: tensor<2x3x4xf32>, %w: tensor<5x4xf32>, %l: tensor<2xi
   %wb = lmc.broadcast_in_dim %w, dims = [1, 2] : tensor<5x4xf32> -> tensor<2x5x4xf32>
   // CHECK: lmc.matmul %{{.*}}, %{{.*}} {transpose_rhs} : tensor<2x3x4xf32>, tensor<2x5x4xf32> -> tensor<2x3x5xf32>
   %1 = lmc.matmul %a, %wb {transpose_rhs} : tensor<2x3x4xf32>, tensor<2x5x4xf32> -> tensor<2x3x5xf32>
+  // bf16 operands accumulating in f32 (lmc-mixed-precision).
+  // CHECK: lmc.matmul %{{.*}}, %{{.*}} {transpose_rhs} : tensor<2x3x4xbf16>, tensor<2x5x4xbf16> -> tensor<2x3x5xf32>
+  %al = lmc.convert %a : tensor<2x3x4xf32> -> tensor<2x3x4xbf16>
+  %bl = lmc.convert %wb : tensor<2x5x4xf32> -> tensor<2x5x4xbf16>
+  %lowp = lmc.matmul %al, %bl {transpose_rhs} : tensor<2x3x4xbf16>, tensor<2x5x4xbf16> -> tensor<2x3x5xf32>
   %r = lmc.reduce_sum %a, axes = [1] : tensor<2x3x4xf32> -> tensor<2x4xf32>
   // CHECK: lmc.softmax %{{.*}}, axis = 1 : tensor<2x4xf32>
   %2 = lmc.softmax %r, axis = 1 : tensor<2x4xf32>

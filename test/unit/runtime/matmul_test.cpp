@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -64,6 +66,73 @@ TEST(Matmul, EmptyDimensionsAreNoOps) {
   lmc_rt_matmul_f32(nullptr, nullptr, C.data(), 1, 1, 2, 0, 0, 0);
   lmc_rt_matmul_f32(nullptr, nullptr, C.data(), 0, 1, 2, 3, 0, 0);
   EXPECT_EQ(C, (std::vector<float>{1, 2}));
+}
+
+} // namespace
+
+namespace {
+
+/// bf16 bit patterns of values that are exactly representable in bf16 (and
+/// so in f32): the oracle multiplies the f32 values.
+uint16_t toBf16Exact(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return uint16_t(bits >> 16);
+}
+
+TEST(Matmul, Bf16OperandsAccumulateInF32) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> small(-64, 64);
+  const int64_t batch = 2, M = 3, N = 5, K = 6;
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      // Multiples of 1/8 in [-8, 8]: exact in bf16, so the widened values
+      // are known and the f32 sums are exact too.
+      std::vector<float> a(batch * M * K), b(batch * K * N), c(batch * M * N);
+      for (float &x : a)
+        x = float(small(rng)) / 8;
+      for (float &x : b)
+        x = float(small(rng)) / 8;
+      for (float &x : c)
+        x = float(small(rng));
+      std::vector<uint16_t> a16, b16;
+      for (float x : a)
+        a16.push_back(toBf16Exact(x));
+      for (float x : b)
+        b16.push_back(toBf16Exact(x));
+      std::vector<float> want = naive(a, b, c, batch, M, N, K, ta, tb);
+      lmc_rt_matmul_bf16(a16.data(), b16.data(), c.data(), batch, M, N, K, ta,
+                         tb);
+      EXPECT_EQ(c, want) << "transA=" << ta << " transB=" << tb;
+    }
+}
+
+TEST(Matmul, F16SpecialValuesWiden) {
+  // 1 x K times K x 1 with one non-zero term each time: C = A[k] * 1.
+  const struct {
+    uint16_t half;
+    float value;
+  } cases[] = {
+      {0x3c00, 1.0f},           {0xc000, -2.0f},
+      {0x0001, 0x1p-24f},       // smallest subnormal
+      {0x03ff, 0x3ffp-24f},     // largest subnormal
+      {0x0400, 0x1p-14f},       // smallest normal
+      {0x7bff, 65504.0f},       // largest normal
+      {0x3555, 0x1.554p-2f},    // 1/3 rounded
+      {0x8000, -0.0f},
+  };
+  const uint16_t one = 0x3c00;
+  for (const auto &c : cases) {
+    float out = 0;
+    lmc_rt_matmul_f16(&c.half, &one, &out, 1, 1, 1, 1, 0, 0);
+    EXPECT_EQ(out, c.value) << std::hex << c.half;
+  }
+  float inf = 0, nan = 0;
+  const uint16_t infBits = 0x7c00, nanBits = 0x7e00;
+  lmc_rt_matmul_f16(&infBits, &one, &inf, 1, 1, 1, 1, 0, 0);
+  lmc_rt_matmul_f16(&nanBits, &one, &nan, 1, 1, 1, 1, 0, 0);
+  EXPECT_TRUE(std::isinf(inf) && inf > 0);
+  EXPECT_TRUE(std::isnan(nan));
 }
 
 } // namespace

@@ -118,9 +118,15 @@ LogicalResult MatmulOp::verify() {
   int64_t rank = result.getRank();
   if (rank < 2 || lhs.getRank() != rank || rhs.getRank() != rank)
     return emitOpError("expected operands and result of the same rank >= 2");
-  if (lhs.getElementType() != result.getElementType() ||
-      rhs.getElementType() != result.getElementType())
-    return emitOpError("expected matching element types");
+  // Low-precision operands may accumulate into an f32 result
+  // (lmc-mixed-precision).
+  Type element = lhs.getElementType();
+  bool accumulatesInF32 =
+      (element.isBF16() || element.isF16()) && result.getElementType().isF32();
+  if (rhs.getElementType() != element ||
+      (result.getElementType() != element && !accumulatesInF32))
+    return emitOpError("expected matching element types, or bf16/f16 "
+                       "operands with an f32 result");
   if (lhs.getShape().drop_back(2) != result.getShape().drop_back(2) ||
       rhs.getShape().drop_back(2) != result.getShape().drop_back(2))
     return emitOpError("expected operands to have the result's batch dimensions");

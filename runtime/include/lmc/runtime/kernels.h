@@ -25,6 +25,18 @@ void lmc_rt_matmul_f64(const double *A, const double *B, double *C,
                        int64_t batch, int64_t M, int64_t N, int64_t K,
                        int64_t transA, int64_t transB);
 
+/// Mixed precision: A and B hold bf16 (resp. IEEE f16) bit patterns, C is
+/// f32 and accumulates in f32: C[b] += op(A[b]) * op(B[b]). Products of
+/// bf16/f16 values are exact in f32, so every path (OpenBLAS's sbgemm on
+/// CPUs with AVX512-BF16, or widening to f32 and sgemm elsewhere) computes
+/// the same sums up to the f32 summation order.
+void lmc_rt_matmul_bf16(const uint16_t *A, const uint16_t *B, float *C,
+                        int64_t batch, int64_t M, int64_t N, int64_t K,
+                        int64_t transA, int64_t transB);
+void lmc_rt_matmul_f16(const uint16_t *A, const uint16_t *B, float *C,
+                       int64_t batch, int64_t M, int64_t N, int64_t K,
+                       int64_t transA, int64_t transB);
+
 /// Sets how many threads the kernels (the BLAS) may use; n >= 1.
 void lmc_rt_set_threads(int n);
 
