@@ -19,7 +19,7 @@ SECONDS_PER_TARGET=${1:-15}
 shift || true
 TARGETS=()
 while (($#)) && [[ $1 != -* ]]; do TARGETS+=("$1"); shift; done
-((${#TARGETS[@]})) || TARGETS=(npy safetensors tokens descriptor checkpoint onnx)
+((${#TARGETS[@]})) || TARGETS=(npy safetensors tokens descriptor checkpoint onnx dsl)
 EXTRA=("$@")
 
 bash "$ROOT/scripts/install-deps.sh" --fuzz

@@ -7,7 +7,7 @@ from lit.llvm import llvm_config
 
 config.name = "lmc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".onnxtxt", ".test"]
+config.suffixes = [".mlir", ".onnxtxt", ".lmc", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.lmc_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in",

@@ -71,7 +71,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm) {
   constexpr llvm::StringLiteral kPipeline =
       "convert-lmc-to-linalg,"
       "canonicalize,"
-      "func.func(linalg-fuse-elementwise-ops),"
+      "func.func(lmc-fuse-elementwise),"
       "canonicalize,cse,"
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"

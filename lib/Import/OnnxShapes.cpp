@@ -14,6 +14,8 @@
 
 #include "llvm/Support/CheckedArithmetic.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -308,6 +310,74 @@ LogicalResult importShape(NodeImporter &n) {
       DenseElementsAttr::get(resultType, ArrayRef<int64_t>(dims)));
 }
 
+/// Range(start, limit, delta): PyTorch's arange; every input must be a
+/// compile-time scalar (shapes are static).
+LogicalResult importRange(NodeImporter &n) {
+  if (failed(n.checkArity(3, 3)) || failed(n.checkAttributes({})))
+    return failure();
+  SmallVector<double> scalars;
+  Type elementType;
+  for (unsigned i = 0; i < 3; ++i) {
+    DenseElementsAttr value = n.constantInput(i);
+    if (!value || value.getNumElements() != 1)
+      return n.error() << "input " << i
+                       << " must be a compile-time scalar (shapes are static)";
+    if (elementType && value.getElementType() != elementType)
+      return n.error() << "inputs must have one element type";
+    elementType = value.getElementType();
+    scalars.push_back(doubleValues(value)[0]);
+  }
+  double start = scalars[0], limit = scalars[1], delta = scalars[2];
+  if (delta == 0)
+    return n.error() << "delta must not be 0";
+  // ONNX: number_of_elements = max(ceil((limit - start) / delta), 0).
+  double count = std::max(std::ceil((limit - start) / delta), 0.0);
+  if (!(count <= double(kMaxFoldedElements)))
+    return n.error() << "would produce more than " << kMaxFoldedElements
+                     << " elements (the folding limit)";
+  SmallVector<double> values;
+  for (int64_t i = 0; i < int64_t(count); ++i)
+    values.push_back(start + double(i) * delta);
+  auto type = RankedTensorType::get({int64_t(count)}, elementType);
+  return n.setConstantResult(constantFromDoubles(type, values));
+}
+
+/// ConstantOfShape(shape) with attribute `value` (a one-element tensor,
+/// default float 0).
+LogicalResult importConstantOfShape(NodeImporter &n) {
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({"value"})))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape = n.intsInput(0, "shape");
+  if (failed(shape))
+    return failure();
+  for (int64_t d : *shape)
+    if (d < 0)
+      return n.error() << "shape has a negative dimension " << d;
+  FailureOr<int64_t> count = checkedNumElements(*shape);
+  if (failed(count) || *count > kMaxFoldedElements)
+    return n.error() << "shape is too large to fold (at most "
+                     << kMaxFoldedElements << " elements)";
+  double fill = 0;
+  Type elementType = n.b.getF32Type();
+  if (const onnx::AttributeProto *a = n.attr("value")) {
+    if (a->type() != onnx::AttributeProto::TENSOR)
+      return n.error() << "attribute 'value' must be a tensor";
+    FailureOr<DenseElementsAttr> value = convertTensor(
+        n.b.getContext(), a->t(),
+        [&] { return n.error() << "attribute 'value': "; });
+    if (failed(value))
+      return failure();
+    if (value->getNumElements() != 1)
+      return n.error() << "attribute 'value' must have one element, got "
+                       << value->getNumElements();
+    fill = doubleValues(*value)[0];
+    elementType = value->getElementType();
+  }
+  auto type = RankedTensorType::get(*shape, elementType);
+  return n.setConstantResult(
+      constantFromDoubles(type, SmallVector<double>(*count, fill)));
+}
+
 } // namespace
 
 void registerShapeOps(OpTable &table) {
@@ -319,6 +389,8 @@ void registerShapeOps(OpTable &table) {
   table["Identity"] = importIdentity;
   table["Constant"] = importConstant;
   table["Shape"] = importShape;
+  table["Range"] = importRange;
+  table["ConstantOfShape"] = importConstantOfShape;
 }
 
 } // namespace lmc::onnx_import

@@ -1,6 +1,7 @@
 //===- lmc.cpp - the lmc compiler driver ----------------------------------===//
 //
 //   lmc model.onnx -o train [--batch N] [--loss ...] [--optimizer ...]
+//   lmc model.lmc -o train          (the DSL; its train block sets defaults)
 //
 // Imports a model, runs the training pipeline and emits MLIR, LLVM IR, an
 // object file or a training executable.
@@ -9,6 +10,7 @@
 
 #include "lmc/Driver/Emit.h"
 #include "lmc/Driver/Pipelines.h"
+#include "lmc/Import/Dsl.h"
 #include "lmc/Import/Onnx.h"
 
 #include "mlir/IR/AsmState.h"
@@ -17,6 +19,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
@@ -32,7 +35,7 @@ namespace {
 
 cl::OptionCategory lmcCategory("lmc options");
 
-cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt|.mlir>"),
+cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt|.lmc|.mlir>"),
                                cl::Required, cl::cat(lmcCategory));
 cl::opt<std::string> outputPath("o", cl::desc("output file"),
                                 cl::value_desc("path"), cl::init(""),
@@ -110,7 +113,16 @@ cl::opt<Artifact> emit(
                clEnumValN(Artifact::Executable, "exe", "training executable")),
     cl::init(Artifact::Executable), cl::cat(lmcCategory));
 
+/// The train block of a `.lmc` input (empty for other inputs).
+lmc::DslTrainSettings dslSettings;
+
 OwningOpRef<ModuleOp> loadModel(MLIRContext &context) {
+  if (llvm::sys::path::extension(inputPath) == ".lmc") {
+    lmc::DslImportOptions options;
+    options.batch = batch;
+    options.maxParamBytes = maxParamBytes;
+    return lmc::importDslFile(context, inputPath, options, &dslSettings);
+  }
   if (llvm::sys::path::extension(inputPath) == ".mlir") {
     llvm::SourceMgr sourceMgr;
     std::string error;
@@ -180,10 +192,14 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
                     "is not implemented yet; use --precision bf16\n";
     return failure();
   }
+  lmc::applyDslTrainDefaults(dslSettings, training, [](StringRef flag) {
+    return cl::getRegisteredOptions().lookup(flag)->getNumOccurrences() > 0;
+  });
 
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
   lmc::buildLmcTrainingPipeline(pm, training, lastTrainingPhase);
   if (failed(pm.run(*module)))
     return failure();
@@ -196,6 +212,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   PassManager lowering(&context);
   if (failed(applyPassManagerCLOptions(lowering)))
     return failure();
+  applyDefaultTimingPassManagerCLOptions(lowering);
   lmc::buildLmcLoweringPipeline(lowering);
   if (failed(lowering.run(*module)))
     return failure();
@@ -235,6 +252,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
   registerAsmPrinterCLOptions();
   lmc::registerLmcPasses();
   cl::ParseCommandLineOptions(argc, argv, "lmc: ahead-of-time training compiler\n");

@@ -4,6 +4,7 @@
 #define LMC_CONVERSION_PASSES_H
 
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"

@@ -27,4 +27,21 @@ def LmcMatmulToRuntime : Pass<"lmc-matmul-to-runtime", "::mlir::ModuleOp"> {
                            "::mlir::index::IndexDialect"];
 }
 
+def LmcFuseElementwise : Pass<"lmc-fuse-elementwise"> {
+  let summary = "Fuses elementwise linalg chains, keeping contractions named";
+  let description = [{
+    Upstream's `linalg-fuse-elementwise-ops` (producer/consumer fusion of
+    `linalg.generic`s, reshape propagation by expansion, constant folding),
+    with one difference: named linalg ops (`linalg.matmul`,
+    `linalg.batch_matmul`, fills, transposes) are never fused with a reshape
+    or an elementwise op. Upstream would expand a matmul fed by a
+    `tensor.collapse_shape` into a `linalg.generic` over the uncollapsed
+    dimensions, which `lmc-matmul-to-runtime` can no longer send to BLAS (a
+    4x-8x slower step on a GPT).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 #endif // LMC_CONVERSION_PASSES_TD

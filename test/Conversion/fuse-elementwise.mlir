@@ -1,0 +1,49 @@
+// RUN: lmc-opt %s -split-input-file -lmc-fuse-elementwise | FileCheck %s
+
+// A matmul fed by a collapse_shape stays a named linalg.matmul (upstream's
+// linalg-fuse-elementwise-ops expands it into a linalg.generic over the
+// uncollapsed dimensions, which lmc-matmul-to-runtime cannot send to BLAS),
+// while the elementwise chain after it still fuses into one generic.
+// CHECK-LABEL: func.func @matmul_after_reshape
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]]
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[FLAT]], %{{.*}} : tensor<8x4xf32>, tensor<4x3xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[MM]]
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @matmul_after_reshape(%x: tensor<2x4x4xf32>, %w: tensor<4x3xf32>, %b: tensor<8x3xf32>) -> tensor<8x3xf32> {
+  %flat = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x4x4xf32> into tensor<8x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8x3xf32>) -> tensor<8x3xf32>
+  %mm = linalg.matmul ins(%flat, %w : tensor<8x4xf32>, tensor<4x3xf32>) outs(%init : tensor<8x3xf32>) -> tensor<8x3xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %b : tensor<8x3xf32>, tensor<8x3xf32>) outs(%e : tensor<8x3xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x3xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<8x3xf32>) outs(%e : tensor<8x3xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = arith.maximumf %p, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8x3xf32>
+  return %relu : tensor<8x3xf32>
+}
+
+// -----
+
+// The output side: an expand_shape of a matmul result is not folded into
+// the matmul either.
+// CHECK-LABEL: func.func @reshape_after_matmul
+// CHECK: linalg.matmul
+// CHECK: tensor.expand_shape
+// CHECK-NOT: linalg.generic
+func.func @reshape_after_matmul(%a: tensor<8x4xf32>, %w: tensor<4x3xf32>, %c: tensor<8x3xf32>) -> tensor<2x4x3xf32> {
+  %mm = linalg.matmul ins(%a, %w : tensor<8x4xf32>, tensor<4x3xf32>) outs(%c : tensor<8x3xf32>) -> tensor<8x3xf32>
+  %r = tensor.expand_shape %mm [[0, 1], [2]] output_shape [2, 4, 3] : tensor<8x3xf32> into tensor<2x4x3xf32>
+  return %r : tensor<2x4x3xf32>
+}
