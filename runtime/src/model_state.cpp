@@ -37,6 +37,15 @@ int ModelState::stateIndex(const std::string &name) const {
   return -1;
 }
 
+void *ModelState::buffer(const TensorSpec &spec, bool next) {
+  const int parity = next ? 1 - current_ : current_;
+  if (spec.role == Role::Param)
+    return paramBuffers_[parity][size_t(paramIndex(spec.name))].data();
+  if (spec.role == Role::State)
+    return stateBuffers_[parity][size_t(stateIndex(spec.name))].data();
+  return nullptr;
+}
+
 namespace {
 
 void checkTensor(const SafetensorsFile &file, const TensorSpec &spec,

@@ -36,6 +36,11 @@ public:
   AlignedBuffer &state(size_t i) { return stateBuffers_[current_][i]; }
   AlignedBuffer &nextState(size_t i) { return stateBuffers_[1 - current_][i]; }
 
+  /// The buffer of the param or state `spec` names (its role and name): the
+  /// current one a step reads, or with `next` the one it writes. Null for
+  /// other roles.
+  void *buffer(const TensorSpec &spec, bool next);
+
   /// After a step: the written buffers become current.
   void swap() { current_ = 1 - current_; }
 

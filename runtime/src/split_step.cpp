@@ -43,17 +43,13 @@ std::vector<void *>
 SplitStep::gradStepBuffers(float *grads, std::vector<AlignedBuffer> &inputs) {
   std::vector<void *> buffers;
   size_t input = 0;
-  for (const TensorSpec &arg : desc_.gradArgs)
-    buffers.push_back(
-        arg.role == Role::Param
-            ? state_.param(size_t(state_.paramIndex(arg.name))).data()
-            : inputs[input++].data());
+  for (const TensorSpec &arg : desc_.gradArgs) {
+    void *param = state_.buffer(arg, /*next=*/false);
+    buffers.push_back(param ? param : inputs[input++].data());
+  }
   for (const TensorSpec &res : desc_.gradResults)
-    buffers.push_back(
-        res.role == Role::Grad
-            ? static_cast<void *>(
-                  grads + gradOffsets_[size_t(state_.paramIndex(res.name))])
-            : loss_.data());
+    buffers.push_back(res.role == Role::Grad ? gradBuffer(grads, res)
+                                             : loss_.data());
   return buffers;
 }
 
@@ -61,39 +57,23 @@ std::vector<void *>
 SplitStep::applyStepBuffers(std::vector<AlignedBuffer> &hypers) {
   std::vector<void *> buffers;
   size_t hyper = 0;
-  float *grads = sum_.as<float>();
   for (const TensorSpec &arg : desc_.applyArgs) {
-    switch (arg.role) {
-    case Role::Param:
-      buffers.push_back(state_.param(size_t(state_.paramIndex(arg.name))).data());
-      break;
-    case Role::State:
-      buffers.push_back(state_.state(size_t(state_.stateIndex(arg.name))).data());
-      break;
-    case Role::Grad:
-      buffers.push_back(grads + gradOffsets_[size_t(state_.paramIndex(arg.name))]);
-      break;
-    default:
+    if (void *b = state_.buffer(arg, /*next=*/false))
+      buffers.push_back(b);
+    else if (arg.role == Role::Grad)
+      buffers.push_back(gradBuffer(sum_.as<float>(), arg));
+    else
       buffers.push_back(hypers[hyper++].data());
-      break;
-    }
   }
   for (const TensorSpec &res : desc_.applyResults) {
-    switch (res.role) {
-    case Role::Param:
-      buffers.push_back(
-          state_.nextParam(size_t(state_.paramIndex(res.name))).data());
-      break;
-    case Role::State:
-      buffers.push_back(
-          state_.nextState(size_t(state_.stateIndex(res.name))).data());
-      break;
-    default:
-      buffers.push_back(gradNorm_.data());
-      break;
-    }
+    void *b = state_.buffer(res, /*next=*/true);
+    buffers.push_back(b ? b : gradNorm_.data());
   }
   return buffers;
+}
+
+void *SplitStep::gradBuffer(float *arena, const TensorSpec &grad) {
+  return arena + gradOffsets_[size_t(state_.paramIndex(grad.name))];
 }
 
 SplitStep::Outcome SplitStep::run(const std::function<void(int64_t)> &fillInputs,

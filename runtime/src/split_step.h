@@ -47,6 +47,8 @@ private:
   std::vector<void *> gradStepBuffers(float *grads,
                                       std::vector<AlignedBuffer> &inputs);
   std::vector<void *> applyStepBuffers(std::vector<AlignedBuffer> &hypers);
+  /// Where the gradient `grad` (named like its param) lives in `arena`.
+  void *gradBuffer(float *arena, const TensorSpec &grad);
 
   const Descriptor &desc_;
   StepFn gradStep_, applyStep_;

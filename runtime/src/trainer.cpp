@@ -34,42 +34,21 @@ std::vector<void *> Trainer::stepBuffers() {
   std::vector<void *> buffers;
   size_t input = 0, hyper = 0;
   for (const TensorSpec &arg : desc_.trainArgs) {
-    switch (arg.role) {
-    case Role::Param:
-      buffers.push_back(
-          state_.param(size_t(state_.paramIndex(arg.name))).data());
-      break;
-    case Role::State:
-      buffers.push_back(
-          state_.state(size_t(state_.stateIndex(arg.name))).data());
-      break;
-    case Role::Input:
+    if (void *b = state_.buffer(arg, /*next=*/false))
+      buffers.push_back(b);
+    else if (arg.role == Role::Input)
       buffers.push_back(inputBuffers_[input++].data());
-      break;
-    default:
+    else
       buffers.push_back(hyperBuffers_[hyper++].data());
-      break;
-    }
   }
   // Results are matched to args by name (parseDescriptor checked each has
   // one), so their order need not mirror the args.
   for (const TensorSpec &res : desc_.trainResults) {
-    switch (res.role) {
-    case Role::Param:
-      buffers.push_back(
-          state_.nextParam(size_t(state_.paramIndex(res.name))).data());
-      break;
-    case Role::State:
-      buffers.push_back(
-          state_.nextState(size_t(state_.stateIndex(res.name))).data());
-      break;
-    case Role::GradNorm:
-      buffers.push_back(gradNormBuffer_.data());
-      break;
-    default:
-      buffers.push_back(lossBuffer_.data());
-      break;
-    }
+    if (void *b = state_.buffer(res, /*next=*/true))
+      buffers.push_back(b);
+    else
+      buffers.push_back(res.role == Role::GradNorm ? gradNormBuffer_.data()
+                                                   : lossBuffer_.data());
   }
   return buffers;
 }

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "lmc/Import/Dsl.h"
 
+#include "FuzzContext.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -16,27 +18,17 @@
 #include <cstdint>
 #include <memory>
 
-namespace {
-std::unique_ptr<mlir::MLIRContext> context;
-unsigned runs = 0;
-} // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  // Attributes are uniqued in the context and live as long as it: start a
-  // fresh one now and then so long runs stay within the RSS limit.
-  if (!context || ++runs % 500 == 0) {
-    context = std::make_unique<mlir::MLIRContext>(
-        mlir::MLIRContext::Threading::DISABLED);
-  }
+  mlir::MLIRContext &context = lmc::fuzz::context();
   mlir::ScopedDiagnosticHandler quiet(
-      context.get(), [](mlir::Diagnostic &) { return mlir::success(); });
+      &context, [](mlir::Diagnostic &) { return mlir::success(); });
   lmc::DslImportOptions options;
   options.batch = 2;
   options.maxParamBytes = 16 << 20;
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
   lmc::DslTrainSettings settings;
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      lmc::importDslBuffer(*context, text, "fuzz.lmc", options, &settings);
+      lmc::importDslBuffer(context, text, "fuzz.lmc", options, &settings);
   if (module)
     (void)mlir::verify(*module);
   return 0;
