@@ -3,7 +3,7 @@
 // `train { ... }` holds the defaults of the compile: batch, loss, optimizer
 // and its hyperparameters, gradient clipping, seed; the schedule is recorded
 // on the module for the runtime. Flags given on the command line win
-// (applyDslTrainDefaults). Precision and sharding are recognized and
+// (applyDslTrainDefaults). f16 precision and sharding are recognized and
 // refused with a located error until their passes exist.
 //
 //===----------------------------------------------------------------------===//
@@ -221,9 +221,11 @@ void TrainReader::readEntry(const TrainEntry &entry) {
     if (value.kind != Expr::Name ||
         !llvm::is_contained({"f32", "bf16", "f16"}, value.name))
       error(value.loc) << "expected a precision: f32, bf16 or f16";
-    else if (value.name != "f32")
-      error(value.loc) << "precision " << value.name
-                       << " is not supported yet (training runs in f32)";
+    else if (value.name == "f16")
+      error(value.loc) << "precision f16 is not supported yet (it needs "
+                          "dynamic loss scaling); use bf16";
+    else
+      settings.precision = value.name;
   } else {
     error(entry.loc) << "unknown train setting '" << key
                      << "'; expected batch, loss, optimizer, clip_grad_norm, "
@@ -278,6 +280,7 @@ void applyDslTrainDefaults(const DslTrainSettings &settings,
   apply("eps", training.eps, settings.eps);
   apply("weight-decay", training.weightDecay, settings.weightDecay);
   apply("clip-grad-norm", training.clipGradNorm, settings.clipGradNorm);
+  apply("precision", training.precision, settings.precision);
 }
 
 } // namespace lmc

@@ -185,6 +185,9 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   training.train = train;
   training.precision = precision;
   training.keepF32 = keepF32;
+  lmc::applyDslTrainDefaults(dslSettings, training, [](StringRef flag) {
+    return cl::getRegisteredOptions().lookup(flag)->getNumOccurrences() > 0;
+  });
   // f16 trains only with dynamic loss scaling, which is not there yet; the
   // pass itself (lmc-opt) knows the f16 policy.
   if (training.precision == "f16") {
@@ -192,9 +195,6 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
                     "is not implemented yet; use --precision bf16\n";
     return failure();
   }
-  lmc::applyDslTrainDefaults(dslSettings, training, [](StringRef flag) {
-    return cl::getRegisteredOptions().lookup(flag)->getNumOccurrences() > 0;
-  });
 
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))

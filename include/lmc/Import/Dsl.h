@@ -49,6 +49,7 @@ struct DslTrainSettings {
   std::optional<double> lr, momentum, beta1, beta2, eps, weightDecay;
   std::optional<double> clipGradNorm;
   std::optional<uint64_t> seed;
+  std::optional<std::string> precision; // f32 | bf16
 };
 
 /// Imports a `.lmc` file. Errors are emitted as diagnostics on `context`
@@ -68,7 +69,7 @@ importDslBuffer(mlir::MLIRContext &context, llvm::StringRef source,
 /// Makes the train block the defaults of `training`: a setting replaces the
 /// option unless `givenOnCommandLine(flag)` says the user passed that flag
 /// (flag names as lmc spells them: "loss", "optimizer", "lr", "momentum",
-/// "beta1", "beta2", "eps", "weight-decay", "clip-grad-norm").
+/// "beta1", "beta2", "eps", "weight-decay", "clip-grad-norm", "precision").
 void applyDslTrainDefaults(
     const DslTrainSettings &settings, TrainingOptions &training,
     llvm::function_ref<bool(llvm::StringRef flag)> givenOnCommandLine);
