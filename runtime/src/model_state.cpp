@@ -17,6 +17,10 @@ ModelState::ModelState(const Descriptor &desc, const unsigned char *weights)
   for (auto &buffers : stateBuffers_)
     for (const TensorSpec *spec : states_)
       buffers.emplace_back(spec->byteSize());
+  for (size_t i = 0; i < params_.size(); ++i)
+    paramIndex_.emplace(params_[i]->name, int(i));
+  for (size_t i = 0; i < states_.size(); ++i)
+    stateIndex_.emplace(states_[i]->name, int(i));
   // desc.inits is parallel to desc.params() and range-checked.
   for (size_t i = 0; i < params_.size(); ++i)
     std::memcpy(param(i).data(), weights + desc.inits[i].offset,
@@ -24,17 +28,13 @@ ModelState::ModelState(const Descriptor &desc, const unsigned char *weights)
 }
 
 int ModelState::paramIndex(const std::string &name) const {
-  for (size_t i = 0; i < params_.size(); ++i)
-    if (params_[i]->name == name)
-      return int(i);
-  return -1;
+  auto it = paramIndex_.find(name);
+  return it == paramIndex_.end() ? -1 : it->second;
 }
 
 int ModelState::stateIndex(const std::string &name) const {
-  for (size_t i = 0; i < states_.size(); ++i)
-    if (states_[i]->name == name)
-      return int(i);
-  return -1;
+  auto it = stateIndex_.find(name);
+  return it == stateIndex_.end() ? -1 : it->second;
 }
 
 void *ModelState::buffer(const TensorSpec &spec, bool next) {

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace lmc::rt {
@@ -61,6 +62,8 @@ public:
 
 private:
   std::vector<const TensorSpec *> params_, states_;
+  // Name -> index: the step buffers are looked up by name every step.
+  std::unordered_map<std::string, int> paramIndex_, stateIndex_;
   std::array<std::vector<AlignedBuffer>, 2> paramBuffers_, stateBuffers_;
   int current_ = 0;
 };
