@@ -111,6 +111,8 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.logEvery = parseCount(flag, value(), 1);
     else if (flag == "--eval-every")
       config.evalEvery = parseCount(flag, value(), 1);
+    else if (flag == "--eval-steps")
+      config.evalSteps = parseCount(flag, value(), 1);
     else if (flag == "--seed") {
       config.seed = parseSeed(value());
     } else if (flag == "--metrics")
@@ -212,6 +214,8 @@ std::string usageText(const std::string &program) {
       "                              compiled batch, x processes under mpirun)\n"
       "  --lr F                      learning rate (default: compiled in)\n"
       "  --eval-every N              also evaluate every N steps\n"
+      "  --eval-steps K              evaluate only the first K batches of\n"
+      "                              the eval data (default: all of it)\n"
       "  --schedule KIND             constant|linear|cosine|wsd (default\n"
       "                              constant)\n"
       "  --warmup N                  linear warmup steps (default 0)\n"

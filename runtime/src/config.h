@@ -33,6 +33,7 @@ struct Config {
   std::optional<double> lr;          // --lr (else the compiled default)
   int64_t logEvery = 10;             // --log-every
   int64_t evalEvery = 0;             // --eval-every (0: only after training)
+  int64_t evalSteps = 0;             // --eval-steps (0: the whole eval set)
   bool shuffle = false;              // --shuffle
   uint64_t seed = 0;                 // --seed
   std::string metricsPath;           // --metrics FILE.jsonl

@@ -68,12 +68,12 @@ std::unique_ptr<Evaluator> makeEvaluator(const Config &config,
         desc,
         std::make_unique<TokenDataset>(TokenDataset::load(
             config.evalTokens, evalInputSpecs(desc), "--eval-tokens")),
-        evalStep);
+        evalStep, config.evalSteps);
   if (!config.evalInputs.empty())
     return std::make_unique<Evaluator>(
         desc,
         Dataset::load(config.evalInputs, evalInputSpecs(desc), "--eval-input"),
-        evalStep);
+        evalStep, config.evalSteps);
   return nullptr;
 }
 
@@ -130,6 +130,8 @@ void train(const Config &config, const CompiledModel &model,
       makeEvaluator(config, desc, model.evalStep);
   LMC_CHECK(config.evalEvery == 0 || evaluator,
             "--eval-every needs --eval-input or --eval-tokens data");
+  LMC_CHECK(config.evalSteps == 0 || evaluator,
+            "--eval-steps needs --eval-input or --eval-tokens data");
 
   std::unique_ptr<Checkpointer> checkpoints;
   std::optional<CheckpointMeta> resumed;

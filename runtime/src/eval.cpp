@@ -51,8 +51,9 @@ int64_t countCorrect(const void *logits, DType logitsType, int64_t numClasses,
 }
 
 Evaluator::Evaluator(const Descriptor &desc, std::unique_ptr<BatchSource> data,
-                     StepFn evalStep)
-    : desc_(desc), dataset_(std::move(data)), evalStep_(evalStep) {
+                     StepFn evalStep, int64_t maxBatches)
+    : desc_(desc), dataset_(std::move(data)), evalStep_(evalStep),
+      maxBatches_(maxBatches) {
   LMC_CHECK(!desc.evalArgs.empty(), "the model has no eval step");
   std::vector<const TensorSpec *> inputs = evalInputs(desc);
   LMC_CHECK(!inputs.empty(), "the model's eval step takes no inputs");
@@ -98,7 +99,9 @@ EvalMetrics Evaluator::run(ModelState &state) {
   for (AlignedBuffer &result : resultBuffers_)
     buffers.push_back(result.data());
 
-  const int64_t n = dataset_->numSamples();
+  int64_t n = dataset_->numSamples();
+  if (maxBatches_ > 0 && maxBatches_ < (n + batchSize_ - 1) / batchSize_)
+    n = maxBatches_ * batchSize_;
   double weightedLoss = 0;
   int64_t correct = 0;
   std::vector<int64_t> samples(static_cast<size_t>(batchSize_));

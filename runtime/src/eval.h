@@ -25,13 +25,16 @@ int64_t countCorrect(const void *logits, DType logitsType, int64_t numClasses,
 /// compiled eval batch size. The last partial batch is filled by wrapping
 /// to the start; only its real samples count: its loss is weighted by the
 /// number of real samples, and accuracy only looks at the real rows.
+/// With `maxBatches` > 0 only the first maxBatches batches are evaluated
+/// (--eval-steps; nanoGPT's eval_iters, llm.c's val_max_steps).
 class Evaluator {
 public:
   Evaluator(const Descriptor &desc, std::unique_ptr<BatchSource> data,
-            StepFn evalStep);
-  Evaluator(const Descriptor &desc, Dataset dataset, StepFn evalStep)
+            StepFn evalStep, int64_t maxBatches = 0);
+  Evaluator(const Descriptor &desc, Dataset dataset, StepFn evalStep,
+            int64_t maxBatches = 0)
       : Evaluator(desc, std::make_unique<Dataset>(std::move(dataset)),
-                  evalStep) {}
+                  evalStep, maxBatches) {}
 
   EvalMetrics run(ModelState &state);
   bool reportsAccuracy() const { return logitsResult_ >= 0; }
@@ -41,6 +44,7 @@ private:
   std::unique_ptr<BatchSource> dataset_;
   StepFn evalStep_;
   int64_t batchSize_ = 0;
+  int64_t maxBatches_ = 0; // 0: the whole set
   std::vector<AlignedBuffer> inputBuffers_;  // one per eval input
   std::vector<AlignedBuffer> resultBuffers_; // one per eval result
   int lossResult_ = -1;

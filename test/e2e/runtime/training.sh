@@ -187,6 +187,26 @@ assert t[0]['loss'] > 5.5 and t[-1]['loss'] < 3.5, t
 assert len(e) == 2 and e[-1]['eval_loss'] < e[0]['eval_loss'] < 4, e
 assert all('grad_norm' in x and 'tokens_per_s' in x and 'mfu' in x for x in t)
 assert abs(t[-1]['tokens_per_s'] - 8 * t[-1]['samples_per_s']) < 1e-6 * t[-1]['tokens_per_s']"
+# --eval-steps 2 (2 batches x 2 windows of 8+1 tokens) must agree with an
+# eval set that holds exactly those 33 tokens.
+check val_prefix python3 -c "
+import numpy as np; h = np.fromfile('val.bin', dtype=np.int32, count=256)
+t = np.fromfile('val.bin', dtype=np.uint16, offset=1024); h[2] = 33
+open('val33.bin', 'wb').write(h.tobytes() + t[:33].tobytes())"
+expect_ok eval_steps "$LM" --tokens train.bin --eval-tokens val.bin --eval-steps 2 \
+  --steps 3 --lr 1 --metrics es.jsonl
+expect_ok eval_prefix "$LM" --tokens train.bin --eval-tokens val33.bin \
+  --steps 3 --lr 1 --metrics ep.jsonl
+expect_ok eval_all "$LM" --tokens train.bin --eval-tokens val.bin \
+  --steps 3 --lr 1 --metrics ea.jsonl
+check eval_steps_agree python3 -c "
+import json
+def ev(f): return [json.loads(l) for l in open(f) if 'eval_loss' in l][-1]
+s, p, a = ev('es.jsonl'), ev('ep.jsonl'), ev('ea.jsonl')
+assert s['eval_loss'] == p['eval_loss'], (s, p)
+assert abs(s['eval_loss'] - a['eval_loss']) > 1e-6, (s, a)"
+expect_fail eval_steps_nodata 1 "--eval-steps needs --eval-input or --eval-tokens" \
+  "$LM" --tokens train.bin --eval-steps 2
 # --clip-grad-norm 0.1 vs 0 (off); lr 1, so the update is the clipped grad.
 expect_ok clip_on "$LM" --tokens train.bin --steps 1 --metrics c1.jsonl --save c1.st \
   --clip-grad-norm 0.1
