@@ -89,6 +89,61 @@ uint64_t countFlops(func::FuncOp func) {
   return flops;
 }
 
+uint64_t tensorBytes(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return 0;
+  return tensor.getNumElements() *
+         llvm::divideCeil(tensor.getElementTypeBitWidth(), 8);
+}
+
+/// Peak bytes of the tensors `func` holds at once when its ops run in
+/// order and every intermediate lives from its definition to its last use
+/// (arguments excluded, results live to the end). For grad_step this is
+/// the activation memory: the forward values the backward pass reads, plus
+/// the gradients. An estimate before bufferization's reuse.
+uint64_t peakLiveBytes(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  DenseMap<Operation *, unsigned> position;
+  for (Operation &op : body)
+    position[&op] = position.size();
+  const unsigned end = position.size();
+  // Frees due after each op: values whose last use is that op.
+  std::vector<uint64_t> freedAfter(end + 1, 0);
+  uint64_t live = 0, peak = 0;
+  for (Operation &op : body) {
+    for (Value result : op.getResults()) {
+      unsigned lastUse = position[&op];
+      for (OpOperand &use : result.getUses()) {
+        Operation *user = body.findAncestorOpInBlock(*use.getOwner());
+        lastUse = isa<func::ReturnOp>(user) ? end
+                                            : std::max(lastUse, position[user]);
+      }
+      live += tensorBytes(result.getType());
+      freedAfter[lastUse] += tensorBytes(result.getType());
+    }
+    peak = std::max(peak, live);
+    live -= freedAfter[position[&op]];
+  }
+  return peak;
+}
+
+/// `schedule <name> [<key> <value>]...` from the module's lmc.schedule.
+void describeSchedule(llvm::raw_ostream &os, DictionaryAttr schedule) {
+  os << "schedule " << schedule.getAs<StringAttr>("name").getValue();
+  for (NamedAttribute entry : schedule) {
+    if (entry.getName() == "name")
+      continue;
+    os << ' ' << entry.getName().getValue() << ' ';
+    if (auto integer = dyn_cast<IntegerAttr>(entry.getValue()))
+      os << integer.getInt();
+    else
+      os << llvm::format("%.17g",
+                         cast<FloatAttr>(entry.getValue()).getValueAsDouble());
+  }
+  os << '\n';
+}
+
 /// Appends an initial value to the blob; splats are expanded.
 void appendInit(std::vector<char> &blob, DenseElementsAttr init) {
   ArrayRef<char> raw = init.getRawData();
@@ -129,6 +184,11 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
                        optimizer.getAs<FloatAttr>(key).getValueAsDouble())
        << '\n';
   os << "flops " << countFlops(train) << '\n';
+  auto precision = module->getAttrOfType<StringAttr>(attrs::kPrecision);
+  os << "precision " << (precision ? precision.getValue() : "f32") << '\n';
+  os << "activations " << peakLiveBytes(grad) << '\n';
+  if (auto schedule = module->getAttrOfType<DictionaryAttr>(attrs::kSchedule))
+    describeSchedule(os, schedule);
   for (func::FuncOp entry : {train, eval, grad, apply})
     if (failed(describeEntryPoint(os, entry)))
       return failure();

@@ -73,7 +73,7 @@ OwningOpRef<ModuleOp> importDslBuffer(MLIRContext &context, StringRef source,
     return nullptr;
 
   if (schedule)
-    (*module)->setAttr(kDslScheduleAttr, schedule);
+    (*module)->setAttr(attrs::kSchedule, schedule);
   // A model that computes its own `loss` trains on it unless told otherwise.
   if (!settings.loss) {
     auto forward = module->lookupSymbol<func::FuncOp>(attrs::kForward);

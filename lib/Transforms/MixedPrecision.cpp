@@ -75,6 +75,7 @@ struct MixedPrecisionPass
     }
     if (!lowType)
       return;
+    module->setAttr(attrs::kPrecision, b.getStringAttr(precision));
 
     DenseMap<Value, Value> converted; // f32 value -> its one conversion
     module.walk([&](PrecisionPolicyOpInterface policy) {

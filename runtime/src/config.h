@@ -40,9 +40,11 @@ struct Config {
   std::string savePath;              // --save FILE.safetensors
   std::string initPath;              // --init FILE.safetensors
   // Schedules and clipping (docs/training.md).
-  ScheduleKind schedule = ScheduleKind::Constant; // --schedule
-  int64_t warmup = 0;                             // --warmup N
-  double lrMin = 0;                               // --lr-min F
+  // Unset: the compiled default (descriptor `schedule` line), else constant,
+  // no warmup, floor 0.
+  std::optional<ScheduleKind> schedule; // --schedule
+  std::optional<int64_t> warmup;        // --warmup N
+  std::optional<double> lrMin;          // --lr-min F
   std::optional<int64_t> decaySteps;              // --decay-steps N (wsd)
   std::optional<int64_t> scheduleSteps; // --schedule-steps N (default --steps)
   std::optional<double> clipGradNorm;             // --clip-grad-norm F

@@ -73,6 +73,9 @@ enum class LineKind {
   Optimizer,
   Hparam,
   Flops,
+  Precision,
+  Activations,
+  Schedule,
   TrainArg,
   TrainResult,
   EvalArg,
@@ -266,6 +269,19 @@ private:
       LMC_CHECK(f.size() == 2, "expected 'flops <count>'");
       desc_.flops = parseUnsigned(f[1], "flops count");
       break;
+    case LineKind::Precision:
+      LMC_CHECK(f.size() == 2 && (f[1] == "f32" || f[1] == "bf16" ||
+                                  f[1] == "f16"),
+                "expected 'precision f32|bf16|f16'");
+      desc_.precision = f[1];
+      break;
+    case LineKind::Activations:
+      LMC_CHECK(f.size() == 2, "expected 'activations <bytes>'");
+      desc_.activationBytes = parseUnsigned(f[1], "activation bytes");
+      break;
+    case LineKind::Schedule:
+      desc_.schedule = parseSchedule(f);
+      break;
     case LineKind::TrainArg:
     case LineKind::TrainResult:
     case LineKind::EvalArg:
@@ -290,6 +306,35 @@ private:
     }
   }
 
+  /// `schedule <kind> [<key> <value>]...`, keys as docs/runtime-abi.md.
+  static ScheduleDefaults parseSchedule(const std::vector<std::string> &f) {
+    LMC_CHECK(f.size() >= 2 && f.size() % 2 == 0,
+              "expected 'schedule <kind> [<key> <value>]...'");
+    std::optional<ScheduleKind> kind = parseScheduleKind(f[1]);
+    LMC_CHECK(kind, "unknown schedule '", f[1], "'");
+    ScheduleDefaults schedule;
+    schedule.kind = *kind;
+    for (size_t i = 2; i < f.size(); i += 2) {
+      const std::string &key = f[i];
+      std::optional<int64_t> *count = key == "warmup"        ? &schedule.warmup
+                                      : key == "decay_steps" ? &schedule.decaySteps
+                                      : key == "steps"       ? &schedule.steps
+                                                             : nullptr;
+      LMC_CHECK(count || key == "lr_min", "unknown schedule setting '", key,
+                "'");
+      LMC_CHECK(!(count ? count->has_value() : schedule.lrMin.has_value()),
+                "schedule setting '", key, "' repeated");
+      if (count)
+        *count = int64_t(std::min<uint64_t>(
+            parseUnsigned(f[i + 1], "schedule step count"), INT64_MAX));
+      else
+        schedule.lrMin = parseFiniteDouble(f[i + 1], "schedule lr_min");
+    }
+    LMC_CHECK(!schedule.lrMin || *schedule.lrMin >= 0,
+              "schedule lr_min must not be negative");
+    return schedule;
+  }
+
   LineKind classify(const std::vector<std::string> &f) {
     const std::string &k = f[0];
     if (k == "lmc-model")
@@ -302,6 +347,12 @@ private:
       return LineKind::Hparam;
     if (k == "flops")
       return LineKind::Flops;
+    if (k == "precision")
+      return LineKind::Precision;
+    if (k == "activations")
+      return LineKind::Activations;
+    if (k == "schedule")
+      return LineKind::Schedule;
     if (k == "init")
       return LineKind::Init;
     if (k == "end")

@@ -9,6 +9,7 @@
 #define LMC_RUNTIME_DESCRIPTOR_H
 
 #include "dtype.h"
+#include "schedule.h"
 
 #include <cstdint>
 #include <optional>
@@ -39,11 +40,23 @@ struct InitSpec {
   uint64_t size = 0;
 };
 
+/// The compiled default schedule (`schedule` line; the DSL's train block);
+/// each field is overridden by its flag.
+struct ScheduleDefaults {
+  ScheduleKind kind = ScheduleKind::Constant;
+  std::optional<int64_t> warmup, decaySteps, steps;
+  std::optional<double> lrMin;
+};
+
 struct Descriptor {
   std::string loss;      // cross_entropy | mse | output:NAME
   std::string optimizer; // sgd | momentum | adam | adamw
   std::vector<std::pair<std::string, double>> hparams; // in file order
   uint64_t flops = 0; // forward + backward FLOPs per train step
+  std::string precision = "f32"; // compute precision of the matmuls
+  /// Estimated peak bytes of grad_step's intermediates (0: not given).
+  uint64_t activationBytes = 0;
+  std::optional<ScheduleDefaults> schedule;
   std::vector<TensorSpec> trainArgs, trainResults, evalArgs, evalResults;
   /// The train step in two halves (optional; both or neither): grad_step
   /// (params, inputs) -> (grads, loss) and apply_step (params, states,

@@ -77,15 +77,20 @@ std::unique_ptr<Evaluator> makeEvaluator(const Config &config,
   return nullptr;
 }
 
-Schedule makeSchedule(const Config &config, const HyperParams &hyper) {
+/// The flags, each falling back to the compiled default schedule.
+Schedule makeSchedule(const Config &config, const Descriptor &desc,
+                      const HyperParams &hyper) {
+  const ScheduleDefaults compiled = desc.schedule.value_or(ScheduleDefaults());
   Schedule schedule;
-  schedule.kind = config.schedule;
+  schedule.kind = config.schedule.value_or(compiled.kind);
   schedule.lr = hyper.lr;
-  schedule.lrMin = config.lrMin;
-  schedule.warmup = config.warmup;
-  schedule.totalSteps = config.scheduleSteps.value_or(config.steps);
-  schedule.decaySteps = config.decaySteps;
-  LMC_CHECK(config.lrMin <= hyper.lr, "--lr-min ", config.lrMin,
+  schedule.lrMin = config.lrMin.value_or(compiled.lrMin.value_or(0));
+  schedule.warmup = config.warmup.value_or(compiled.warmup.value_or(0));
+  schedule.totalSteps =
+      config.scheduleSteps.value_or(compiled.steps.value_or(config.steps));
+  schedule.decaySteps =
+      config.decaySteps ? config.decaySteps : compiled.decaySteps;
+  LMC_CHECK(schedule.lrMin <= hyper.lr, "--lr-min ", schedule.lrMin,
             " is above the learning rate ", hyper.lr);
   return schedule;
 }
@@ -124,7 +129,7 @@ void train(const Config &config, const CompiledModel &model,
     state.loadParams(config.initPath);
   HyperParams hyper =
       resolveHyperParams(desc, config.lr, config.clipGradNorm);
-  Schedule schedule = makeSchedule(config, hyper);
+  Schedule schedule = makeSchedule(config, desc, hyper);
   std::unique_ptr<BatchSource> data = loadTrainData(config, desc);
   std::unique_ptr<Evaluator> evaluator =
       makeEvaluator(config, desc, model.evalStep);

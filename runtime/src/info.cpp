@@ -35,6 +35,20 @@ void appendRows(std::string &out, const std::vector<const TensorSpec *> &specs,
 
 } // namespace
 
+std::string formatBytes(uint64_t bytes) {
+  static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = double(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, unit == 0 ? "%.0f %s" : "%.1f %s", value,
+                units[unit]);
+  return buf;
+}
+
 std::string formatModelInfo(const Descriptor &desc) {
   std::string out;
   std::vector<const TensorSpec *> params = desc.params();
@@ -88,9 +102,33 @@ std::string formatModelInfo(const Descriptor &desc) {
     out += '\n';
   }
   out += concat("flops per step: ", desc.flops, "\n");
+  out += concat("precision: ", desc.precision,
+                desc.precision == "f32" ? "\n"
+                                        : " matmuls, f32 parameters and "
+                                          "accumulation\n");
+  if (desc.activationBytes > 0)
+    out += concat("activation memory: ", formatBytes(desc.activationBytes),
+                  " (estimated peak of the step's intermediates)\n");
+  if (desc.schedule) {
+    const ScheduleDefaults &s = *desc.schedule;
+    out += concat("schedule: ", scheduleKindName(s.kind));
+    if (s.warmup)
+      out += concat(" warmup=", *s.warmup);
+    if (s.lrMin) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.6g", *s.lrMin);
+      out += concat(" lr_min=", buf);
+    }
+    if (s.decaySteps)
+      out += concat(" decay_steps=", *s.decaySteps);
+    if (s.steps)
+      out += concat(" steps=", *s.steps);
+    out += " (compiled default; flags override)\n";
+  }
   out += concat("gradient accumulation and data parallelism: ",
                 desc.hasSplitStep() ? "yes (grad_step/apply_step)" : "no",
                 "\n");
+  out += "mesh: none (data parallel across the processes of mpirun/srun)\n";
   return out;
 }
 

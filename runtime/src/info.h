@@ -4,13 +4,18 @@
 
 #include "descriptor.h"
 
+#include <cstdint>
 #include <string>
 
 namespace lmc::rt {
 
 /// Human-readable summary: params with shapes and element counts, total
-/// parameter count, inputs, batch size, loss, optimizer, hparams and FLOPs.
+/// parameter count, inputs, batch size, loss, optimizer, hparams, FLOPs,
+/// precision, activation memory and the compiled schedule.
 std::string formatModelInfo(const Descriptor &desc);
+
+/// "512 B", "1.5 MiB", "3.0 GiB".
+std::string formatBytes(uint64_t bytes);
 
 } // namespace lmc::rt
 

@@ -5,6 +5,11 @@
 // RUN: lmc-opt %s -lmc-mixed-precision=precision=f32 | FileCheck %s --check-prefix=F32
 // RUN: lmc-opt %s | FileCheck %s --check-prefix=F32
 
+// The module records the precision for the descriptor (f32: nothing).
+// BF16: module attributes {lmc.precision = "bf16"}
+// F16: module attributes {lmc.precision = "f16"}
+// F32-NOT: lmc.precision
+
 // An MLP train step after the optimizer phase (forward and backward
 // products; the update reads the f32 master weights).
 // BF16-LABEL: func.func @mlp_step(

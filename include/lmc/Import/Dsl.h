@@ -24,11 +24,6 @@ namespace lmc {
 
 struct TrainingOptions;
 
-/// On the module: the learning-rate schedule of the `train` block (a
-/// dictionary {name, warmup, lr_min, ...}); read by the driver, which hands it
-/// to the runtime.
-constexpr llvm::StringLiteral kDslScheduleAttr = "lmc.schedule";
-
 struct DslImportOptions {
   /// Size bound to the model's batch dimension; 0 = take `batch` from the
   /// train block (an error if a batch dimension is used and neither is set).

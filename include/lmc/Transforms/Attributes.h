@@ -30,6 +30,13 @@ constexpr llvm::StringLiteral kName = "lmc.name";
 constexpr llvm::StringLiteral kLoss = "lmc.loss";
 /// On the module: the optimizer and its hyperparameters (a dictionary).
 constexpr llvm::StringLiteral kOptimizer = "lmc.optimizer";
+/// On the module: the compute precision lmc-mixed-precision applied ("bf16",
+/// "f16"); absent means f32.
+constexpr llvm::StringLiteral kPrecision = "lmc.precision";
+/// On the module: the default learning-rate schedule, a dictionary {name,
+/// warmup, lr_min, decay_steps, steps} (the DSL's train block sets it); the
+/// descriptor hands it to the runtime, whose flags override it.
+constexpr llvm::StringLiteral kSchedule = "lmc.schedule";
 
 /// The function names the passes agree on.
 constexpr llvm::StringLiteral kForward = "forward";

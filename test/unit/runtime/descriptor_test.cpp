@@ -66,6 +66,25 @@ TEST(Descriptor, ParsesValid) {
   EXPECT_EQ(d.evalResults[1].role, Role::Output);
 }
 
+TEST(Descriptor, PrecisionActivationsAndSchedule) {
+  Descriptor plain = parseDescriptor(kValid, 60);
+  EXPECT_EQ(plain.precision, "f32");
+  EXPECT_EQ(plain.activationBytes, 0u);
+  EXPECT_FALSE(plain.schedule);
+  Descriptor d = parseDescriptor(
+      mutate("flops 1234", "flops 1234\nprecision bf16\nactivations 4096\n"
+                           "schedule wsd decay_steps 30 lr_min 1e-05 warmup 7"),
+      60);
+  EXPECT_EQ(d.precision, "bf16");
+  EXPECT_EQ(d.activationBytes, 4096u);
+  ASSERT_TRUE(d.schedule);
+  EXPECT_EQ(d.schedule->kind, ScheduleKind::Wsd);
+  EXPECT_EQ(d.schedule->warmup, 7);
+  EXPECT_EQ(d.schedule->decaySteps, 30);
+  EXPECT_EQ(d.schedule->lrMin, 1e-05);
+  EXPECT_FALSE(d.schedule->steps);
+}
+
 TEST(Descriptor, AcceptsMissingTrailingNewlineAndOutputLoss) {
   std::string text = kValid;
   text.pop_back();
@@ -132,6 +151,22 @@ TEST(Descriptor, RejectsMalformed) {
       {"end\n", "end\nflops 3\n", "text after 'end'"},
       {"flops 1234\n", "flops 1234\n\n", "empty line"},
       {"flops 1234", "flips 1234", "unknown line 'flips 1234'"},
+      {"flops 1234", "flops 1234\nprecision f8", "expected 'precision f32"},
+      {"flops 1234", "flops 1234\nactivations many",
+       "invalid activation bytes 'many'"},
+      {"flops 1234", "flops 1234\nschedule cosine\nprecision bf16",
+       "line 'precision' is out of order or repeated"},
+      {"flops 1234", "flops 1234\nschedule step", "unknown schedule 'step'"},
+      {"flops 1234", "flops 1234\nschedule cosine warmup",
+       "expected 'schedule <kind> [<key> <value>]...'"},
+      {"flops 1234", "flops 1234\nschedule cosine warmup -3",
+       "invalid schedule step count '-3'"},
+      {"flops 1234", "flops 1234\nschedule cosine gamma 3",
+       "unknown schedule setting 'gamma'"},
+      {"flops 1234", "flops 1234\nschedule cosine lr_min 1 lr_min 2",
+       "schedule setting 'lr_min' repeated"},
+      {"flops 1234", "flops 1234\nschedule cosine lr_min -1",
+       "schedule lr_min must not be negative"},
   };
   for (const BadCase &c : cases) {
     SCOPED_TRACE(std::string(c.from) + " -> " + c.to);
