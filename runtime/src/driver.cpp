@@ -13,6 +13,7 @@
 #include "info.h"
 #include "metrics.h"
 #include "model_state.h"
+#include "peak.h"
 #include "schedule.h"
 #include "signals.h"
 #include "tensorboard.h"
@@ -174,8 +175,17 @@ void train(const Config &config, const CompiledModel &model,
   TrainerSinks sinks;
   if (isRoot)
     sinks = {evaluator.get(), &metrics, tensorboard.get(), checkpoints.get()};
+  // MFU against --peak-flops, else against the matmul kernel's measured
+  // throughput (only rank 0 reports).
+  Config runConfig = config;
+  if (!runConfig.peakFlops && isRoot) {
+    runConfig.peakFlops = measureMatmulFlops(desc.precision);
+    std::printf("MFU is against %.1f GFLOP/s, the measured %s matmul peak "
+                "(set it with --peak-flops)\n",
+                *runConfig.peakFlops / 1e9, desc.precision.c_str());
+  }
   StepFns steps{model.trainStep, model.gradStep, model.applyStep};
-  Trainer trainer(desc, config, steps, comm, state, *data, hyper, schedule,
+  Trainer trainer(desc, runConfig, steps, comm, state, *data, hyper, schedule,
                   sinks);
   if (resumed)
     trainer.resumeFrom(*resumed);
