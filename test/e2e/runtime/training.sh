@@ -118,6 +118,21 @@ head -c 100 ck_part/step_00000020.safetensors >ck_tmp/step_00000030.safetensors.
 expect_ok resume_tmp "${RUN[@]}" --steps 21 --checkpoint-dir ck_tmp
 expect_grep resume_tmp "resuming from ck_tmp/step_00000020.safetensors" resume_tmp.out
 
+# A real SIGKILL in the middle of writing checkpoint 3 (kill_on_write.c):
+# checkpoint 2 still loads, and the resumed run ends bit for bit where an
+# uninterrupted one does.
+KILL_RUN=("${RUN[@]}" --steps 6 --checkpoint-every 1)
+expect_ok kill_ref "${KILL_RUN[@]}" --checkpoint-dir ck_ref --save kill_ref.st
+LD_PRELOAD=$BIN/liblmc-kill-on-write.so LMC_TEST_KILL_AT_CHECKPOINT=3 \
+  "${KILL_RUN[@]}" --checkpoint-dir ck_kill --save kill.st >kill.out 2>&1
+rc=$?
+[ $rc -eq 137 ] && pass || fail "SIGKILL mid-write: exit $rc, expected 137" kill.out
+ls ck_kill/step_00000003.safetensors.tmp.* >/dev/null 2>&1 && [ ! -e kill.st ] \
+  && pass || fail "SIGKILL mid-write: expected a torn temp file: $(ls ck_kill)"
+expect_ok kill_resume "${KILL_RUN[@]}" --checkpoint-dir ck_kill --save kill.st
+expect_grep kill_resume "resuming from ck_kill/step_00000002.safetensors (step 2)" kill_resume.out
+cmp kill_ref.st kill.st >kill.cmp 2>&1 && pass || fail "SIGKILL resume: params differ" kill.cmp
+
 # Corrupt, truncated and foreign checkpoints: clear error, nothing written.
 mkdir -p ck_bad && cp ck_part/step_00000020.safetensors ck_bad/step_00000021.safetensors
 truncate -s -5 ck_bad/step_00000021.safetensors
