@@ -37,3 +37,5 @@ fi
 
 # The runtime's TensorBoard test reads event files with the real reader.
 python3 -c 'import tensorboard' 2>/dev/null || python3 -m pip install --quiet tensorboard
+# The --export-onnx test runs exported models in onnx's reference evaluator.
+python3 -c 'import onnx.reference' 2>/dev/null || python3 -m pip install --quiet onnx

@@ -201,8 +201,10 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
         llvm::alignTo(model.weights.size(), kWeightAlignment));
     size_t offset = model.weights.size();
     appendInit(model.weights, init);
-    os << "init " << train.getArgAttrOfType<StringAttr>(i, attrs::kName).getValue()
-       << ' ' << offset << ' ' << model.weights.size() - offset << '\n';
+    StringRef name = train.getArgAttrOfType<StringAttr>(i, attrs::kName);
+    os << "init " << name << ' ' << offset << ' '
+       << model.weights.size() - offset << '\n';
+    model.paramNames.push_back(name.str());
   }
   os << "end\n";
   // The tags now live in the descriptor; LLVM translation has no use for

@@ -102,6 +102,16 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
       *llvmModule, i64, true, llvm::GlobalValue::ExternalLinkage,
       llvm::ConstantInt::get(i64, model.weights.size()),
       "lmc_model_weights_size");
+  if (!model.onnxModel.empty()) {
+    addConstantBytes(*llvmModule, "lmc_model_onnx",
+                     llvm::ArrayRef<char>(model.onnxModel.data(),
+                                          model.onnxModel.size()),
+                     1);
+    new llvm::GlobalVariable(
+        *llvmModule, i64, true, llvm::GlobalValue::ExternalLinkage,
+        llvm::ConstantInt::get(i64, model.onnxModel.size()),
+        "lmc_model_onnx_size");
+  }
   return llvmModule;
 }
 

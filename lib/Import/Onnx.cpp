@@ -593,9 +593,9 @@ LogicalResult NodeImporter::setConstantResult(DenseElementsAttr value,
 
 namespace lmc {
 
-/// Parses a binary ModelProto or (isText) the ONNX text syntax.
-static bool parseModel(MLIRContext &context, StringRef bytes, StringRef path,
-                       bool isText, onnx::ModelProto &model) {
+bool onnx_import::parseModel(MLIRContext &context, StringRef bytes,
+                             StringRef path, bool isText,
+                             onnx::ModelProto &model) {
   Location loc = FileLineColLoc::get(&context, path, 0, 0);
   if (bytes.size() > kMaxOnnxFileBytes) {
     emitError(loc) << "ONNX model is larger than protobuf's 2 GiB limit";
@@ -623,8 +623,8 @@ static bool parseModel(MLIRContext &context, StringRef bytes, StringRef path,
   return true;
 }
 
-OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, StringRef path,
-                                     const OnnxImportOptions &options) {
+std::unique_ptr<llvm::MemoryBuffer>
+onnx_import::readModelFile(MLIRContext &context, StringRef path) {
   Location loc = FileLineColLoc::get(&context, path, 0, 0);
   // Check the size before reading anything: protobuf messages are limited to
   // 2 GiB (larger models keep their weights in external data), and a FIFO or
@@ -651,7 +651,16 @@ OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, StringRef path,
     emitError(loc) << "cannot read ONNX model: " << file.getError().message();
     return nullptr;
   }
-  return importOnnxBuffer(context, (*file)->getBuffer(), path, options,
+  return std::move(*file);
+}
+
+OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, StringRef path,
+                                     const OnnxImportOptions &options) {
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      onnx_import::readModelFile(context, path);
+  if (!file)
+    return nullptr;
+  return importOnnxBuffer(context, file->getBuffer(), path, options,
                           path.ends_with(".onnxtxt"));
 }
 
@@ -660,7 +669,7 @@ OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &context, StringRef bytes,
                                        const OnnxImportOptions &options,
                                        bool isText) {
   onnx::ModelProto model;
-  if (!parseModel(context, bytes, path, isText, model))
+  if (!onnx_import::parseModel(context, bytes, path, isText, model))
     return nullptr;
   onnx_import::GraphImporter importer(context, path, options, model);
   return importer.run();

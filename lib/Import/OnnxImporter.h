@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include "onnx/onnx_pb.h"
 
@@ -146,6 +147,16 @@ mlir::FailureOr<std::string>
 readExternalData(const onnx::TensorProto &tensor, llvm::StringRef baseDir,
                  int64_t expectedBytes,
                  llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// The bytes of the model file at `path` (a regular file within protobuf's
+/// 2 GiB limit), or null after emitting an error.
+std::unique_ptr<llvm::MemoryBuffer> readModelFile(mlir::MLIRContext &context,
+                                                  llvm::StringRef path);
+
+/// Parses a binary ModelProto (with kOnnxRecursionLimit) or, when `isText`,
+/// the ONNX text syntax. Errors are emitted at `path`.
+bool parseModel(mlir::MLIRContext &context, llvm::StringRef bytes,
+                llvm::StringRef path, bool isText, onnx::ModelProto &model);
 
 /// Number of elements of a static shape, or failure on overflow.
 mlir::FailureOr<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);

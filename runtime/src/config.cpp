@@ -121,6 +121,8 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.savePath = value();
     else if (flag == "--init")
       config.initPath = value();
+    else if (flag == "--export-onnx")
+      config.exportOnnxPath = value();
     else if (flag == "--schedule") {
       std::string name = value();
       std::optional<ScheduleKind> kind = parseScheduleKind(name);
@@ -237,6 +239,8 @@ std::string usageText(const std::string &program) {
       "parameters:\n"
       "  --init FILE.safetensors     start from these parameters\n"
       "  --save FILE.safetensors     write the final parameters\n"
+      "  --export-onnx FILE.onnx     write the input ONNX model with the\n"
+      "                              final parameters as its initializers\n"
       "output:\n"
       "  --threads N                 threads for the matmul kernels "
       "(default: all cores)\n"

@@ -39,6 +39,7 @@ struct Config {
   std::string metricsPath;           // --metrics FILE.jsonl
   std::string savePath;              // --save FILE.safetensors
   std::string initPath;              // --init FILE.safetensors
+  std::string exportOnnxPath;        // --export-onnx FILE.onnx
   // Schedules and clipping (docs/training.md).
   // Unset: the compiled default (descriptor `schedule` line), else constant,
   // no warmup, floor 0.

@@ -13,6 +13,7 @@
 #include "info.h"
 #include "metrics.h"
 #include "model_state.h"
+#include "onnx_export.h"
 #include "peak.h"
 #include "schedule.h"
 #include "signals.h"
@@ -122,6 +123,8 @@ void train(const Config &config, const CompiledModel &model,
   else if (launch.localSize > 1) // share the cores with the local processes
     lmc_rt_set_threads(std::max(
         1, int(std::thread::hardware_concurrency()) / launch.localSize));
+  LMC_CHECK(config.exportOnnxPath.empty() || model.onnx,
+            "--export-onnx needs a model compiled from an ONNX file");
   LMC_CHECK(config.gradAccum == 1 || desc.hasSplitStep(),
             "--grad-accum needs a model with grad_step/apply_step");
   const bool isRoot = comm.rank() == 0;
@@ -196,6 +199,12 @@ void train(const Config &config, const CompiledModel &model,
   if (end == RunEnd::Completed && !config.savePath.empty() && isRoot) {
     state.saveParams(config.savePath);
     std::printf("saved parameters to %s\n", config.savePath.c_str());
+  }
+  if (end == RunEnd::Completed && !config.exportOnnxPath.empty() && isRoot) {
+    exportOnnx(config.exportOnnxPath, model.onnx, model.onnxSize,
+               state.views(/*withState=*/false));
+    std::printf("exported the ONNX model with the trained parameters to %s\n",
+                config.exportOnnxPath.c_str());
   }
 }
 

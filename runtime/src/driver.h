@@ -19,6 +19,10 @@ struct CompiledModel {
   /// The train step in two halves; null for models without them.
   StepFn gradStep = nullptr;
   StepFn applyStep = nullptr;
+  /// The ONNX model to export with trained weights (lmc_model_onnx); null
+  /// for models not compiled from ONNX.
+  const unsigned char *onnx = nullptr;
+  uint64_t onnxSize = 0;
 };
 
 /// Runs the training executable. Never throws: errors are printed as one

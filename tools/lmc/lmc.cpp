@@ -116,6 +116,11 @@ cl::opt<Artifact> emit(
 /// The train block of a `.lmc` input (empty for other inputs).
 lmc::DslTrainSettings dslSettings;
 
+bool isOnnxInput() {
+  StringRef extension = llvm::sys::path::extension(inputPath);
+  return extension != ".lmc" && extension != ".mlir";
+}
+
 OwningOpRef<ModuleOp> loadModel(MLIRContext &context) {
   if (llvm::sys::path::extension(inputPath) == ".lmc") {
     lmc::DslImportOptions options;
@@ -209,6 +214,16 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   FailureOr<lmc::ModelDescription> model = lmc::describeModel(*module);
   if (failed(model))
     return failure();
+  if (isOnnxInput()) {
+    llvm::StringSet<> trained;
+    for (const std::string &name : model->paramNames)
+      trained.insert(name);
+    FailureOr<std::string> onnx =
+        lmc::serializeOnnxForExport(context, inputPath, trained);
+    if (failed(onnx))
+      return failure();
+    model->onnxModel = std::move(*onnx);
+  }
   PassManager lowering(&context);
   if (failed(applyPassManagerCLOptions(lowering)))
     return failure();

@@ -17,6 +17,11 @@ namespace lmc {
 struct ModelDescription {
   std::string descriptor;
   std::vector<char> weights;
+  /// The trainable parameters' names, in descriptor order.
+  std::vector<std::string> paramNames;
+  /// The input ONNX model without those parameters' initializers, for
+  /// --export-onnx (lmc_model_onnx); empty for other inputs.
+  std::string onnxModel;
 };
 
 /// Reads the tagged entry points of a module after the
@@ -31,7 +36,8 @@ void addPackedEntryPoint(llvm::Module &module, llvm::StringRef entry,
 
 /// Translates a module in the LLVM dialect and adds the ABI symbols:
 /// `lmc_train_step(void**)`, `lmc_eval_step(void**)`, `lmc_grad_step`,
-/// `lmc_apply_step`, the descriptor and the weights.
+/// `lmc_apply_step`, the descriptor, the weights and, when there is one,
+/// the ONNX model.
 std::unique_ptr<llvm::Module>
 translateWithEntryPoints(mlir::ModuleOp module, llvm::LLVMContext &context,
                          const ModelDescription &model);

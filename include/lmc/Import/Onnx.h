@@ -13,8 +13,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cstdint>
+#include <string>
 
 namespace lmc {
 
@@ -48,6 +50,15 @@ mlir::OwningOpRef<mlir::ModuleOp>
 importOnnxBuffer(mlir::MLIRContext &context, llvm::StringRef bytes,
                  llvm::StringRef path, const OnnxImportOptions &options,
                  bool isText = false);
+
+/// The model at `path` as an executable embeds it for `--export-onnx`
+/// (docs/runtime-abi.md): binary protobuf without the initializers named in
+/// `trained` (the runtime appends them with their trained values), with
+/// every other initializer's external data read in, so the executable
+/// carries the whole model. Errors are emitted on `context`.
+mlir::FailureOr<std::string>
+serializeOnnxForExport(mlir::MLIRContext &context, llvm::StringRef path,
+                       const llvm::StringSet<> &trained);
 
 } // namespace lmc
 

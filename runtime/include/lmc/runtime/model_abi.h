@@ -23,6 +23,10 @@ void lmc_eval_step(void **buffers);
  * descriptor then has no `grad` / `apply` lines. */
 __attribute__((weak)) void lmc_grad_step(void **buffers);
 __attribute__((weak)) void lmc_apply_step(void **buffers);
+/* The input ONNX model minus the initializers that became parameters, for
+ * --export-onnx. Optional: weak, absent for models not compiled from ONNX. */
+__attribute__((weak)) extern const unsigned char lmc_model_onnx[];
+__attribute__((weak)) extern const uint64_t lmc_model_onnx_size;
 
 #ifdef __cplusplus
 }
