@@ -36,6 +36,30 @@ uint64_t parseSeed(const std::string &text) {
   return value;
 }
 
+/// "123", "512M", "24G": bytes with an optional binary K/M/G/T suffix.
+uint64_t parseByteSize(const std::string &flag, const std::string &text) {
+  std::string digits = text;
+  int shift = 0;
+  if (!text.empty()) {
+    const std::string suffixes = "KMGT";
+    size_t unit = suffixes.find(text.back());
+    if (unit != std::string::npos) {
+      shift = 10 * int(unit + 1);
+      digits.pop_back();
+    }
+  }
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long value = std::strtoull(digits.c_str(), &end, 10);
+  if (digits.empty() || *end != '\0' || errno == ERANGE ||
+      digits.find_first_not_of("0123456789") != std::string::npos ||
+      value > (~0ull >> shift))
+    throw UsageError(concat(flag, " expects a byte count such as 1000000, "
+                                  "512M or 24G, got '",
+                            text, "'"));
+  return uint64_t(value) << shift;
+}
+
 // A learning rate of 0 is allowed: it runs the step (loss, metrics) and
 // leaves the parameters as they are.
 double parseNonNegativeReal(const std::string &flag, const std::string &text) {
@@ -165,6 +189,8 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.evalTokens = value();
     else if (flag == "--log-dir")
       config.logDir = value();
+    else if (flag == "--memory-budget")
+      config.memoryBudget = parseByteSize(flag, value());
     else if (flag == "--peak-flops")
       config.peakFlops = parsePositiveReal(flag, value());
     else if (flag == "--shuffle") {
@@ -249,6 +275,10 @@ std::string usageText(const std::string &program) {
       "  --metrics FILE.jsonl        also write metrics as JSON lines\n"
       "  --log-dir DIR               also write TensorBoard event files\n"
       "  --peak-flops F              peak FLOP/s, to report MFU\n"
+      "                              (default: a measured matmul peak)\n"
+      "  --memory-budget BYTES       refuse to start when the estimated\n"
+      "                              memory need is above (e.g. 16G; 0: no\n"
+      "                              check; default: physical memory)\n"
       "  --info                      describe the model and exit\n"
       "  --help                      show this help\n");
 }

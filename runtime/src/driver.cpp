@@ -11,6 +11,7 @@
 #include "eval.h"
 #include "hyper.h"
 #include "info.h"
+#include "memory.h"
 #include "metrics.h"
 #include "model_state.h"
 #include "onnx_export.h"
@@ -108,6 +109,25 @@ void broadcastState(Communicator &comm, ModelState &state) {
     comm.broadcast(state.state(i).data(), state.states()[i]->byteSize());
 }
 
+/// Refuses a run whose estimated memory need exceeds --memory-budget, else
+/// this process's share of the physical memory.
+void checkMemory(const Config &config, const Descriptor &desc,
+                 const Communicator &comm, const LaunchInfo &launch) {
+  uint64_t budget = config.memoryBudget.value_or(0);
+  std::string source = "--memory-budget";
+  if (!config.memoryBudget) {
+    budget = physicalMemory() / uint64_t(std::max(1, launch.localSize));
+    source = launch.localSize > 1
+                 ? concat("physical memory shared by ", launch.localSize,
+                          " processes on this machine")
+                 : std::string("physical memory");
+  }
+  if (budget > 0)
+    checkMemoryBudget(
+        estimateMemory(desc, config.gradAccum > 1 || comm.size() > 1), budget,
+        source);
+}
+
 void train(const Config &config, const CompiledModel &model,
            Communicator &comm, const LaunchInfo &launch) {
   Descriptor desc = parseDescriptor(model.descriptor, model.weightsSize);
@@ -128,6 +148,7 @@ void train(const Config &config, const CompiledModel &model,
   LMC_CHECK(config.gradAccum == 1 || desc.hasSplitStep(),
             "--grad-accum needs a model with grad_step/apply_step");
   const bool isRoot = comm.rank() == 0;
+  checkMemory(config, desc, comm, launch);
   ModelState state(desc, model.weights);
   if (!config.initPath.empty())
     state.loadParams(config.initPath);

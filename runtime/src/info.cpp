@@ -3,6 +3,7 @@
 #include "info.h"
 
 #include "error.h"
+#include "memory.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -109,6 +110,9 @@ std::string formatModelInfo(const Descriptor &desc) {
   if (desc.activationBytes > 0)
     out += concat("activation memory: ", formatBytes(desc.activationBytes),
                   " (estimated peak of the step's intermediates)\n");
+  out += concat("memory need: ",
+                formatBytes(estimateMemory(desc, /*splitStep=*/false).total()),
+                " (estimate for one process; --memory-budget)\n");
   if (desc.schedule) {
     const ScheduleDefaults &s = *desc.schedule;
     out += concat("schedule: ", scheduleKindName(s.kind));
