@@ -14,24 +14,20 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lmc/Driver/Emit.h"
+#include "lmc/Driver/Jit.h"
 #include "lmc/Driver/Pipelines.h"
 #include "lmc/Transforms/Passes.h"
-#include "lmc/runtime/kernels.h"
+#include "lmc/runtime/kernel_symbols.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/TargetSelect.h"
 
 #include <cmath>
 #include <random>
@@ -126,42 +122,13 @@ private:
       return original.emitError(
           "every lmc.param argument must reach the result");
 
-    registerBuiltinDialectTranslation(*ctx);
-    registerLLVMDialectTranslation(*ctx);
-    ExecutionEngineOptions options;
-    auto transformer = [](llvm::Module *m) -> llvm::Error {
-      lmc::addPackedEntryPoint(*m, "forward", "lmc_forward");
-      lmc::addPackedEntryPoint(*m, "forward_grad", "lmc_forward_grad");
-      return llvm::Error::success();
-    };
-    options.transformer = transformer;
-    auto engineOrError = ExecutionEngine::create(*module, options);
-    if (!engineOrError) {
-      llvm::errs() << "lmc-gradcheck: JIT failed: "
-                   << llvm::toString(engineOrError.takeError()) << "\n";
+    FailureOr<lmc::JitModule> compiled = lmc::jitCompile(
+        *module, {"forward", "forward_grad"}, lmc::rt::kernelSymbols());
+    if (failed(compiled))
       return failure();
-    }
-    engine = std::move(*engineOrError);
-    engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-      llvm::orc::SymbolMap symbols;
-      symbols[interner("lmc_rt_matmul_f64")] = {
-          llvm::orc::ExecutorAddr::fromPtr(&lmc_rt_matmul_f64),
-          llvm::JITSymbolFlags::Exported};
-      symbols[interner("lmc_rt_matmul_f32")] = {
-          llvm::orc::ExecutorAddr::fromPtr(&lmc_rt_matmul_f32),
-          llvm::JITSymbolFlags::Exported};
-      return symbols;
-    });
-    auto f = engine->lookup("lmc_forward");
-    auto g = engine->lookup("lmc_forward_grad");
-    if (!f || !g) {
-      llvm::consumeError(f.takeError());
-      llvm::consumeError(g.takeError());
-      llvm::errs() << "lmc-gradcheck: entry points missing after JIT\n";
-      return failure();
-    }
-    forwardFn = reinterpret_cast<void (*)(void **)>(*f);
-    gradFn = reinterpret_cast<void (*)(void **)>(*g);
+    jit = std::move(*compiled);
+    forwardFn = jit.entries[0];
+    gradFn = jit.entries[1];
     return success();
   }
 
@@ -258,9 +225,9 @@ private:
   std::mt19937_64 &rng;
   func::FuncOp original;
   OwningOpRef<ModuleOp> module;
-  std::unique_ptr<ExecutionEngine> engine;
-  void (*forwardFn)(void **) = nullptr;
-  void (*gradFn)(void **) = nullptr;
+  lmc::JitModule jit;
+  lmc::PackedFn forwardFn = nullptr;
+  lmc::PackedFn gradFn = nullptr;
   std::vector<Buffer> args;
   std::vector<unsigned> params;
 };
@@ -271,8 +238,6 @@ int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   registerMLIRContextCLOptions();
   cl::ParseCommandLineOptions(argc, argv, "lmc gradient checker\n");
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
 
   DialectRegistry registry;
   lmc::registerLmcDialects(registry);

@@ -1,0 +1,26 @@
+//===- kernel_symbols.h - The kernels by name, for JIT symbol resolution -===//
+//
+// Tools that JIT-compile lmc-generated code (lmc-gradcheck,
+// lmc-onnx-conformance) link lmc_kernels and hand these to the JIT.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LMC_RUNTIME_KERNEL_SYMBOLS_H
+#define LMC_RUNTIME_KERNEL_SYMBOLS_H
+
+#include "lmc/runtime/kernels.h"
+
+#include <utility>
+#include <vector>
+
+namespace lmc::rt {
+
+inline std::vector<std::pair<const char *, void *>> kernelSymbols() {
+  return {{"lmc_rt_matmul_f32", reinterpret_cast<void *>(&lmc_rt_matmul_f32)},
+          {"lmc_rt_matmul_f64", reinterpret_cast<void *>(&lmc_rt_matmul_f64)},
+          {"lmc_rt_matmul_bf16", reinterpret_cast<void *>(&lmc_rt_matmul_bf16)},
+          {"lmc_rt_matmul_f16", reinterpret_cast<void *>(&lmc_rt_matmul_f16)}};
+}
+
+} // namespace lmc::rt
+
+#endif // LMC_RUNTIME_KERNEL_SYMBOLS_H
