@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build ccache g++
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-  libprotobuf-dev protobuf-compiler libonnx-dev
+  libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libopenblas-dev libgtest-dev libopenmpi-dev openmpi-bin
   python3 python3-numpy
 )

@@ -21,4 +21,5 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.lmc_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["lmc", "lmc-opt", "lmc-gradcheck"], [config.lmc_tools_dir])
+    ["lmc", "lmc-opt", "lmc-gradcheck", "lmc-onnx-conformance"],
+    [config.lmc_tools_dir])

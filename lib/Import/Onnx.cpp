@@ -664,6 +664,19 @@ OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, StringRef path,
                           path.ends_with(".onnxtxt"));
 }
 
+FailureOr<DenseElementsAttr> readOnnxTensorProto(MLIRContext &context,
+                                                 StringRef bytes,
+                                                 StringRef path) {
+  Location loc = FileLineColLoc::get(&context, path, 0, 0);
+  onnx::TensorProto tensor;
+  if (bytes.size() > kMaxOnnxFileBytes ||
+      !tensor.ParseFromArray(bytes.data(), int(bytes.size())))
+    return emitError(loc) << "cannot parse ONNX TensorProto";
+  return onnx_import::convertTensor(&context, tensor, [&]() {
+    return emitError(loc) << "tensor '" << tensor.name() << "': ";
+  });
+}
+
 OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &context, StringRef bytes,
                                        StringRef path,
                                        const OnnxImportOptions &options,

@@ -10,6 +10,7 @@
 #ifndef LMC_IMPORT_ONNX_H
 #define LMC_IMPORT_ONNX_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -50,6 +51,12 @@ mlir::OwningOpRef<mlir::ModuleOp>
 importOnnxBuffer(mlir::MLIRContext &context, llvm::StringRef bytes,
                  llvm::StringRef path, const OnnxImportOptions &options,
                  bool isText = false);
+
+/// A serialized TensorProto (the ONNX backend tests' `input_N.pb` /
+/// `output_N.pb`) as a dense attribute; errors are emitted at `path`.
+mlir::FailureOr<mlir::DenseElementsAttr>
+readOnnxTensorProto(mlir::MLIRContext &context, llvm::StringRef bytes,
+                    llvm::StringRef path);
 
 /// The model at `path` as an executable embeds it for `--export-onnx`
 /// (docs/runtime-abi.md): binary protobuf without the initializers named in
