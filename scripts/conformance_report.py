@@ -10,11 +10,13 @@ import re
 import sys
 
 EXPLANATIONS = {
+    # "unsupported opset" before "unsupported op", which it contains.
+    "unsupported opset": "lmc imports opsets 7 to 21; these models declare "
+    "an older one (the ops' semantics before opset 7 differ in places)",
     "unsupported op": "the op is not implemented by the importer yet",
     "unsupported data type": "lmc tensors are f32, f64, i64, i32 or bool; "
     "8/16-bit integers, unsigned types, float16 and strings are not imported",
     "segmented tensors": "sequence and optional types are not supported",
-    "unsupported opset": "lmc imports opsets 7 to 21 (these models declare older ones)",
     "integer tensors are only supported as compile-time constants":
         "the generated code computes on floats; integer tensors exist only "
         "as folded constants (shapes, indices, labels)",
@@ -25,6 +27,8 @@ EXPLANATIONS = {
 
 def reason_group(reason):
     for key in EXPLANATIONS:
+        if key == "unsupported op" and "unsupported opset" in reason:
+            continue
         if key in reason:
             return key
     return re.sub(r"'[^']*'", "'…'", reason.split(": ", 1)[-1])[:100]

@@ -299,6 +299,10 @@ LogicalResult GraphImporter::importOutputs(func::FuncOp func) {
       return error() << "graph output '" << name << "' is never defined";
     Value value = materialize(it->second, fileLoc());
     auto type = cast<RankedTensorType>(value.getType());
+    if (type.getNumElements() == 0)
+      return error() << "graph output '" << name << "' is " << type
+                     << ", which has no elements; empty tensors are not "
+                        "supported at the model's boundary";
     // Cross-check what the model declares (symbolic dims match anything).
     if (info.has_type() && info.type().has_tensor_type()) {
       const onnx::TypeProto::Tensor &declared = info.type().tensor_type();
@@ -325,6 +329,14 @@ LogicalResult GraphImporter::importOutputs(func::FuncOp func) {
     }
     results.push_back(value);
   }
+  // Checked only now: an empty input that is bound to a constant or never
+  // used does not reach the compiled function.
+  for (auto [type, attrs] : llvm::zip(argTypes, argAttrs))
+    if (auto input = dyn_cast_or_null<StringAttr>(attrs.get(attrs::kInput));
+        input && cast<RankedTensorType>(type).getNumElements() == 0)
+      return error() << "input '" << input.getValue() << "' is " << type
+                     << ", which has no elements; empty tensors are not "
+                        "supported at the model's boundary";
   func::ReturnOp::create(builder, fileLoc(), results);
   SmallVector<Type> resultTypes;
   for (Value v : results)

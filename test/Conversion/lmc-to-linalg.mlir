@@ -92,6 +92,19 @@ func.func @transpose_reshape(%a: tensor<2x3xf32>) -> tensor<6xf32> {
 
 // -----
 
+// A one-element tensor reshapes to a scalar and back (collapse with no
+// reassociation groups, expand from rank 0).
+// CHECK-LABEL: func.func @reshape_scalar
+// CHECK: tensor.collapse_shape %{{.*}} [] : tensor<1x1xf64> into tensor<f64>
+// CHECK: tensor.expand_shape %{{.*}} [] output_shape [1] : tensor<f64> into tensor<1xf64>
+func.func @reshape_scalar(%a: tensor<1x1xf64>) -> (tensor<f64>, tensor<1xf64>) {
+  %0 = lmc.reshape %a : tensor<1x1xf64> -> tensor<f64>
+  %1 = lmc.reshape %0 : tensor<f64> -> tensor<1xf64>
+  return %0, %1 : tensor<f64>, tensor<1xf64>
+}
+
+// -----
+
 // Softmax: row max (from -inf), sum of exp(x - max), then exp(x - max) / sum.
 // CHECK-LABEL: func.func @softmax
 // CHECK: arith.constant 0xFF800000 : f32

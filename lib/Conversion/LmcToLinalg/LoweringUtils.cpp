@@ -75,8 +75,11 @@ Value buildStaticReshape(OpBuilder &b, Location loc, Value value,
       flat = tensor::ExpandShapeOp::create(b, loc, flatType, value,
                                            SmallVector<ReassociationIndices>{});
     else
-      flat = tensor::CollapseShapeOp::create(b, loc, flatType, value,
-                                             allInOneGroup(type.getRank()));
+      // A one-element tensor collapses to rank 0 with no groups at all.
+      flat = tensor::CollapseShapeOp::create(
+          b, loc, flatType, value,
+          flatRank ? allInOneGroup(type.getRank())
+                   : SmallVector<ReassociationIndices>{});
   }
   if (resultType.getRank() == flatRank)
     return flat;
