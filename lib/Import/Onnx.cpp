@@ -374,6 +374,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   registerElementwiseOps(ops);
   registerIndexingOps(ops);
   registerLogicalOps(ops);
+  registerLossOps(ops);
   registerNormalizationOps(ops);
   registerReductionOps(ops);
   registerShapeOps(ops);
@@ -417,6 +418,13 @@ NodeImporter::NodeImporter(GraphImporter &graph, const onnx::NodeProto &node,
 InFlightDiagnostic NodeImporter::error() {
   return emitError(loc) << "node '" << name << "' (" << node.op_type()
                         << ", opset " << opset << "): ";
+}
+
+unsigned NodeImporter::numOutputs() const {
+  unsigned outputs = node.output_size();
+  while (outputs > 1 && node.output(outputs - 1).empty())
+    --outputs;
+  return outputs;
 }
 
 LogicalResult NodeImporter::checkArity(unsigned minInputs, unsigned maxInputs,

@@ -219,9 +219,7 @@ LogicalResult importConv(NodeImporter &n) {
 }
 
 LogicalResult importMaxPool(NodeImporter &n) {
-  unsigned outputs = n.node.output_size();
-  while (outputs > 1 && n.node.output(outputs - 1).empty())
-    --outputs;
+  unsigned outputs = n.numOutputs();
   if (outputs > 1)
     return n.error() << "the Indices output is not supported";
   SmallVector<StringRef> allowed = {"auto_pad", "kernel_shape", "pads",

@@ -53,6 +53,8 @@ public:
   /// that the node has exactly `numOutputs` outputs.
   mlir::LogicalResult checkArity(unsigned minInputs, unsigned maxInputs,
                                  unsigned numOutputs = 1);
+  /// The node's outputs without trailing unnamed (unused) ones, at least 1.
+  unsigned numOutputs() const;
   /// Rejects any attribute not in `allowed`.
   mlir::LogicalResult checkAttributes(llvm::ArrayRef<llvm::StringRef> allowed);
 
@@ -109,6 +111,7 @@ void registerContractionOps(OpTable &table);
 void registerConvolutionOps(OpTable &table);
 void registerElementwiseOps(OpTable &table);
 void registerLogicalOps(OpTable &table);
+void registerLossOps(OpTable &table);
 void registerIndexingOps(OpTable &table);
 void registerNormalizationOps(OpTable &table);
 void registerReductionOps(OpTable &table);

@@ -25,9 +25,7 @@ namespace {
 LogicalResult importLayerNormalization(NodeImporter &n) {
   if (n.opset < 17)
     return n.error() << "LayerNormalization is an opset 17 op";
-  unsigned outputs = n.node.output_size();
-  while (outputs > 1 && n.node.output(outputs - 1).empty())
-    --outputs;
+  unsigned outputs = n.numOutputs();
   if (outputs > 3)
     return n.error() << "expected at most 3 outputs, got " << outputs;
   if (failed(n.checkArity(2, 3, outputs)) ||
@@ -121,9 +119,7 @@ LogicalResult importLayerNormalization(NodeImporter &n) {
 LogicalResult importBatchNormalization(NodeImporter &n) {
   if (n.opset < 7)
     return n.error() << "BatchNormalization before opset 7 is not supported";
-  unsigned outputs = n.node.output_size();
-  while (outputs > 1 && n.node.output(outputs - 1).empty())
-    --outputs;
+  unsigned outputs = n.numOutputs();
   SmallVector<StringRef> allowed = {"epsilon", "momentum"};
   if (n.opset < 9)
     allowed.push_back("spatial");
@@ -250,9 +246,7 @@ LogicalResult importBatchNormalization(NodeImporter &n) {
 
 /// Dropout in inference mode: the identity (and an all-true mask).
 LogicalResult importDropout(NodeImporter &n) {
-  unsigned outputs = n.node.output_size();
-  while (outputs > 1 && n.node.output(outputs - 1).empty())
-    --outputs;
+  unsigned outputs = n.numOutputs();
   if (outputs > 2)
     return n.error() << "expected at most 2 outputs, got " << outputs;
   bool inputsForm = n.opset >= 12;
