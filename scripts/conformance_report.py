@@ -25,6 +25,16 @@ EXPLANATIONS = {
 }
 
 
+# Failures that are the test's, not lmc's, with the evidence.
+KNOWN_BAD_TESTS = {
+    "test_adam_multiple": "the expected outputs were generated with "
+    "epsilon = 1e-2, but the node carries no epsilon attribute, so the "
+    "schema default 1e-6 applies; ONNX's own reference evaluator "
+    "(onnx.reference) computes 0.75595933 for X1_new as lmc does, "
+    "the test data says 0.75913626",
+}
+
+
 def reason_group(reason):
     for key in EXPLANATIONS:
         if key == "unsupported op" and "unsupported opset" in reason:
@@ -75,7 +85,9 @@ def main():
     if not fails:
         out.append("None.\n")
     for _, name, ops, reason in fails:
-        out.append(f"- `{name}` ({ops}): {reason}")
+        why = KNOWN_BAD_TESTS.get(name)
+        out.append(f"- `{name}` ({ops}): {reason}" +
+                   (f" — **the test's error**: {why}" if why else ""))
     out.append("")
     out.append("## Unsupported, by reason\n")
     groups = collections.defaultdict(list)

@@ -78,12 +78,14 @@ private:
   LogicalResult importNodes();
   LogicalResult importOutputs(func::FuncOp func);
 
-  int64_t opset = 0;
+  int64_t opset = 0;         // of the default domain; 0: not imported
+  int64_t trainingOpset = 0; // of ai.onnx.preview.training
   llvm::StringMap<Binding> symbols;
   SmallVector<Type> argTypes;
   SmallVector<NamedAttrList> argAttrs;
   SmallVector<std::pair<std::string, DenseElementsAttr>> params;
   OpTable ops;
+  OpTable trainingOps; // ai.onnx.preview.training
 };
 
 LogicalResult GraphImporter::define(NodeImporter &node, StringRef name,
@@ -268,11 +270,17 @@ LogicalResult GraphImporter::importNodes() {
       name = node.op_type() + "_" + std::to_string(index);
     Location loc = NameLoc::get(builder.getStringAttr(name), fileLoc());
     NodeImporter importer(*this, node, loc, name, opset);
-    if (!node.domain().empty() && node.domain() != "ai.onnx")
+    const bool training = node.domain() == kTrainingDomain;
+    if (!node.domain().empty() && node.domain() != "ai.onnx" && !training)
       return importer.error() << "unsupported op domain '" << node.domain()
                               << "'";
-    auto it = ops.find(node.op_type());
-    if (it == ops.end())
+    if (training ? trainingOpset != 1 : opset == 0)
+      return importer.error()
+             << "the model imports no opset of the node's domain"
+             << (training ? " (ai.onnx.preview.training version 1)" : "");
+    const OpTable &table = training ? trainingOps : ops;
+    auto it = table.find(node.op_type());
+    if (it == table.end())
       return importer.error() << "unsupported op";
     if (node.output_size() == 0)
       return importer.error() << "node has no outputs";
@@ -354,14 +362,18 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     error() << "not an ONNX model (no graph)";
     return nullptr;
   }
-  for (const onnx::OperatorSetIdProto &id : model.opset_import())
+  for (const onnx::OperatorSetIdProto &id : model.opset_import()) {
     if (id.domain().empty() || id.domain() == "ai.onnx")
       opset = id.version();
-  if (opset == 0) {
+    if (id.domain() == kTrainingDomain)
+      trainingOpset = id.version();
+  }
+  // A model of only ai.onnx.preview.training ops needs no default opset.
+  if (opset == 0 && trainingOpset == 0) {
     error() << "model imports no opset of the default ONNX domain";
     return nullptr;
   }
-  if (opset < 7 || opset > 21) {
+  if (opset != 0 && (opset < 7 || opset > 21)) {
     error() << "unsupported opset " << opset << " (supported: 7 to 21)";
     return nullptr;
   }
@@ -378,6 +390,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   registerNormalizationOps(ops);
   registerReductionOps(ops);
   registerShapeOps(ops);
+  registerTrainingOps(trainingOps);
 
   if (failed(importInitializers()) || failed(importInputs()))
     return nullptr;

@@ -116,6 +116,9 @@ void registerIndexingOps(OpTable &table);
 void registerNormalizationOps(OpTable &table);
 void registerReductionOps(OpTable &table);
 void registerShapeOps(OpTable &table);
+/// The optimizers of `ai.onnx.preview.training` (a table of their own).
+void registerTrainingOps(OpTable &table);
+constexpr llvm::StringLiteral kTrainingDomain = "ai.onnx.preview.training";
 
 //===----------------------------------------------------------------------===//
 // Tensors (OnnxTensors.cpp)

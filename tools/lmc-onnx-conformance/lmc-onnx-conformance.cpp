@@ -41,6 +41,7 @@
 #include "onnx/onnx_pb.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sys/wait.h>
@@ -135,8 +136,12 @@ std::string compareOutput(RankedTensorType type, const char *got,
     }
     bool agree = (std::isnan(g) && std::isnan(w)) || g == w ||
                  std::fabs(g - w) <= kTolerance + kTolerance * std::fabs(w);
-    if (!agree)
-      return llvm::formatv("element {0}: got {1}, expected {2}", i, g, w).str();
+    if (!agree) {
+      char message[128];
+      std::snprintf(message, sizeof message,
+                    "element %lld: got %.9g, expected %.9g", (long long)i, g, w);
+      return message;
+    }
   }
   return "";
 }
