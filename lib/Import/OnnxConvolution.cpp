@@ -168,6 +168,8 @@ RankedTensorType outputType(RankedTensorType input, int64_t channels,
   return RankedTensorType::get(shape, input.getElementType());
 }
 
+LogicalResult setResultWithBias(NodeImporter &n, Value y, unsigned biasInput);
+
 LogicalResult importConv(NodeImporter &n) {
   if (failed(n.checkArity(2, 3)) ||
       failed(n.checkAttributes({"auto_pad", "dilations", "group",
@@ -200,22 +202,145 @@ LogicalResult importConv(NodeImporter &n) {
   RankedTensorType type = outputType(xType, filters, win->output);
   Value y = ConvOp::create(b, loc, type, *x, *w, win->strides,
                            win->dilations, win->padLow, win->padHigh, *group);
-  if (n.hasInput(2)) {
-    FailureOr<Value> bias = n.floatInput(2);
-    if (failed(bias))
-      return failure();
-    auto biasType = cast<RankedTensorType>(bias->getType());
-    if (biasType.getRank() != 1 || biasType.getDimSize(0) != filters ||
-        biasType.getElementType() != type.getElementType())
-      return n.error() << "expected a bias of type "
-                       << RankedTensorType::get({filters},
-                                                type.getElementType())
-                       << ", got " << biasType;
-    y = AddOp::create(
-        b, loc, y,
-        BroadcastInDimOp::create(b, loc, type, *bias, ArrayRef<int64_t>{1}));
+  return setResultWithBias(n, y, 2);
+}
+
+/// Binds `y` [N, C, spatial...] plus the optional per-channel bias input.
+LogicalResult setResultWithBias(NodeImporter &n, Value y, unsigned biasInput) {
+  if (!n.hasInput(biasInput))
+    return n.setResult(y);
+  FailureOr<Value> bias = n.floatInput(biasInput);
+  if (failed(bias))
+    return failure();
+  auto type = cast<RankedTensorType>(y.getType());
+  int64_t channels = type.getDimSize(1);
+  auto biasType = cast<RankedTensorType>(bias->getType());
+  if (biasType.getRank() != 1 || biasType.getDimSize(0) != channels ||
+      biasType.getElementType() != type.getElementType())
+    return n.error() << "expected a bias of type "
+                     << RankedTensorType::get({channels},
+                                              type.getElementType())
+                     << ", got " << biasType;
+  return n.setResult(AddOp::create(
+      n.b, n.loc, y,
+      BroadcastInDimOp::create(n.b, n.loc, type, *bias, ArrayRef<int64_t>{1})));
+}
+
+/// The transposed convolution: `lmc.conv_input_grad` of the convolution
+/// that maps the output [N, C_out, O...] back to the input [N, C_in, I...]
+/// with the same weight [C_in, C_out / group, k...], so that
+/// O = stride (I - 1) + output_padding + dilation (k - 1) + 1 - pads.
+/// Pads come from `pads`, from `output_shape` or from SAME auto_pad
+/// (output I * stride), split as the ONNX specification says.
+LogicalResult importConvTranspose(NodeImporter &n) {
+  if (failed(n.checkArity(2, 3)) ||
+      failed(n.checkAttributes({"auto_pad", "dilations", "group",
+                                "kernel_shape", "output_padding",
+                                "output_shape", "pads", "strides"})))
+    return failure();
+  FailureOr<Value> x = spatialInput(n);
+  FailureOr<Value> w = n.floatInput(1);
+  FailureOr<int64_t> group = n.intAttr("group", 1);
+  if (failed(x) || failed(w) || failed(group))
+    return failure();
+  auto xType = cast<RankedTensorType>(x->getType());
+  auto wType = cast<RankedTensorType>(w->getType());
+  if (wType.getRank() != xType.getRank() ||
+      wType.getElementType() != xType.getElementType())
+    return n.error() << "expected a weight of the input's rank and element "
+                        "type, got "
+                     << wType;
+  int64_t inChannels = xType.getDimSize(1);
+  if (*group < 1 || wType.getDimSize(0) != inChannels ||
+      inChannels % *group != 0)
+    return n.error() << "weight " << wType << " with group " << *group
+                     << " does not fit input channels " << inChannels;
+  const int64_t spatial = xType.getRank() - 2;
+  ArrayRef<int64_t> input = xType.getShape().drop_front(2);
+  ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+  FailureOr<std::optional<SmallVector<int64_t>>> kernelAttr =
+      n.intsAttr("kernel_shape");
+  FailureOr<SmallVector<int64_t>> strides =
+      spatialInts(n, "strides", spatial, 1, 1);
+  FailureOr<SmallVector<int64_t>> dilations =
+      spatialInts(n, "dilations", spatial, 1, 1);
+  FailureOr<SmallVector<int64_t>> outputPadding =
+      spatialInts(n, "output_padding", spatial, 0, 0);
+  FailureOr<std::optional<SmallVector<int64_t>>> pads = n.intsAttr("pads");
+  FailureOr<std::optional<SmallVector<int64_t>>> outputShape =
+      n.intsAttr("output_shape");
+  if (failed(kernelAttr) || failed(strides) || failed(dilations) ||
+      failed(outputPadding) || failed(pads) || failed(outputShape))
+    return failure();
+  if (*kernelAttr && ArrayRef<int64_t>(**kernelAttr) != kernel)
+    return n.error() << "attribute 'kernel_shape' does not match the "
+                        "weight's spatial shape";
+  std::string autoPad = "NOTSET";
+  if (const onnx::AttributeProto *a = n.attr("auto_pad"))
+    autoPad = a->s();
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return n.error() << "attribute 'auto_pad' must be NOTSET, VALID, "
+                        "SAME_UPPER or SAME_LOWER, got '"
+                     << autoPad << "'";
+  // output_shape may list [N, C] too; only the spatial sizes matter.
+  SmallVector<int64_t> wanted;
+  if (*outputShape) {
+    ArrayRef<int64_t> all = **outputShape;
+    if (int64_t(all.size()) < spatial)
+      return n.error() << "attribute 'output_shape' must have at least "
+                       << spatial << " entries";
+    wanted.assign(all.end() - spatial, all.end());
   }
-  return n.setResult(y);
+  if (*pads && int64_t((*pads)->size()) != 2 * spatial)
+    return n.error() << "attribute 'pads' must have " << 2 * spatial
+                     << " entries (begins, then ends), got " << (*pads)->size();
+
+  SmallVector<int64_t> padLow(spatial, 0), padHigh(spatial, 0), shape = {
+      xType.getDimSize(0), wType.getDimSize(1) * *group};
+  for (int64_t i = 0; i < spatial; ++i) {
+    const int64_t s = (*strides)[i], d = (*dilations)[i];
+    const int64_t op = (*outputPadding)[i];
+    if (op >= s && op >= d)
+      return n.error() << "output_padding " << op
+                       << " must be smaller than the stride or the dilation";
+    int64_t full = s * (input[i] - 1) + op + d * (kernel[i] - 1) + 1;
+    const bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+    if (!wanted.empty() || same) {
+      int64_t total = full - (wanted.empty() ? input[i] * s : wanted[i]);
+      if (total < 0) {
+        // A larger output than the windows reach: trailing positions that
+        // no input contributes to (more output padding), as the reference
+        // implementation computes.
+        if (op - total >= s)
+          return n.error() << "the requested output size of spatial "
+                              "dimension "
+                           << i << " is more than a stride beyond the last "
+                              "window";
+        full -= total;
+        total = 0;
+      }
+      // SAME_UPPER puts the odd padding at the end, everything else at the
+      // beginning (the specification's rule for output_shape).
+      bool upper = autoPad == "SAME_UPPER";
+      padHigh[i] = upper ? total - total / 2 : total / 2;
+      padLow[i] = total - padHigh[i];
+    } else if (*pads) {
+      padLow[i] = (**pads)[i];
+      padHigh[i] = (**pads)[spatial + i];
+      if (padLow[i] < 0 || padHigh[i] < 0)
+        return n.error() << "attribute 'pads' entries must be >= 0";
+    }
+    int64_t out = full - padLow[i] - padHigh[i];
+    if (out < 1)
+      return n.error() << "the output of spatial dimension " << i
+                       << " would be empty";
+    shape.push_back(out);
+  }
+  auto type = RankedTensorType::get(shape, xType.getElementType());
+  Value y = ConvInputGradOp::create(n.b, n.loc, type, *x, *w, *strides,
+                                    *dilations, padLow, padHigh, *group);
+  return setResultWithBias(n, y, 2);
 }
 
 LogicalResult importMaxPool(NodeImporter &n) {
@@ -363,6 +488,7 @@ void registerConvolutionOps(OpTable &table) {
   table["Conv"] = importConv;
   table["MaxPool"] = importMaxPool;
   table["AveragePool"] = importAveragePool;
+  table["ConvTranspose"] = importConvTranspose;
   table["GlobalAveragePool"] = importGlobalPool<false>;
   table["GlobalMaxPool"] = importGlobalPool<true>;
 }
