@@ -115,12 +115,18 @@ LogicalResult importSoftmax(NodeImporter &n) {
   if (failed(normalized))
     return failure();
   // Before opset 13 the input is coerced to 2-D [prod(<axis), prod(>=axis)]
-  // and normalized over the second dimension: the same as a single-axis
-  // softmax only when the axis is the last one.
-  if (n.opset < 13 && *normalized != rank - 1)
-    return n.error() << "axis " << *axis
-                     << " with the pre-opset-13 semantics (coerced to 2-D) is "
-                        "only supported for the last axis";
+  // and normalized over the second dimension: one softmax over all the
+  // trailing dimensions together.
+  if (n.opset < 13 && *normalized != rank - 1) {
+    auto type = cast<RankedTensorType>(operand->getType());
+    int64_t rows = 1;
+    for (int64_t d = 0; d < *normalized; ++d)
+      rows *= type.getDimSize(d);
+    Value flat = buildReshape(n.b, n.loc, *operand,
+                              {rows, type.getNumElements() / std::max<int64_t>(rows, 1)});
+    Value result = OpTy::create(n.b, n.loc, flat.getType(), flat, 1);
+    return n.setResult(buildReshape(n.b, n.loc, result, type.getShape()));
+  }
   return n.setResult(OpTy::create(n.b, n.loc, operand->getType(), *operand,
                                   *normalized));
 }
