@@ -23,6 +23,8 @@ namespace {
 /// The window of a Conv or pooling node over spatial sizes `input`.
 struct Window {
   SmallVector<int64_t> kernel, strides, dilations, padLow, padHigh, output;
+  /// The part of padHigh that ceil_mode added (0 without it).
+  SmallVector<int64_t> ceilExtra;
 };
 
 /// Reads an ints attribute with one entry per spatial dimension, defaulting
@@ -140,8 +142,11 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> input,
       out = (padded - extent + w.strides[i] - 1) / w.strides[i] + 1;
       if ((out - 1) * w.strides[i] >= input[i] + w.padLow[i])
         --out;
-      w.padHigh[i] += std::max<int64_t>(
-          0, (out - 1) * w.strides[i] + extent - padded);
+      w.ceilExtra.push_back(std::max<int64_t>(
+          0, (out - 1) * w.strides[i] + extent - padded));
+      w.padHigh[i] += w.ceilExtra.back();
+    } else {
+      w.ceilExtra.push_back(0);
     }
     w.output.push_back(out);
   }
@@ -381,12 +386,13 @@ LogicalResult importMaxPool(NodeImporter &n) {
 
 /// The number of input (not padding) positions that output `o` reads along
 /// one spatial dimension.
-int64_t windowCount(int64_t o, int64_t input, int64_t kernel, int64_t stride,
-                    int64_t dilation, int64_t padLow) {
+int64_t windowCount(int64_t o, int64_t kernel, int64_t stride,
+                    int64_t dilation, int64_t padLow, int64_t begin,
+                    int64_t end) {
   int64_t count = 0;
   for (int64_t k = 0; k < kernel; ++k) {
     int64_t at = o * stride + k * dilation - padLow;
-    count += at >= 0 && at < input;
+    count += at >= begin && at < end;
   }
   return count;
 }
@@ -404,11 +410,9 @@ LogicalResult importAveragePool(NodeImporter &n) {
   FailureOr<int64_t> includePad = n.intAttr("count_include_pad", 0);
   if (failed(x) || failed(ceilMode) || failed(includePad))
     return failure();
-  if (*ceilMode != 0)
-    return n.error() << "ceil_mode = 1 is not supported";
   auto xType = cast<RankedTensorType>(x->getType());
   ArrayRef<int64_t> input = xType.getShape().drop_front(2);
-  FailureOr<Window> win = readWindow(n, input, std::nullopt, false);
+  FailureOr<Window> win = readWindow(n, input, std::nullopt, *ceilMode != 0);
   if (failed(win))
     return failure();
   OpBuilder &b = n.b;
@@ -419,7 +423,10 @@ LogicalResult importAveragePool(NodeImporter &n) {
     kernelSize *= k;
   bool padded = llvm::any_of(win->padLow, [](int64_t p) { return p; }) ||
                 llvm::any_of(win->padHigh, [](int64_t p) { return p; });
-  bool divideByCount = padded && *includePad == 0;
+  // The positions ceil_mode adds never count, as in PyTorch and the ONNX
+  // reference; explicit padding counts with count_include_pad.
+  bool ceilExtra = llvm::any_of(win->ceilExtra, [](int64_t e) { return e; });
+  bool divideByCount = (padded && *includePad == 0) || ceilExtra;
 
   // A depthwise convolution with a constant kernel: 1/K, or 1 followed by a
   // division by the per-position count of input elements.
@@ -441,9 +448,11 @@ LogicalResult importAveragePool(NodeImporter &n) {
       SmallVector<int64_t> at = delinearize(linear, countShape);
       double count = 1;
       for (size_t i = 0; i < input.size(); ++i)
-        count *= windowCount(at[2 + i], input[i], win->kernel[i],
-                             win->strides[i], win->dilations[i],
-                             win->padLow[i]);
+        count *= windowCount(
+            at[2 + i], win->kernel[i], win->strides[i], win->dilations[i],
+            win->padLow[i], *includePad ? -win->padLow[i] : 0,
+            *includePad ? input[i] + win->padHigh[i] - win->ceilExtra[i]
+                        : input[i]);
       counts.push_back(count);
     }
     Value countValue = arith::ConstantOp::create(
