@@ -175,27 +175,45 @@ RankedTensorType outputType(RankedTensorType input, int64_t channels,
 
 LogicalResult setResultWithBias(NodeImporter &n, Value y, unsigned biasInput);
 
-LogicalResult importConv(NodeImporter &n) {
-  if (failed(n.checkArity(2, 3)) ||
-      failed(n.checkAttributes({"auto_pad", "dilations", "group",
-                                "kernel_shape", "pads", "strides"})))
+/// The operands of Conv / ConvTranspose: input X [N, C, spatial...],
+/// weight W of the same rank and element type, and `group`.
+struct ConvOperands {
+  Value x, w;
+  RankedTensorType xType, wType;
+  int64_t group;
+};
+
+FailureOr<ConvOperands> readConvOperands(NodeImporter &n,
+                                         ArrayRef<StringRef> attributes) {
+  if (failed(n.checkArity(2, 3)) || failed(n.checkAttributes(attributes)))
     return failure();
   FailureOr<Value> x = spatialInput(n);
   FailureOr<Value> w = n.floatInput(1);
   FailureOr<int64_t> group = n.intAttr("group", 1);
   if (failed(x) || failed(w) || failed(group))
     return failure();
-  auto xType = cast<RankedTensorType>(x->getType());
-  auto wType = cast<RankedTensorType>(w->getType());
-  if (wType.getRank() != xType.getRank() ||
-      wType.getElementType() != xType.getElementType())
+  ConvOperands ops{*x, *w, cast<RankedTensorType>(x->getType()),
+                   cast<RankedTensorType>(w->getType()), *group};
+  if (ops.wType.getRank() != ops.xType.getRank() ||
+      ops.wType.getElementType() != ops.xType.getElementType())
     return n.error() << "expected a weight of the input's rank and element "
                         "type, got "
-                     << wType;
+                     << ops.wType;
+  if (ops.group < 1)
+    return n.error() << "group must be >= 1, got " << ops.group;
+  return ops;
+}
+
+LogicalResult importConv(NodeImporter &n) {
+  FailureOr<ConvOperands> operands = readConvOperands(
+      n, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+  if (failed(operands))
+    return failure();
+  auto [x, w, xType, wType, group] = *operands;
   int64_t channels = xType.getDimSize(1), filters = wType.getDimSize(0);
-  if (*group < 1 || channels % *group != 0 || filters % *group != 0 ||
-      wType.getDimSize(1) * *group != channels)
-    return n.error() << "group " << *group << " does not fit input channels "
+  if (channels % group != 0 || filters % group != 0 ||
+      wType.getDimSize(1) * group != channels)
+    return n.error() << "group " << group << " does not fit input channels "
                      << channels << " and weight " << wType;
   FailureOr<Window> win =
       readWindow(n, xType.getShape().drop_front(2),
@@ -205,8 +223,8 @@ LogicalResult importConv(NodeImporter &n) {
   OpBuilder &b = n.b;
   Location loc = n.loc;
   RankedTensorType type = outputType(xType, filters, win->output);
-  Value y = ConvOp::create(b, loc, type, *x, *w, win->strides,
-                           win->dilations, win->padLow, win->padHigh, *group);
+  Value y = ConvOp::create(b, loc, type, x, w, win->strides,
+                           win->dilations, win->padLow, win->padHigh, group);
   return setResultWithBias(n, y, 2);
 }
 
@@ -238,27 +256,16 @@ LogicalResult setResultWithBias(NodeImporter &n, Value y, unsigned biasInput) {
 /// Pads come from `pads`, from `output_shape` or from SAME auto_pad
 /// (output I * stride), split as the ONNX specification says.
 LogicalResult importConvTranspose(NodeImporter &n) {
-  if (failed(n.checkArity(2, 3)) ||
-      failed(n.checkAttributes({"auto_pad", "dilations", "group",
-                                "kernel_shape", "output_padding",
-                                "output_shape", "pads", "strides"})))
+  FailureOr<ConvOperands> operands = readConvOperands(
+      n, {"auto_pad", "dilations", "group", "kernel_shape", "output_padding",
+          "output_shape", "pads", "strides"});
+  if (failed(operands))
     return failure();
-  FailureOr<Value> x = spatialInput(n);
-  FailureOr<Value> w = n.floatInput(1);
-  FailureOr<int64_t> group = n.intAttr("group", 1);
-  if (failed(x) || failed(w) || failed(group))
-    return failure();
-  auto xType = cast<RankedTensorType>(x->getType());
-  auto wType = cast<RankedTensorType>(w->getType());
-  if (wType.getRank() != xType.getRank() ||
-      wType.getElementType() != xType.getElementType())
-    return n.error() << "expected a weight of the input's rank and element "
-                        "type, got "
-                     << wType;
+  auto [x, w, xType, wType, group] = *operands;
   int64_t inChannels = xType.getDimSize(1);
-  if (*group < 1 || wType.getDimSize(0) != inChannels ||
-      inChannels % *group != 0)
-    return n.error() << "weight " << wType << " with group " << *group
+  if (wType.getDimSize(0) != inChannels ||
+      inChannels % group != 0)
+    return n.error() << "weight " << wType << " with group " << group
                      << " does not fit input channels " << inChannels;
   const int64_t spatial = xType.getRank() - 2;
   ArrayRef<int64_t> input = xType.getShape().drop_front(2);
@@ -302,7 +309,7 @@ LogicalResult importConvTranspose(NodeImporter &n) {
                      << " entries (begins, then ends), got " << (*pads)->size();
 
   SmallVector<int64_t> padLow(spatial, 0), padHigh(spatial, 0), shape = {
-      xType.getDimSize(0), wType.getDimSize(1) * *group};
+      xType.getDimSize(0), wType.getDimSize(1) * group};
   for (int64_t i = 0; i < spatial; ++i) {
     const int64_t s = (*strides)[i], d = (*dilations)[i];
     const int64_t op = (*outputPadding)[i];
@@ -343,8 +350,8 @@ LogicalResult importConvTranspose(NodeImporter &n) {
     shape.push_back(out);
   }
   auto type = RankedTensorType::get(shape, xType.getElementType());
-  Value y = ConvInputGradOp::create(n.b, n.loc, type, *x, *w, *strides,
-                                    *dilations, padLow, padHigh, *group);
+  Value y = ConvInputGradOp::create(n.b, n.loc, type, x, w, *strides,
+                                    *dilations, padLow, padHigh, group);
   return setResultWithBias(n, y, 2);
 }
 
