@@ -48,6 +48,22 @@ FailureOr<SmallVector<int64_t>> spatialInts(NodeImporter &n, StringRef name,
   return **attr;
 }
 
+/// auto_pad: NOTSET (the default), VALID, SAME_UPPER or SAME_LOWER.
+FailureOr<std::string> autoPadAttr(NodeImporter &n) {
+  std::string autoPad = "NOTSET";
+  if (const onnx::AttributeProto *a = n.attr("auto_pad")) {
+    if (a->type() != onnx::AttributeProto::STRING)
+      return n.error() << "attribute 'auto_pad' must be a string";
+    autoPad = a->s();
+  }
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return n.error() << "attribute 'auto_pad' must be NOTSET, VALID, "
+                        "SAME_UPPER or SAME_LOWER, got '"
+                     << autoPad << "'";
+  return autoPad;
+}
+
 /// Reads kernel_shape (or takes `weightKernel`), strides, dilations, pads
 /// and auto_pad, and computes the output sizes (rounding down, or up with
 /// `ceilMode` as PyTorch does: the last window starts inside the input or
@@ -87,23 +103,15 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> input,
   w.strides = *strides;
   w.dilations = *dilations;
 
-  std::string autoPad = "NOTSET";
-  if (const onnx::AttributeProto *a = n.attr("auto_pad")) {
-    if (a->type() != onnx::AttributeProto::STRING)
-      return n.error() << "attribute 'auto_pad' must be a string";
-    autoPad = a->s();
-  }
-  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
-      autoPad != "SAME_LOWER")
-    return n.error() << "attribute 'auto_pad' must be NOTSET, VALID, "
-                        "SAME_UPPER or SAME_LOWER, got '"
-                     << autoPad << "'";
+  FailureOr<std::string> autoPad = autoPadAttr(n);
+  if (failed(autoPad))
+    return failure();
   FailureOr<std::optional<SmallVector<int64_t>>> pads = n.intsAttr("pads");
   if (failed(pads))
     return failure();
-  if (*pads && autoPad != "NOTSET")
+  if (*pads && *autoPad != "NOTSET")
     return n.error() << "attribute 'pads' cannot be combined with auto_pad '"
-                     << autoPad << "'";
+                     << *autoPad << "'";
   w.padLow.assign(spatial, 0);
   w.padHigh.assign(spatial, 0);
   if (*pads) {
@@ -118,9 +126,9 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> input,
         return n.error() << "attribute 'pads' entries must be >= 0";
     }
   }
-  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  bool same = *autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER";
   if (same && ceilMode)
-    return n.error() << "ceil_mode = 1 with auto_pad '" << autoPad
+    return n.error() << "ceil_mode = 1 with auto_pad '" << *autoPad
                      << "' is not supported";
   for (int64_t i = 0; i < spatial; ++i) {
     int64_t extent = w.dilations[i] * (w.kernel[i] - 1) + 1;
@@ -129,7 +137,7 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> input,
       int64_t total =
           std::max<int64_t>(0, (out - 1) * w.strides[i] + extent - input[i]);
       int64_t small = total / 2;
-      w.padLow[i] = autoPad == "SAME_UPPER" ? small : total - small;
+      w.padLow[i] = *autoPad == "SAME_UPPER" ? small : total - small;
       w.padHigh[i] = total - w.padLow[i];
     }
     int64_t padded = input[i] + w.padLow[i] + w.padHigh[i];
@@ -287,14 +295,9 @@ LogicalResult importConvTranspose(NodeImporter &n) {
   if (*kernelAttr && ArrayRef<int64_t>(**kernelAttr) != kernel)
     return n.error() << "attribute 'kernel_shape' does not match the "
                         "weight's spatial shape";
-  std::string autoPad = "NOTSET";
-  if (const onnx::AttributeProto *a = n.attr("auto_pad"))
-    autoPad = a->s();
-  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
-      autoPad != "SAME_LOWER")
-    return n.error() << "attribute 'auto_pad' must be NOTSET, VALID, "
-                        "SAME_UPPER or SAME_LOWER, got '"
-                     << autoPad << "'";
+  FailureOr<std::string> autoPad = autoPadAttr(n);
+  if (failed(autoPad))
+    return failure();
   // output_shape may list [N, C] too; only the spatial sizes matter.
   SmallVector<int64_t> wanted;
   if (*outputShape) {
@@ -317,7 +320,7 @@ LogicalResult importConvTranspose(NodeImporter &n) {
       return n.error() << "output_padding " << op
                        << " must be smaller than the stride or the dilation";
     int64_t full = s * (input[i] - 1) + op + d * (kernel[i] - 1) + 1;
-    const bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+    const bool same = *autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER";
     if (!wanted.empty() || same) {
       int64_t total = full - (wanted.empty() ? input[i] * s : wanted[i]);
       if (total < 0) {
@@ -334,7 +337,7 @@ LogicalResult importConvTranspose(NodeImporter &n) {
       }
       // SAME_UPPER puts the odd padding at the end, everything else at the
       // beginning (the specification's rule for output_shape).
-      bool upper = autoPad == "SAME_UPPER";
+      bool upper = *autoPad == "SAME_UPPER";
       padHigh[i] = upper ? total - total / 2 : total / 2;
       padLow[i] = total - padHigh[i];
     } else if (*pads) {
