@@ -656,6 +656,137 @@ static Val causalMask(Call &c) {
   return Val::ofTensor(mask, {Dim{*n, ""}, Dim{*n, ""}});
 }
 
+/// Argument `i` as one value per spatial dimension (an integer applies to
+/// all), each at least `minimum`; `dflt` when absent.
+static FailureOr<SmallVector<int64_t>>
+perSpatial(Call &c, unsigned i, int64_t spatial,
+           std::optional<SmallVector<int64_t>> dflt, int64_t minimum) {
+  if (!c.has(i)) {
+    if (dflt)
+      return *dflt;
+    c.e.error(c.at) << c.name << ": missing argument '" << c.params[i] << "'";
+    return failure();
+  }
+  FailureOr<SmallVector<int64_t>> values = c.integers(i);
+  if (failed(values))
+    return failure();
+  if (values->size() == 1)
+    values->assign(spatial, values->front());
+  if (int64_t(values->size()) != spatial ||
+      llvm::any_of(*values, [&](int64_t v) { return v < minimum; })) {
+    c.error(i) << c.name << ": '" << c.params[i] << "' needs " << spatial
+               << " values (one per spatial dimension) of at least "
+               << minimum;
+    return failure();
+  }
+  return values;
+}
+
+/// The input of conv / max_pool: [N, C, spatial...] with 1 to 3 spatial
+/// dimensions.
+static FailureOr<Val> spatialTensor(Call &c) {
+  FailureOr<Val> x = c.tensor(0);
+  if (failed(x))
+    return failure();
+  if (x->shape.size() < 3 || x->shape.size() > 5) {
+    c.error(0) << c.name << ": 'x' must be [N, C, spatial...] with 1 to 3 "
+                  "spatial dimensions, got "
+               << x->describe();
+    return failure();
+  }
+  return x;
+}
+
+/// Output sizes of windows over `x`'s spatial dimensions, or failure when
+/// one would be empty.
+static FailureOr<Shape> windowShape(Call &c, const Val &x, int64_t channels,
+                                    ArrayRef<int64_t> kernel,
+                                    ArrayRef<int64_t> stride,
+                                    ArrayRef<int64_t> padding,
+                                    ArrayRef<int64_t> dilation) {
+  Shape shape = {x.shape[0], Dim{channels, ""}};
+  for (size_t i = 0; i < kernel.size(); ++i) {
+    int64_t extent = dilation[i] * (kernel[i] - 1) + 1;
+    int64_t padded = x.shape[2 + i].size + 2 * padding[i];
+    if (padded < extent) {
+      c.e.error(c.at) << c.name << ": a window of extent " << extent
+                      << " does not fit spatial dimension " << i << " of "
+                      << x.describe() << " with padding " << padding[i];
+      return failure();
+    }
+    shape.push_back(Dim{(padded - extent) / stride[i] + 1, ""});
+  }
+  return shape;
+}
+
+/// torch.nn.functional.conv1d/2d/3d: weight [F, C / groups, kernel...],
+/// symmetric zero padding.
+static Val convBuiltin(Call &c) {
+  FailureOr<Val> x = spatialTensor(c);
+  FailureOr<Val> w = c.tensor(1);
+  FailureOr<int64_t> groups = c.integer(5, 1);
+  if (failed(x) || failed(w) || failed(groups))
+    return Val::poison();
+  int64_t spatial = x->shape.size() - 2;
+  int64_t channels = x->shape[1].size;
+  int64_t filters = w->shape.size() == x->shape.size() ? w->shape[0].size : 0;
+  if (filters == 0 || *groups < 1 || channels % *groups != 0 ||
+      filters % *groups != 0 || w->shape[1].size * *groups != channels) {
+    c.error(1) << "conv: the weight must be [F, C / groups, kernel...] for "
+               << x->describe() << " and groups = " << *groups << ", got "
+               << w->describe();
+    return Val::poison();
+  }
+  SmallVector<int64_t> kernel = sizes(w->shape);
+  kernel.erase(kernel.begin(), kernel.begin() + 2);
+  SmallVector<int64_t> ones(spatial, 1), zeros(spatial, 0);
+  FailureOr<SmallVector<int64_t>> stride = perSpatial(c, 2, spatial, ones, 1);
+  FailureOr<SmallVector<int64_t>> padding = perSpatial(c, 3, spatial, zeros, 0);
+  FailureOr<SmallVector<int64_t>> dilation = perSpatial(c, 4, spatial, ones, 1);
+  if (failed(stride) || failed(padding) || failed(dilation))
+    return Val::poison();
+  FailureOr<Shape> shape =
+      windowShape(c, *x, filters, kernel, *stride, *padding, *dilation);
+  if (failed(shape))
+    return Val::poison();
+  auto type = RankedTensorType::get(sizes(*shape), x->elementType());
+  Value y = ConvOp::create(c.e.b, c.loc(), type, x->value, w->value, *stride,
+                           *dilation, *padding, *padding, *groups);
+  return Val::ofTensor(y, *shape);
+}
+
+/// torch.nn.functional.max_pool1d/2d/3d (stride defaults to the kernel,
+/// padding with -inf at most half the kernel).
+static Val maxPool(Call &c) {
+  FailureOr<Val> x = spatialTensor(c);
+  if (failed(x))
+    return Val::poison();
+  int64_t spatial = x->shape.size() - 2;
+  FailureOr<SmallVector<int64_t>> kernel =
+      perSpatial(c, 1, spatial, std::nullopt, 1);
+  if (failed(kernel))
+    return Val::poison();
+  SmallVector<int64_t> ones(spatial, 1), zeros(spatial, 0);
+  FailureOr<SmallVector<int64_t>> stride = perSpatial(c, 2, spatial, *kernel, 1);
+  FailureOr<SmallVector<int64_t>> padding = perSpatial(c, 3, spatial, zeros, 0);
+  if (failed(stride) || failed(padding))
+    return Val::poison();
+  for (int64_t i = 0; i < spatial; ++i)
+    if (2 * (*padding)[i] > (*kernel)[i]) {
+      c.error(3) << "max_pool: padding must be at most half the kernel";
+      return Val::poison();
+    }
+  FailureOr<Shape> shape = windowShape(c, *x, x->shape[1].size, *kernel,
+                                       *stride, *padding, ones);
+  if (failed(shape))
+    return Val::poison();
+  (*shape)[1] = x->shape[1];
+  auto type = RankedTensorType::get(sizes(*shape), x->elementType());
+  Value y = MaxPoolOp::create(c.e.b, c.loc(), type, x->value, *kernel, *stride,
+                              ones, *padding, *padding);
+  return Val::ofTensor(y, *shape);
+}
+
 const llvm::StringMap<Builtin> &builtins() {
   static const llvm::StringMap<Builtin> table = [] {
     llvm::StringMap<Builtin> t;
@@ -680,6 +811,10 @@ const llvm::StringMap<Builtin> &builtins() {
     t["cross_entropy"] = Builtin{{"logits", "labels"}, 2, crossEntropy};
     t["mse"] = Builtin{{"prediction", "target"}, 2, mse};
     t["causal_mask"] = Builtin{{"size"}, 1, causalMask};
+    t["conv"] = Builtin{
+        {"x", "weight", "stride", "padding", "dilation", "groups"}, 2,
+        convBuiltin};
+    t["max_pool"] = Builtin{{"x", "kernel", "stride", "padding"}, 2, maxPool};
     return t;
   }();
   return table;
