@@ -63,6 +63,9 @@ public:
   }
   /// The binding's SSA value, materializing a constant on first use.
   Value materialize(Binding &binding, Location loc);
+  /// Turns the float initializer `name` from a parameter into a buffer whose
+  /// value after a training step is `update`.
+  LogicalResult carryBuffer(NodeImporter &node, StringRef name, Value update);
 
   MLIRContext &context;
   std::string path;
@@ -84,6 +87,9 @@ private:
   SmallVector<Type> argTypes;
   SmallVector<NamedAttrList> argAttrs;
   SmallVector<std::pair<std::string, DenseElementsAttr>> params;
+  /// Buffers and their values after a training step, in update order.
+  SmallVector<std::pair<std::string, Value>> bufferUpdates;
+  func::FuncOp forward;
   OpTable ops;
   OpTable trainingOps; // ai.onnx.preview.training
 };
@@ -107,6 +113,23 @@ FailureOr<Binding *> GraphImporter::lookup(NodeImporter &node,
     return node.error() << "uses undefined value '" << name
                         << "' (nodes must be in topological order)";
   return &it->second;
+}
+
+LogicalResult GraphImporter::carryBuffer(NodeImporter &node, StringRef name,
+                                         Value update) {
+  // Parameters are the first arguments, in `params` order.
+  auto it = llvm::find_if(params, [&](auto &param) { return param.first == name; });
+  if (it == params.end())
+    return node.error() << "'" << name << "' is not a float initializer";
+  for (auto &[buffer, value] : bufferUpdates)
+    if (buffer == name)
+      return node.error() << "buffer '" << name
+                          << "' is already updated by another node";
+  unsigned index = it - params.begin();
+  forward.removeArgAttr(index, attrs::kParam);
+  forward.setArgAttr(index, attrs::kBuffer, builder.getStringAttr(name));
+  bufferUpdates.emplace_back(name.str(), update);
+  return success();
 }
 
 Value GraphImporter::materialize(Binding &binding, Location loc) {
@@ -345,13 +368,19 @@ LogicalResult GraphImporter::importOutputs(func::FuncOp func) {
       return error() << "input '" << input.getValue() << "' is " << type
                      << ", which has no elements; empty tensors are not "
                         "supported at the model's boundary";
+  for (auto &update : bufferUpdates)
+    results.push_back(update.second);
   func::ReturnOp::create(builder, fileLoc(), results);
   SmallVector<Type> resultTypes;
   for (Value v : results)
     resultTypes.push_back(v.getType());
-  func.setFunctionType(builder.getFunctionType(argTypes, resultTypes));
+  func.setFunctionType(builder.getFunctionType(func.getArgumentTypes(),
+                                               resultTypes));
   for (auto [i, info] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, attrs::kOutput, builder.getStringAttr(info.name()));
+  for (auto [i, update] : llvm::enumerate(bufferUpdates))
+    func.setResultAttr(graph.output_size() + i, attrs::kBuffer,
+                       builder.getStringAttr(update.first));
   return success();
 }
 
@@ -399,6 +428,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   builder.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(builder, fileLoc(), attrs::kForward,
                                    builder.getFunctionType(argTypes, {}));
+  forward = func;
   Block *entry = func.addEntryBlock();
   for (auto [i, attrs] : llvm::enumerate(argAttrs))
     func.setArgAttrs(i, attrs.getDictionary(&context));
@@ -507,6 +537,10 @@ DenseElementsAttr NodeImporter::constantInput(unsigned i) {
     return nullptr;
   // Silent: a caller that needs the input reports an undefined one.
   return graph.lookupConstant(node.input(i));
+}
+
+LogicalResult NodeImporter::carryBuffer(unsigned i, Value update) {
+  return graph.carryBuffer(*this, node.input(i), update);
 }
 
 DenseElementsAttr NodeImporter::paramInitInput(unsigned i) {

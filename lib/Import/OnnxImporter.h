@@ -69,6 +69,10 @@ public:
   /// The initial value of input `i` when it is a float initializer (an
   /// `lmc.param`), or null.
   mlir::DenseElementsAttr paramInitInput(unsigned i);
+  /// Makes input `i`, a float initializer, a buffer (non-trainable state
+  /// carried across training steps and saved in checkpoints) whose value
+  /// after a training step is `update`.
+  mlir::LogicalResult carryBuffer(unsigned i, mlir::Value update);
   /// The static type of input `i` (its value or constant).
   mlir::FailureOr<mlir::RankedTensorType> inputType(unsigned i);
   /// Input `i` as a compile-time list of integers (rank 0 or 1); an error

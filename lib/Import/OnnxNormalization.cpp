@@ -113,9 +113,11 @@ LogicalResult importLayerNormalization(NodeImporter &n) {
 /// (inputs 3 and 4) are used as constants (an initializer's initial value;
 /// they are not trained). Training (`training_mode = 1` from opset 14; more
 /// than one output before): batch statistics over every dimension but 1
-/// (biased variance), and the optional running-statistics outputs
-/// `input * momentum + batch * (1 - momentum)` (the ONNX reference), which
-/// nothing carries to the next step yet.
+/// (biased variance) in a training step, the running statistics in an
+/// evaluation step (lmc.mode_select), and the running statistics updated
+/// as `input * momentum + batch * (1 - momentum)` (the ONNX reference).
+/// Running statistics that are initializers become buffers: the update is
+/// carried to the next step and saved in checkpoints.
 LogicalResult importBatchNormalization(NodeImporter &n) {
   if (n.opset < 7)
     return n.error() << "BatchNormalization before opset 7 is not supported";
@@ -193,18 +195,19 @@ LogicalResult importBatchNormalization(NodeImporter &n) {
   };
   auto splat = [&](double v) { return buildSplat(b, loc, channelType, v); };
 
-  if (!training) {
-    // y = x * a + (bias - mean * a) with a = scale / sqrt(var + epsilon).
+  // y = x * a + (bias - mean * a) with a = scale / sqrt(var + epsilon).
+  auto normalizeWithRunningStatistics = [&]() -> Value {
     Value a = DivOp::create(
         b, loc, *scale,
         SqrtOp::create(b, loc, AddOp::create(b, loc, *runningVar,
                                              splat(*epsilon))));
     Value shift = SubOp::create(b, loc, *bias,
                                 MulOp::create(b, loc, *runningMean, a));
-    Value y = AddOp::create(b, loc, MulOp::create(b, loc, *x, expand(a)),
-                            expand(shift));
-    return n.setResult(y);
-  }
+    return AddOp::create(b, loc, MulOp::create(b, loc, *x, expand(a)),
+                         expand(shift));
+  };
+  if (!training)
+    return n.setResult(normalizeWithRunningStatistics());
 
   SmallVector<int64_t> axes;
   int64_t count = 1;
@@ -224,8 +227,10 @@ LogicalResult importBatchNormalization(NodeImporter &n) {
   Value a = DivOp::create(
       b, loc, *scale,
       SqrtOp::create(b, loc, AddOp::create(b, loc, variance, splat(*epsilon))));
-  Value y = AddOp::create(b, loc, MulOp::create(b, loc, centered, expand(a)),
-                          expand(*bias));
+  Value yTrain = AddOp::create(
+      b, loc, MulOp::create(b, loc, centered, expand(a)), expand(*bias));
+  Value y = ModeSelectOp::create(b, loc, yTrain,
+                                 normalizeWithRunningStatistics());
   if (failed(n.setResult(y, 0)))
     return failure();
   auto update = [&](Value running, Value batch) -> Value {
@@ -233,9 +238,15 @@ LogicalResult importBatchNormalization(NodeImporter &n) {
                                                splat(*momentum)),
                          MulOp::create(b, loc, batch, splat(1.0 - *momentum)));
   };
-  if (outputs > 1 && failed(n.setResult(update(*runningMean, mean), 1)))
+  Value newMean = update(*runningMean, mean);
+  Value newVar = update(*runningVar, variance);
+  for (auto [input, updated] : {std::make_pair(3u, newMean),
+                                std::make_pair(4u, newVar)})
+    if (n.paramInitInput(input) && failed(n.carryBuffer(input, updated)))
+      return failure();
+  if (outputs > 1 && failed(n.setResult(newMean, 1)))
     return failure();
-  if (outputs > 2 && failed(n.setResult(update(*runningVar, variance), 2)))
+  if (outputs > 2 && failed(n.setResult(newVar, 2)))
     return failure();
   if (outputs > 3 && failed(n.setResult(mean, 3)))
     return failure();

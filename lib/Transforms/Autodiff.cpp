@@ -233,6 +233,13 @@ struct AutodiffPass : public lmc::impl::LmcAutodiffBase<AutodiffPass> {
       resultAttrs.push_back(
           b.getDictionaryAttr(b.getNamedAttr(attrs::kParam, name)));
     }
+    // Buffer updates pass through: they are forward values, not gradients.
+    for (unsigned i = 0; i < grad.getNumResults(); ++i)
+      if (Attribute name = grad.getResultAttr(i, attrs::kBuffer)) {
+        results.push_back(terminator->getOperand(i));
+        resultAttrs.push_back(
+            b.getDictionaryAttr(b.getNamedAttr(attrs::kBuffer, name)));
+      }
     terminator->setOperands(results);
     grad.setType(FunctionType::get(grad.getContext(), grad.getArgumentTypes(),
                                    ValueRange(results).getTypes()));

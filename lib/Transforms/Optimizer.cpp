@@ -139,9 +139,14 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     buildGradStep(module, grad, *slots);
     func::FuncOp apply = buildApplyStep(module, *slots);
     buildTrainStep(module, grad, apply, *slots);
-    buildEvalStep(module, forward);
-    forward.setPrivate();
-    grad.setPrivate();
+    resolveModeSelects(grad, /*training=*/true);
+    func::FuncOp evalForward = forward.clone();
+    evalForward.setName((attrs::kForward + "_eval").str());
+    module.insert(std::next(Block::iterator(forward)), evalForward);
+    resolveModeSelects(evalForward, /*training=*/false);
+    buildEvalStep(module, evalForward);
+    for (func::FuncOp f : {forward, grad, evalForward})
+      f.setPrivate();
     recordHyperparameters(module);
   }
 
@@ -161,29 +166,46 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
         }));
   }
 
+  /// Replaces every lmc.mode_select in `func` by its operand for a training
+  /// or an evaluation step.
+  static void resolveModeSelects(func::FuncOp func, bool training) {
+    func.walk([&](ModeSelectOp op) {
+      op.replaceAllUsesWith(training ? op.getTrain() : op.getEval());
+      op.erase();
+    });
+  }
+
   /// Forward arguments split by role, in signature order.
   struct Signature {
-    SmallVector<unsigned> params, inputs;
+    SmallVector<unsigned> params, buffers, inputs;
   };
 
   static Signature classify(func::FuncOp func) {
     Signature sig;
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      (func.getArgAttr(i, attrs::kParam) ? sig.params : sig.inputs).push_back(i);
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      if (func.getArgAttr(i, attrs::kParam))
+        sig.params.push_back(i);
+      else if (func.getArgAttr(i, attrs::kBuffer))
+        sig.buffers.push_back(i);
+      else
+        sig.inputs.push_back(i);
+    }
     return sig;
   }
 
   static std::string argName(func::FuncOp func, unsigned i) {
-    for (StringRef key : {attrs::kParam, attrs::kInput})
+    for (StringRef key : {attrs::kParam, attrs::kBuffer, attrs::kInput})
       if (auto name = func.getArgAttrOfType<StringAttr>(i, key))
         return name.str();
     return ("arg" + Twine(i)).str();
   }
 
   /// The slots every entry point is assembled from, in signature order.
-  /// Only `initParams` (train_step's arguments) carry the initial values.
+  /// Only `initParams` and `initBuffers` (train_step's arguments) carry the
+  /// initial values.
   struct Slots {
-    SmallVector<Slot> initParams, params, states, inputs, hypers, grads;
+    SmallVector<Slot> initParams, params, states, initBuffers, buffers, inputs,
+        hypers, grads;
     Slot loss, gradNorm;
   };
 
@@ -206,6 +228,12 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
         slots.states.push_back(
             {type, "state", argName(grad, i) + "." + slot.str(), nullptr});
     }
+    for (unsigned i : sig.buffers) {
+      Type type = grad.getArgumentTypes()[i];
+      slots.initBuffers.push_back(
+          {type, "buffer", argName(grad, i), grad.getArgAttr(i, attrs::kInit)});
+      slots.buffers.push_back({type, "buffer", argName(grad, i), nullptr});
+    }
     for (unsigned i : sig.inputs)
       slots.inputs.push_back(
           {grad.getArgumentTypes()[i], "input", argName(grad, i), nullptr});
@@ -216,31 +244,40 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     return slots;
   }
 
-  /// Calls @forward_grad with the entry point's params and inputs in the
-  /// positions of its own signature; returns (loss, grads...).
-  static func::CallOp callForwardGrad(OpBuilder &b, Location loc,
-                                      func::FuncOp grad, ValueRange params,
-                                      ValueRange inputs) {
-    Signature sig = classify(grad);
-    SmallVector<Value> callArgs(grad.getNumArguments());
+  /// Calls `func` (@forward_grad or @forward_eval) with the entry point's
+  /// params, buffers and inputs in the positions of its own signature.
+  static func::CallOp callForward(OpBuilder &b, Location loc, func::FuncOp func,
+                                  ValueRange params, ValueRange buffers,
+                                  ValueRange inputs) {
+    Signature sig = classify(func);
+    SmallVector<Value> callArgs(func.getNumArguments());
     for (auto [k, i] : llvm::enumerate(sig.params))
       callArgs[i] = params[k];
+    for (auto [k, i] : llvm::enumerate(sig.buffers))
+      callArgs[i] = buffers[k];
     for (auto [k, i] : llvm::enumerate(sig.inputs))
       callArgs[i] = inputs[k];
-    return func::CallOp::create(b, loc, grad, callArgs);
+    return func::CallOp::create(b, loc, func, callArgs);
   }
 
-  /// `@grad_step(params, inputs) -> (grads, loss)`: one micro-batch's
-  /// gradients, for accumulation and data-parallel averaging by the runtime.
+  /// `@grad_step(params, buffers, inputs) -> (grads, buffers, loss)`: one
+  /// micro-batch's gradients, for accumulation and data-parallel averaging
+  /// by the runtime, and the updated buffers.
   void buildGradStep(ModuleOp module, func::FuncOp grad, const Slots &s) {
-    func::FuncOp step = createEntryPoint(
-        module, attrs::kGradStep, concat(s.params, s.inputs),
-        concat(s.grads, ArrayRef<Slot>(s.loss)));
+    SmallVector<Slot> args = concat(s.params, s.buffers);
+    llvm::append_range(args, s.inputs);
+    SmallVector<Slot> results = concat(s.grads, s.buffers);
+    results.push_back(s.loss);
+    func::FuncOp step = createEntryPoint(module, attrs::kGradStep, args,
+                                         results);
     OpBuilder b = OpBuilder::atBlockEnd(&step.getBody().front());
-    ValueRange args = step.getArguments();
-    auto call = callForwardGrad(b, step.getLoc(), grad,
-                                args.take_front(s.params.size()),
-                                args.drop_front(s.params.size()));
+    ValueRange stepArgs = step.getArguments();
+    size_t numParams = s.params.size(), numBuffers = s.buffers.size();
+    // @forward_grad returns (loss, grads..., buffers...).
+    auto call = callForward(b, step.getLoc(), grad,
+                            stepArgs.take_front(numParams),
+                            stepArgs.slice(numParams, numBuffers),
+                            stepArgs.drop_front(numParams + numBuffers));
     SmallVector<Value> returned(call.getResults().drop_front());
     returned.push_back(call.getResult(0));
     func::ReturnOp::create(b, step.getLoc(), returned);
@@ -280,36 +317,44 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     return step;
   }
 
-  /// `@train_step(params, states, inputs, hypers) -> (params, states, loss,
-  /// grad_norm)`: the fused step, @forward_grad then @apply_step.
+  /// `@train_step(params, states, buffers, inputs, hypers) -> (params,
+  /// states, buffers, loss, grad_norm)`: the fused step, @forward_grad then
+  /// @apply_step.
   void buildTrainStep(ModuleOp module, func::FuncOp grad, func::FuncOp apply,
                       const Slots &s) {
     SmallVector<Slot> args = concat(s.initParams, s.states);
+    llvm::append_range(args, s.initBuffers);
     llvm::append_range(args, s.inputs);
     llvm::append_range(args, s.hypers);
     SmallVector<Slot> results = concat(s.params, s.states);
+    llvm::append_range(results, s.buffers);
     results.push_back(s.loss);
     results.push_back(s.gradNorm);
     func::FuncOp step = createEntryPoint(module, attrs::kTrainStep, args,
                                          results);
     OpBuilder b = OpBuilder::atBlockEnd(&step.getBody().front());
     Location loc = step.getLoc();
-    size_t numParams = s.params.size(), numStates = s.states.size();
+    size_t numParams = s.params.size(), numStates = s.states.size(),
+           numBuffers = s.buffers.size();
     ValueRange stepArgs = step.getArguments();
     ValueRange paramsAndStates = stepArgs.take_front(numParams + numStates);
-    ValueRange inputs =
-        stepArgs.slice(numParams + numStates, s.inputs.size());
+    ValueRange buffers = stepArgs.slice(numParams + numStates, numBuffers);
+    ValueRange inputs = stepArgs.slice(numParams + numStates + numBuffers,
+                                       s.inputs.size());
     ValueRange hypers = stepArgs.take_back(s.hypers.size());
 
-    auto gradients = callForwardGrad(b, loc, grad,
-                                     stepArgs.take_front(numParams), inputs);
+    // (loss, grads..., buffers...)
+    auto forward = callForward(b, loc, grad, stepArgs.take_front(numParams),
+                               buffers, inputs);
     SmallVector<Value> applyArgs(paramsAndStates);
-    llvm::append_range(applyArgs, gradients.getResults().drop_front());
+    llvm::append_range(applyArgs,
+                       forward.getResults().slice(1, numParams));
     llvm::append_range(applyArgs, hypers);
     auto updated = func::CallOp::create(b, loc, apply, applyArgs);
     SmallVector<Value> returned(
         updated.getResults().take_front(numParams + numStates));
-    returned.push_back(gradients.getResult(0));
+    llvm::append_range(returned, forward.getResults().take_back(numBuffers));
+    returned.push_back(forward.getResult(0));
     returned.push_back(updated.getResults().back());
     func::ReturnOp::create(b, loc, returned);
   }
@@ -388,16 +433,23 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     newParams.push_back(sub(p, step));
   }
 
+  /// `@eval_step(params, buffers, inputs) -> (loss, outputs)`: the forward
+  /// in evaluation mode; buffers are read, not updated.
   void buildEvalStep(ModuleOp module, func::FuncOp forward) {
     Signature sig = classify(forward);
     SmallVector<Slot> args, results;
-    for (unsigned i : sig.params)
-      args.push_back({forward.getArgumentTypes()[i], "param",
-                      argName(forward, i), nullptr});
-    for (unsigned i : sig.inputs)
-      args.push_back({forward.getArgumentTypes()[i], "input",
-                      argName(forward, i), nullptr});
+    for (auto [indices, role] :
+         {std::make_pair(&sig.params, "param"),
+          std::make_pair(&sig.buffers, "buffer"),
+          std::make_pair(&sig.inputs, "input")})
+      for (unsigned i : *indices)
+        args.push_back({forward.getArgumentTypes()[i], role,
+                        argName(forward, i), nullptr});
+    SmallVector<unsigned> returnedResults;
     for (unsigned i = 0; i < forward.getNumResults(); ++i) {
+      if (forward.getResultAttr(i, attrs::kBuffer))
+        continue;
+      returnedResults.push_back(i);
       auto name = forward.getResultAttrOfType<StringAttr>(i, attrs::kOutput);
       std::string outName =
           name ? name.str() : ("output" + Twine(i)).str();
@@ -408,13 +460,16 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     func::FuncOp eval =
         createEntryPoint(module, attrs::kEvalStep, args, results);
     OpBuilder b = OpBuilder::atBlockEnd(&eval.getBody().front());
-    SmallVector<Value> callArgs(forward.getNumArguments());
-    for (auto [k, i] : llvm::enumerate(sig.params))
-      callArgs[i] = eval.getArgument(k);
-    for (auto [k, i] : llvm::enumerate(sig.inputs))
-      callArgs[i] = eval.getArgument(sig.params.size() + k);
-    auto call = func::CallOp::create(b, eval.getLoc(), forward, callArgs);
-    func::ReturnOp::create(b, eval.getLoc(), call.getResults());
+    ValueRange evalArgs = eval.getArguments();
+    size_t numParams = sig.params.size(), numBuffers = sig.buffers.size();
+    auto call = callForward(b, eval.getLoc(), forward,
+                            evalArgs.take_front(numParams),
+                            evalArgs.slice(numParams, numBuffers),
+                            evalArgs.drop_front(numParams + numBuffers));
+    SmallVector<Value> returned;
+    for (unsigned i : returnedResults)
+      returned.push_back(call.getResult(i));
+    func::ReturnOp::create(b, eval.getLoc(), returned);
   }
 };
 

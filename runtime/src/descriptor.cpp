@@ -19,6 +19,8 @@ const char *roleName(Role role) {
     return "param";
   case Role::State:
     return "state";
+  case Role::Buffer:
+    return "buffer";
   case Role::Input:
     return "input";
   case Role::Hyper:
@@ -132,17 +134,18 @@ double parseFiniteDouble(const std::string &text, const char *what) {
 std::vector<Role> allowedRoles(LineKind kind) {
   switch (kind) {
   case LineKind::TrainArg:
-    return {Role::Param, Role::State, Role::Input, Role::Hyper};
+    return {Role::Param, Role::State, Role::Buffer, Role::Input, Role::Hyper};
   case LineKind::TrainResult:
-    return {Role::Param, Role::State, Role::Loss, Role::GradNorm};
+    return {Role::Param, Role::State, Role::Buffer, Role::Loss,
+            Role::GradNorm};
   case LineKind::EvalArg:
-    return {Role::Param, Role::Input};
+    return {Role::Param, Role::Buffer, Role::Input};
   case LineKind::EvalResult:
     return {Role::Loss, Role::Output};
   case LineKind::GradArg:
-    return {Role::Param, Role::Input};
+    return {Role::Param, Role::Buffer, Role::Input};
   case LineKind::GradResult:
-    return {Role::Grad, Role::Loss};
+    return {Role::Grad, Role::Buffer, Role::Loss};
   case LineKind::ApplyArg:
     return {Role::Param, Role::State, Role::Grad, Role::Hyper};
   case LineKind::ApplyResult:
@@ -293,7 +296,7 @@ private:
       addTensor(kind, parseTensorLine(f, kind));
       break;
     case LineKind::Init: {
-      LMC_CHECK(f.size() == 4, "expected 'init <param> <offset> <size>'");
+      LMC_CHECK(f.size() == 4, "expected 'init <name> <offset> <size>'");
       InitSpec init{f[1], parseUnsigned(f[2], "init offset"),
                     parseUnsigned(f[3], "init size")};
       desc_.inits.push_back(init);
@@ -414,11 +417,16 @@ private:
     LMC_CHECK(!desc_.optimizer.empty(), "missing 'optimizer' line");
     LMC_CHECK(last_ && *last_ == LineKind::End, "missing 'end' line");
 
-    std::map<std::string, const TensorSpec *> params, states;
+    std::map<std::string, const TensorSpec *> params, states, buffers;
     for (const TensorSpec &arg : desc_.trainArgs) {
       switch (arg.role) {
       case Role::Param:
         params[arg.name] = &arg;
+        break;
+      case Role::Buffer:
+        LMC_CHECK(!params.count(arg.name), "buffer '", arg.name,
+                  "' has the name of a param");
+        buffers[arg.name] = &arg;
         break;
       case Role::State:
         states[arg.name] = &arg;
@@ -449,8 +457,9 @@ private:
                   desc_.trainArgsWithRole(Role::Input).empty(),
               "batch size must be positive");
 
-    // Every param and state has exactly one updated result of the same type.
-    std::set<std::string> updatedParams, updatedStates;
+    // Every param, state and buffer has exactly one updated result of the
+    // same type.
+    std::map<Role, std::set<std::string>> updated;
     int losses = 0, gradNorms = 0;
     for (const TensorSpec &res : desc_.trainResults) {
       if (res.role == Role::Loss) {
@@ -466,29 +475,33 @@ private:
                   "expected at most one 'train result grad_norm grad_norm'");
         continue;
       }
-      auto &source = res.role == Role::Param ? params : states;
+      auto &source = res.role == Role::Param   ? params
+                     : res.role == Role::State ? states
+                                               : buffers;
       auto it = source.find(res.name);
       LMC_CHECK(it != source.end(), "train result ", roleName(res.role), " '",
                 res.name, "' has no matching train arg");
       LMC_CHECK(sameType(*it->second, res), "train result '", res.name, "' is ",
                 describe(res), " but the arg is ", describe(*it->second));
-      (res.role == Role::Param ? updatedParams : updatedStates)
-          .insert(res.name);
+      updated[res.role].insert(res.name);
     }
     LMC_CHECK(losses == 1, "expected exactly one 'train result loss loss'");
-    LMC_CHECK(updatedParams.size() == params.size(),
+    LMC_CHECK(updated[Role::Param].size() == params.size(),
               "every train param needs a train result");
-    LMC_CHECK(updatedStates.size() == states.size(),
+    LMC_CHECK(updated[Role::State].size() == states.size(),
               "every train state needs a train result");
+    LMC_CHECK(updated[Role::Buffer].size() == buffers.size(),
+              "every train buffer needs a train result");
 
     for (const TensorSpec &arg : desc_.evalArgs) {
-      if (arg.role == Role::Param) {
-        auto it = params.find(arg.name);
-        LMC_CHECK(it != params.end(), "eval param '", arg.name,
-                  "' is not a train param");
-        LMC_CHECK(sameType(*it->second, arg), "eval param '", arg.name, "' is ",
-                  describe(arg), " but the train param is ",
-                  describe(*it->second));
+      if (arg.role == Role::Param || arg.role == Role::Buffer) {
+        const auto &source = arg.role == Role::Param ? params : buffers;
+        auto it = source.find(arg.name);
+        LMC_CHECK(it != source.end(), "eval ", roleName(arg.role), " '",
+                  arg.name, "' is not a train ", roleName(arg.role));
+        LMC_CHECK(sameType(*it->second, arg), "eval ", roleName(arg.role),
+                  " '", arg.name, "' is ", describe(arg), " but the train ",
+                  roleName(arg.role), " is ", describe(*it->second));
       } else {
         LMC_CHECK(!arg.shape.empty() && arg.shape[0] > 0, "eval input '",
                   arg.name, "' must have a positive batch dimension");
@@ -504,7 +517,7 @@ private:
               "expected exactly one 'eval result loss loss'");
 
     validateSplitStep();
-    validateInits(params, weightsSize);
+    validateInits(weightsSize);
   }
 
   /// grad_step and apply_step are the train step cut in two: their
@@ -532,8 +545,10 @@ private:
     TensorSpec loss{Role::Loss, "loss", DType::F32, {}};
     TensorSpec gradNorm{Role::GradNorm, "grad_norm", DType::F32, {}};
     expectSection("grad arg", desc_.gradArgs,
-                  join({train(Role::Param), train(Role::Input)}));
-    expectSection("grad result", desc_.gradResults, join({grads, {loss}}));
+                  join({train(Role::Param), train(Role::Buffer),
+                        train(Role::Input)}));
+    expectSection("grad result", desc_.gradResults,
+                  join({grads, train(Role::Buffer), {loss}}));
     expectSection("apply arg", desc_.applyArgs,
                   join({train(Role::Param), train(Role::State), grads,
                         train(Role::Hyper)}));
@@ -583,31 +598,36 @@ private:
               "' names no param");
   }
 
-  void validateInits(const std::map<std::string, const TensorSpec *> &params,
-                     uint64_t weightsSize) {
+  /// Every param and buffer has one init (names are unique across both).
+  void validateInits(uint64_t weightsSize) {
     std::vector<const TensorSpec *> ordered = desc_.params();
-    std::map<std::string, InitSpec> byParam;
+    for (const TensorSpec *buffer : desc_.buffers())
+      ordered.push_back(buffer);
+    std::map<std::string, const TensorSpec *> initialized;
+    for (const TensorSpec *spec : ordered)
+      initialized[spec->name] = spec;
+    std::map<std::string, InitSpec> byName;
     for (const InitSpec &init : desc_.inits) {
-      auto it = params.find(init.param);
-      LMC_CHECK(it != params.end(), "init for unknown param '", init.param,
-                "'");
-      LMC_CHECK(byParam.emplace(init.param, init).second,
-                "duplicate init for param '", init.param, "'");
-      LMC_CHECK(init.size == it->second->byteSize(), "init for '", init.param,
+      auto it = initialized.find(init.name);
+      LMC_CHECK(it != initialized.end(), "init for unknown param or buffer '",
+                init.name, "'");
+      LMC_CHECK(byName.emplace(init.name, init).second, "duplicate init for '",
+                init.name, "'");
+      LMC_CHECK(init.size == it->second->byteSize(), "init for '", init.name,
                 "' has ", init.size, " bytes, ", describe(*it->second),
                 " needs ", it->second->byteSize());
       LMC_CHECK(init.offset <= weightsSize &&
                     init.size <= weightsSize - init.offset,
-                "init for '", init.param, "' (offset ", init.offset, ", size ",
+                "init for '", init.name, "' (offset ", init.offset, ", size ",
                 init.size, ") is outside lmc_model_weights (", weightsSize,
                 " bytes)");
     }
-    // Reorder so inits[i] belongs to params()[i].
+    // Reorder so inits[i] belongs to ordered[i].
     desc_.inits.clear();
-    for (const TensorSpec *param : ordered) {
-      auto it = byParam.find(param->name);
-      LMC_CHECK(it != byParam.end(), "missing init for param '", param->name,
-                "'");
+    for (const TensorSpec *spec : ordered) {
+      auto it = byName.find(spec->name);
+      LMC_CHECK(it != byName.end(), "missing init for ", roleName(spec->role),
+                " '", spec->name, "'");
       desc_.inits.push_back(it->second);
     }
   }

@@ -20,7 +20,17 @@
 
 namespace lmc::rt {
 
-enum class Role { Param, State, Input, Hyper, Grad, Loss, GradNorm, Output };
+enum class Role {
+  Param,
+  State,
+  Buffer,
+  Input,
+  Hyper,
+  Grad,
+  Loss,
+  GradNorm,
+  Output
+};
 const char *roleName(Role role);
 
 /// One buffer of a step: `train arg input x f32 2 64 784`.
@@ -34,8 +44,9 @@ struct TensorSpec {
   size_t byteSize() const { return size_t(numElements()) * dtypeSize(dtype); }
 };
 
+/// The initial value of a param or buffer.
 struct InitSpec {
-  std::string param;
+  std::string name;
   uint64_t offset = 0;
   uint64_t size = 0;
 };
@@ -59,10 +70,11 @@ struct Descriptor {
   std::optional<ScheduleDefaults> schedule;
   std::vector<TensorSpec> trainArgs, trainResults, evalArgs, evalResults;
   /// The train step in two halves (optional; both or neither): grad_step
-  /// (params, inputs) -> (grads, loss) and apply_step (params, states,
-  /// grads, hypers) -> (params, states[, grad_norm]).
+  /// (params, buffers, inputs) -> (grads, buffers, loss) and apply_step
+  /// (params, states, grads, hypers) -> (params, states[, grad_norm]).
   std::vector<TensorSpec> gradArgs, gradResults, applyArgs, applyResults;
-  std::vector<InitSpec> inits; // parallel to params(), same order
+  /// Parallel to params() followed by buffers(), same order.
+  std::vector<InitSpec> inits;
   /// First dimension shared by all train inputs (0 if there are none).
   int64_t batchSize = 0;
 
@@ -71,6 +83,10 @@ struct Descriptor {
   std::vector<const TensorSpec *> trainArgsWithRole(Role role) const;
   std::vector<const TensorSpec *> params() const {
     return trainArgsWithRole(Role::Param);
+  }
+  /// Non-trainable model state the steps update (BatchNorm statistics).
+  std::vector<const TensorSpec *> buffers() const {
+    return trainArgsWithRole(Role::Buffer);
   }
   /// Whether the train step has a `hyper NAME` arg.
   bool hasHyper(std::string_view name) const;

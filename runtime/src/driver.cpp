@@ -18,6 +18,7 @@
 #include "peak.h"
 #include "schedule.h"
 #include "signals.h"
+#include "split_step.h"
 #include "tensorboard.h"
 #include "tokens.h"
 #include "trainer.h"
@@ -98,8 +99,8 @@ Schedule makeSchedule(const Config &config, const Descriptor &desc,
   return schedule;
 }
 
-/// Every process starts from rank 0's parameters and state (as PyTorch's
-/// DDP broadcasts them), whatever each one loaded.
+/// Every process starts from rank 0's parameters, state and buffers (as
+/// PyTorch's DDP broadcasts them), whatever each one loaded.
 void broadcastState(Communicator &comm, ModelState &state) {
   if (comm.size() == 1)
     return;
@@ -107,6 +108,7 @@ void broadcastState(Communicator &comm, ModelState &state) {
     comm.broadcast(state.param(i).data(), state.params()[i]->byteSize());
   for (size_t i = 0; i < state.states().size(); ++i)
     comm.broadcast(state.state(i).data(), state.states()[i]->byteSize());
+  broadcastBuffers(comm, state);
 }
 
 /// Refuses a run whose estimated memory need exceeds --memory-budget, else

@@ -91,8 +91,8 @@ EvalMetrics Evaluator::run(ModelState &state) {
   std::vector<void *> buffers;
   size_t nextInput = 0;
   for (const TensorSpec &arg : desc_.evalArgs) {
-    if (arg.role == Role::Param)
-      buffers.push_back(state.param(size_t(state.paramIndex(arg.name))).data());
+    if (void *b = state.buffer(arg, /*next=*/false))
+      buffers.push_back(b);
     else
       buffers.push_back(inputBuffers_[nextInput++].data());
   }

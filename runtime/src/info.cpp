@@ -62,6 +62,11 @@ std::string formatModelInfo(const Descriptor &desc) {
   out += concat("parameters (", params.size(), " tensors):\n");
   appendRows(out, params, /*withCounts=*/true);
   out += concat("total parameters: ", total, " (", bytes, " bytes)\n");
+  std::vector<const TensorSpec *> buffers = desc.buffers();
+  if (!buffers.empty()) {
+    out += concat("buffers, not trained (", buffers.size(), " tensors):\n");
+    appendRows(out, buffers, /*withCounts=*/true);
+  }
 
   std::vector<const TensorSpec *> states = desc.trainArgsWithRole(Role::State);
   if (!states.empty()) {

@@ -27,7 +27,8 @@ std::string describe(uint64_t bytes) {
 
 MemoryNeed estimateMemory(const Descriptor &desc, bool splitStep) {
   MemoryNeed need;
-  need.params = bytesOf(desc.params());
+  // Model buffers (BatchNorm statistics) are double-buffered like params.
+  need.params = bytesOf(desc.params()) + bytesOf(desc.buffers());
   need.states = bytesOf(desc.trainArgsWithRole(Role::State));
   if (splitStep)
     need.gradients = need.params;

@@ -17,7 +17,7 @@
 namespace lmc::rt {
 
 struct MemoryNeed {
-  uint64_t params = 0;      // x2: the runtime double-buffers them
+  uint64_t params = 0;      // and model buffers; x2: double-buffered
   uint64_t states = 0;      // x2, likewise
   uint64_t gradients = 0;   // the accumulation arena (split step only)
   uint64_t activations = 0; // the descriptor's estimate

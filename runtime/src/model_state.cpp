@@ -1,4 +1,4 @@
-//===- model_state.cpp - Parameters and optimizer state ------------------===//
+//===- model_state.cpp - Parameters, optimizer state and model buffers ---===//
 
 #include "model_state.h"
 
@@ -9,22 +9,40 @@
 
 namespace lmc::rt {
 
+namespace {
+
+void allocate(std::array<std::vector<AlignedBuffer>, 2> &storage,
+              const std::vector<const TensorSpec *> &specs,
+              std::unordered_map<std::string, int> &index) {
+  for (auto &blocks : storage)
+    for (const TensorSpec *spec : specs)
+      blocks.emplace_back(spec->byteSize());
+  for (size_t i = 0; i < specs.size(); ++i)
+    index.emplace(specs[i]->name, int(i));
+}
+
+} // namespace
+
 ModelState::ModelState(const Descriptor &desc, const unsigned char *weights)
-    : params_(desc.params()), states_(desc.trainArgsWithRole(Role::State)) {
-  for (auto &buffers : paramBuffers_)
-    for (const TensorSpec *spec : params_)
-      buffers.emplace_back(spec->byteSize());
-  for (auto &buffers : stateBuffers_)
-    for (const TensorSpec *spec : states_)
-      buffers.emplace_back(spec->byteSize());
-  for (size_t i = 0; i < params_.size(); ++i)
-    paramIndex_.emplace(params_[i]->name, int(i));
-  for (size_t i = 0; i < states_.size(); ++i)
-    stateIndex_.emplace(states_[i]->name, int(i));
-  // desc.inits is parallel to desc.params() and range-checked.
+    : params_(desc.params()), states_(desc.trainArgsWithRole(Role::State)),
+      buffers_(desc.buffers()) {
+  allocate(paramBuffers_, params_, paramIndex_);
+  allocate(stateBuffers_, states_, stateIndex_);
+  allocate(bufferValues_, buffers_, bufferIndex_);
+  // desc.inits is parallel to params() then buffers(), and range-checked.
   for (size_t i = 0; i < params_.size(); ++i)
     std::memcpy(param(i).data(), weights + desc.inits[i].offset,
                 desc.inits[i].size);
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    const InitSpec &init = desc.inits[params_.size() + i];
+    std::memcpy(bufferValue(i).data(), weights + init.offset, init.size);
+  }
+}
+
+void ModelState::commitBuffers() {
+  for (size_t i = 0; i < buffers_.size(); ++i)
+    std::memcpy(bufferValue(i).data(), bufferValues_[1 - current_][i].data(),
+                buffers_[i]->byteSize());
 }
 
 int ModelState::paramIndex(const std::string &name) const {
@@ -43,6 +61,12 @@ void *ModelState::buffer(const TensorSpec &spec, bool next) {
     return paramBuffers_[parity][size_t(paramIndex(spec.name))].data();
   if (spec.role == Role::State)
     return stateBuffers_[parity][size_t(stateIndex(spec.name))].data();
+  if (spec.role == Role::Buffer) {
+    auto it = bufferIndex_.find(spec.name);
+    return it == bufferIndex_.end()
+               ? nullptr
+               : bufferValues_[parity][size_t(it->second)].data();
+  }
   return nullptr;
 }
 
@@ -66,6 +90,8 @@ void ModelState::restore(const SafetensorsFile &file, const std::string &source,
                          bool withState) {
   for (const TensorSpec *spec : params_)
     checkTensor(file, *spec, source, "parameter");
+  for (const TensorSpec *spec : buffers_)
+    checkTensor(file, *spec, source, "buffer");
   if (withState)
     for (const TensorSpec *spec : states_)
       checkTensor(file, *spec, source, "optimizer state");
@@ -73,6 +99,10 @@ void ModelState::restore(const SafetensorsFile &file, const std::string &source,
   for (size_t i = 0; i < params_.size(); ++i) {
     const SafetensorsTensor *t = file.find(params_[i]->name);
     std::memcpy(param(i).data(), file.data(*t), t->end - t->begin);
+  }
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    const SafetensorsTensor *t = file.find(buffers_[i]->name);
+    std::memcpy(bufferValue(i).data(), file.data(*t), t->end - t->begin);
   }
   if (withState)
     for (size_t i = 0; i < states_.size(); ++i) {
@@ -90,6 +120,9 @@ std::vector<TensorView> ModelState::views(bool withState) {
   for (size_t i = 0; i < params_.size(); ++i)
     tensors.push_back({params_[i]->name, params_[i]->dtype, params_[i]->shape,
                        param(i).data()});
+  for (size_t i = 0; i < buffers_.size(); ++i)
+    tensors.push_back({buffers_[i]->name, buffers_[i]->dtype,
+                       buffers_[i]->shape, bufferValue(i).data()});
   if (withState)
     for (size_t i = 0; i < states_.size(); ++i)
       tensors.push_back({states_[i]->name, states_[i]->dtype,

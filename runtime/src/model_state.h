@@ -1,8 +1,9 @@
-//===- model_state.h - Parameters and optimizer state --------------------===//
+//===- model_state.h - Parameters, optimizer state and model buffers -----===//
 //
-// Every param and state tensor has two aligned buffers: the step reads the
-// "current" one and writes the "next" one (the ABI forbids a result aliasing
-// an argument); swap() makes the freshly written buffers current.
+// Every param, state and buffer tensor (BatchNorm's running statistics) has
+// two aligned memory blocks: the step reads the "current" one and writes the
+// "next" one (the ABI forbids a result aliasing an argument); swap() makes
+// the freshly written ones current.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LMC_RUNTIME_MODEL_STATE_H
@@ -21,12 +22,14 @@ namespace lmc::rt {
 
 class ModelState {
 public:
-  /// Allocates params and state; params start from the embedded init bytes
-  /// (ranges already validated by parseDescriptor), state from zero.
+  /// Allocates params, state and buffers; params and buffers start from the
+  /// embedded init bytes (ranges already validated by parseDescriptor),
+  /// state from zero.
   ModelState(const Descriptor &desc, const unsigned char *weights);
 
   const std::vector<const TensorSpec *> &params() const { return params_; }
   const std::vector<const TensorSpec *> &states() const { return states_; }
+  const std::vector<const TensorSpec *> &buffers() const { return buffers_; }
 
   /// Index into params()/states() by name, or -1.
   int paramIndex(const std::string &name) const;
@@ -36,35 +39,41 @@ public:
   AlignedBuffer &nextParam(size_t i) { return paramBuffers_[1 - current_][i]; }
   AlignedBuffer &state(size_t i) { return stateBuffers_[current_][i]; }
   AlignedBuffer &nextState(size_t i) { return stateBuffers_[1 - current_][i]; }
+  AlignedBuffer &bufferValue(size_t i) { return bufferValues_[current_][i]; }
 
-  /// The buffer of the param or state `spec` names (its role and name): the
-  /// current one a step reads, or with `next` the one it writes. Null for
-  /// other roles.
+  /// The buffer of the param, state or model buffer `spec` names (its role
+  /// and name): the current one a step reads, or with `next` the one it
+  /// writes. Null for other roles.
   void *buffer(const TensorSpec &spec, bool next);
 
   /// After a step: the written buffers become current.
   void swap() { current_ = 1 - current_; }
+  /// After a grad_step, which updates only the model buffers: the written
+  /// ones become current (copied: params and state are not swapped).
+  void commitBuffers();
 
-  /// Replaces the current params with the tensors of a safetensors file;
-  /// every param must be present with the same dtype and shape.
+  /// Replaces the current params and buffers with the tensors of a
+  /// safetensors file; each must be present with the same dtype and shape.
   void loadParams(const std::string &path);
-  /// Writes the current params atomically (keys = param names).
+  /// Writes the current params and buffers atomically (keys = their names,
+  /// as in a PyTorch state_dict).
   void saveParams(const std::string &path);
 
-  /// The current params (keys = param names), then, with `withState`, the
-  /// optimizer state (keys = state names).
+  /// The current params and buffers (keys = their names), then, with
+  /// `withState`, the optimizer state (keys = state names).
   std::vector<TensorView> views(bool withState);
-  /// Replaces the current params and (with `withState`) state with the
-  /// tensors of `file`; validates everything before copying anything.
+  /// Replaces the current params, buffers and (with `withState`) state with
+  /// the tensors of `file`; validates everything before copying anything.
   /// `source` prefixes error messages.
   void restore(const SafetensorsFile &file, const std::string &source,
                bool withState);
 
 private:
-  std::vector<const TensorSpec *> params_, states_;
+  std::vector<const TensorSpec *> params_, states_, buffers_;
   // Name -> index: the step buffers are looked up by name every step.
-  std::unordered_map<std::string, int> paramIndex_, stateIndex_;
-  std::array<std::vector<AlignedBuffer>, 2> paramBuffers_, stateBuffers_;
+  std::unordered_map<std::string, int> paramIndex_, stateIndex_, bufferIndex_;
+  std::array<std::vector<AlignedBuffer>, 2> paramBuffers_, stateBuffers_,
+      bufferValues_;
   int current_ = 0;
 };
 

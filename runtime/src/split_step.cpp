@@ -14,6 +14,13 @@ size_t roundUpToLine(size_t floats) {
 }
 } // namespace
 
+void broadcastBuffers(Communicator &comm, ModelState &state) {
+  if (comm.size() == 1)
+    return;
+  for (size_t i = 0; i < state.buffers().size(); ++i)
+    comm.broadcast(state.bufferValue(i).data(), state.buffers()[i]->byteSize());
+}
+
 SplitStep::SplitStep(const Descriptor &desc, StepFn gradStep,
                      StepFn applyStep, ModelState &state, Communicator &comm,
                      int64_t microBatches)
@@ -47,9 +54,14 @@ SplitStep::gradStepBuffers(float *grads, std::vector<AlignedBuffer> &inputs) {
     void *param = state_.buffer(arg, /*next=*/false);
     buffers.push_back(param ? param : inputs[input++].data());
   }
-  for (const TensorSpec &res : desc_.gradResults)
-    buffers.push_back(res.role == Role::Grad ? gradBuffer(grads, res)
-                                             : loss_.data());
+  for (const TensorSpec &res : desc_.gradResults) {
+    if (res.role == Role::Grad)
+      buffers.push_back(gradBuffer(grads, res));
+    else if (res.role == Role::Buffer)
+      buffers.push_back(state_.buffer(res, /*next=*/true));
+    else
+      buffers.push_back(loss_.data());
+  }
   return buffers;
 }
 
@@ -89,6 +101,9 @@ SplitStep::Outcome SplitStep::run(const std::function<void(int64_t)> &fillInputs
     float *target = k == 0 ? sum : scratch_.as<float>();
     std::vector<void *> buffers = gradStepBuffers(target, inputs);
     gradStep_(buffers.data());
+    // Each micro-batch's forward updates the model buffers, as PyTorch's
+    // does under gradient accumulation.
+    state_.commitBuffers();
     lossSum += double(*loss_.as<float>());
     if (k > 0)
       for (size_t i = 0; i < lossSlot_; ++i)
@@ -97,6 +112,7 @@ SplitStep::Outcome SplitStep::run(const std::function<void(int64_t)> &fillInputs
   sum[lossSlot_] = float(lossSum);
   sum[stopSlot_] = stopRequested ? 1.0f : 0.0f;
   comm_.allReduceSum(sum, arenaFloats_);
+  broadcastBuffers(comm_, state_);
 
   Outcome outcome;
   const int64_t jobMicroBatches = microBatches_ * comm_.size();

@@ -24,6 +24,11 @@
 
 namespace lmc::rt {
 
+/// Copies rank 0's model buffers to every process: each data-parallel step
+/// continues from rank 0's running statistics, as PyTorch's DDP does with
+/// broadcast_buffers (its default).
+void broadcastBuffers(Communicator &comm, ModelState &state);
+
 class SplitStep {
 public:
   /// `microBatches`: grad_step calls per process and optimizer step.

@@ -141,3 +141,15 @@ func.func @scatter_add(%u: tensor<2x4x3xf32>, %i: tensor<2x4xi64>) -> tensor<5x3
   %0 = lmc.scatter_add %u, %i, axis = 0 : tensor<2x4x3xf32>, tensor<2x4xi64> -> tensor<5x3xf32>
   return %0 : tensor<5x3xf32>
 }
+
+// -----
+
+// A mode_select left for the lowering (a function differentiated directly,
+// as lmc-gradcheck does) is the training computation.
+// CHECK-LABEL: func.func @mode_select
+// CHECK-SAME: (%[[T:.*]]: tensor<3xf32>, %{{.*}}: tensor<3xf32>)
+// CHECK-NEXT: return %[[T]]
+func.func @mode_select(%t: tensor<3xf32>, %e: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = lmc.mode_select train(%t) eval(%e) : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

@@ -19,10 +19,15 @@ constexpr llvm::StringLiteral kParam = "lmc.param";
 constexpr llvm::StringLiteral kInit = "lmc.init";
 /// On a forward argument: the name of a model input.
 constexpr llvm::StringLiteral kInput = "lmc.input";
+/// On a forward argument: the name of a buffer, non-trainable model state
+/// that a training step updates (BatchNormalization's running statistics;
+/// a checkpoint key, with an `lmc.init`). On a forward result: the buffer's
+/// value after the step.
+constexpr llvm::StringLiteral kBuffer = "lmc.buffer";
 /// On a forward result: the name of a model output.
 constexpr llvm::StringLiteral kOutput = "lmc.output";
-/// On entry-point arguments and results: param | state | input | hyper |
-/// grad | loss | grad_norm | output.
+/// On entry-point arguments and results: param | state | buffer | input |
+/// hyper | grad | loss | grad_norm | output.
 constexpr llvm::StringLiteral kRole = "lmc.role";
 /// On entry-point arguments and results: the name that goes with the role.
 constexpr llvm::StringLiteral kName = "lmc.name";

@@ -324,11 +324,25 @@ struct ScatterAddLowering : public OpConversionPattern<ScatterAddOp> {
   }
 };
 
+/// A mode_select that lmc-optimizer did not resolve is in a function
+/// differentiated directly (lmc-gradcheck): a training computation.
+struct ModeSelectLowering : public OpConversionPattern<ModeSelectOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ModeSelectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getTrain());
+    return success();
+  }
+};
+
 } // namespace
 
 void populateDataMovementLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<ConvertLowering, ConcatLowering, SliceLowering,
-               SliceGradLowering, GatherLowering, ScatterAddLowering>(
+               SliceGradLowering, GatherLowering, ScatterAddLowering,
+               ModeSelectLowering>(
       patterns.getContext());
 }
 

@@ -151,3 +151,11 @@ func.func @scatter_add_shape(%u: tensor<4x2xf32>, %i: tensor<4xi64>) -> tensor<5
   %0 = lmc.scatter_add %u, %i, axis = 0 : tensor<4x2xf32>, tensor<4xi64> -> tensor<5x3xf32>
   return %0 : tensor<5x3xf32>
 }
+
+// -----
+
+func.func @mode_select_types(%a: tensor<3xf32>, %b: tensor<3xf64>) -> tensor<3xf32> {
+  // expected-error @+1 {{all of {train, eval, result} have same type}}
+  %0 = "lmc.mode_select"(%a, %b) : (tensor<3xf32>, tensor<3xf64>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

@@ -39,3 +39,10 @@ func.func @ops(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %m: tensor<2x3xi1>, %i:
   %sa = lmc.scatter_add %g, %ids, axis = 0 : tensor<4x3xf32>, tensor<4xi64> -> tensor<5x3xf32>
   return %3, %o, %s, %sg, %s, %rm, %rn, %sa : tensor<2x3xf32>, tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x6xf32>, tensor<2x3xf32>, tensor<2x1xf32>, tensor<3xf32>, tensor<5x3xf32>
 }
+
+// CHECK-LABEL: func.func @mode_select
+func.func @mode_select(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
+  // CHECK: lmc.mode_select train(%{{.*}}) eval(%{{.*}}) : tensor<3xf32>
+  %0 = lmc.mode_select train(%a) eval(%b) : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

@@ -9,6 +9,8 @@ set -u
 BUILD_DIR=${1:?usage: training.sh BUILD_DIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../../.." && pwd)
+# The test suite's own safetensors reader (no pip package needed).
+export PYTHONPATH="$SRC/test/e2e/reference${PYTHONPATH:+:$PYTHONPATH}"
 BIN=$(cd "$BUILD_DIR" && pwd)/bin
 TRAIN=$BIN/lmc-fake-train
 LM=$BIN/lmc-fake-lm
@@ -86,10 +88,8 @@ diff <(python3 -c 'import json,sys;[print(json.loads(l)["step"], json.loads(l)["
 cmp ck_full/step_00000020.safetensors ck_part/step_00000020.safetensors \
   >cmp2.out 2>&1 && pass || fail "resume: final checkpoints differ" cmp2.out
 [ "$(ls ck_part | wc -l)" -eq 2 ] && pass || fail "--keep 2: $(ls ck_part)"
-python3 -c "
-from safetensors.numpy import load_file
-" 2>/dev/null && check st_readable python3 -c "
-from safetensors.numpy import load_file
+check st_readable python3 -c "
+from safetensors_np import load as load_file
 t = load_file('ck_part/step_00000020.safetensors'); assert set(t) == {'w', 'b'}, t"
 
 # The plain form, constant lr: --steps 10, then --resume --steps 20.
@@ -237,7 +237,7 @@ expect_ok clip_on "$LM" --tokens train.bin --steps 1 --metrics c1.jsonl --save c
   --clip-grad-norm 0.1
 expect_ok clip_off "$LM" --tokens train.bin --steps 1 --clip-grad-norm 0 --save c0.st
 check clip_effect python3 -c "
-from safetensors.numpy import load_file; import numpy as np, json
+from safetensors_np import load as load_file; import numpy as np, json
 n = json.loads(open('c1.jsonl').readline())['grad_norm']
 a = load_file('c1.st')['bias']; b = load_file('c0.st')['bias']
 assert n > 0.1, n

@@ -3,7 +3,8 @@
   compare.py params GOT.safetensors WANT.safetensors [--atol A] [--rtol R]
   compare.py sgd-step GOT.safetensors INIT.safetensors GRADS.safetensors LR
              [--grad-prefix P] [--atol A] [--rtol R]
-      GOT must equal INIT - LR * GRADS (an independent SGD step).
+      GOT must equal INIT - LR * GRADS (an independent SGD step) for every
+      tensor GRADS has.
   compare.py losses METRICS.jsonl LOSSES.json OPTIMIZER [--rtol R]
   compare.py grad-norms METRICS.jsonl LOSSES.json RUN [--rtol R]
   compare.py same-losses METRICS.jsonl OTHER.jsonl [--rtol R]
@@ -66,10 +67,16 @@ def main():
     elif o.mode == "sgd-step":
         got, init, grads = (safetensors_np.load(p) for p in o.args[:3])
         lr = float(o.args[3])
+        # Tensors without a gradient (model buffers such as BatchNorm's
+        # running statistics) are not trained: not compared here.
         want = {k: (init[k].astype(np.float64)
                     - lr * grads[o.grad_prefix + k].astype(np.float64))
-                for k in init}
-        compare_arrays(got, want, o.atol, o.rtol)
+                for k in init if o.grad_prefix + k in grads}
+        untrained = sorted(set(got) - set(want))
+        if untrained:
+            print("not compared (no gradient): " + ", ".join(untrained))
+        compare_arrays({k: got[k] for k in got if k in want}, want, o.atol,
+                       o.rtol)
     elif o.mode == "losses":
         rows = read_metrics(o.args[0])
         want = json.load(open(o.args[1]))["losses"][o.args[2]]

@@ -61,7 +61,7 @@ TEST(Descriptor, ParsesValid) {
   EXPECT_TRUE(d.trainArgs[6].shape.empty());
   ASSERT_EQ(d.params().size(), 2u);
   // inits are reordered to follow params().
-  EXPECT_EQ(d.inits[0].param, "W");
+  EXPECT_EQ(d.inits[0].name, "W");
   EXPECT_EQ(d.inits[1].offset, 48u);
   EXPECT_EQ(d.evalResults[1].role, Role::Output);
 }
@@ -144,9 +144,9 @@ TEST(Descriptor, RejectsMalformed) {
       {"init b 48 12", "init b 48 16", "init for 'b' has 16 bytes"},
       {"init b 48 12", "init b 52 12",
        "is outside lmc_model_weights (60 bytes)"},
-      {"init b 48 12", "init c 48 12", "init for unknown param 'c'"},
+      {"init b 48 12", "init c 48 12", "init for unknown param or buffer 'c'"},
       {"init b 48 12\n", "", "missing init for param 'b'"},
-      {"init W 0 48", "init b 48 12", "duplicate init for param 'b'"},
+      {"init W 0 48", "init b 48 12", "duplicate init for 'b'"},
       {"end\n", "", "missing 'end' line"},
       {"end\n", "end\nflops 3\n", "text after 'end'"},
       {"flops 1234\n", "flops 1234\n\n", "empty line"},
@@ -171,6 +171,60 @@ TEST(Descriptor, RejectsMalformed) {
   for (const BadCase &c : cases) {
     SCOPED_TRACE(std::string(c.from) + " -> " + c.to);
     EXPECT_ERROR_CONTAINS(parseDescriptor(mutate(c.from, c.to), 60), c.message);
+  }
+}
+
+/// kValid with a model buffer `m` f32[3] (initial value at byte 64).
+std::string withBuffer() {
+  std::string text = kValid;
+  auto insertBefore = [&](const std::string &at, const std::string &line) {
+    text.insert(text.find(at), line);
+  };
+  insertBefore("train arg input x", "train arg buffer m f32 1 3\n");
+  insertBefore("train result loss", "train result buffer m f32 1 3\n");
+  insertBefore("eval arg input x", "eval arg buffer m f32 1 3\n");
+  insertBefore("end\n", "init m 64 12\n");
+  return text;
+}
+
+TEST(Descriptor, ParsesBuffers) {
+  Descriptor d = parseDescriptor(withBuffer(), 76);
+  std::vector<const TensorSpec *> buffers = d.buffers();
+  ASSERT_EQ(buffers.size(), 1u);
+  EXPECT_EQ(buffers[0]->name, "m");
+  // inits are parallel to params() then buffers().
+  ASSERT_EQ(d.inits.size(), 3u);
+  EXPECT_EQ(d.inits[0].name, "W");
+  EXPECT_EQ(d.inits[1].name, "b");
+  EXPECT_EQ(d.inits[2].name, "m");
+  EXPECT_EQ(d.inits[2].offset, 64u);
+}
+
+TEST(Descriptor, RejectsMalformedBuffers) {
+  auto mutated = [](const std::string &from, const std::string &to) {
+    std::string text = withBuffer();
+    size_t pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    return text.replace(pos, from.size(), to);
+  };
+  const BadCase cases[] = {
+      {"train result buffer m f32 1 3\n", "",
+       "every train buffer needs a train result"},
+      {"train result buffer m f32 1 3", "train result buffer m f32 1 4",
+       "train result 'm' is f32[4] but the arg is f32[3]"},
+      {"eval arg buffer m f32 1 3", "eval arg buffer n f32 1 3",
+       "eval buffer 'n' is not a train buffer"},
+      {"init m 64 12\n", "", "missing init for buffer 'm'"},
+      {"train arg buffer m f32 1 3", "train arg buffer b f32 1 3",
+       "buffer 'b' has the name of a param"},
+      {"train arg buffer m f32 1 3\ntrain arg input x f32 2 8 4\n",
+       "train arg input x f32 2 8 4\ntrain arg buffer m f32 1 3\n",
+       "role 'buffer' must come before role 'input'"},
+  };
+  for (const BadCase &c : cases) {
+    SCOPED_TRACE(std::string(c.from) + " -> " + c.to);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(mutated(c.from, c.to), 76),
+                          c.message);
   }
 }
 

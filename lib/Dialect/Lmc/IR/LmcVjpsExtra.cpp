@@ -78,6 +78,15 @@ LogicalResult MinOp::buildVjp(OpBuilder &b, ValueRange cts,
   return success();
 }
 
+LogicalResult ModeSelectOp::buildVjp(OpBuilder &, ValueRange cts,
+                                     ArrayRef<bool>,
+                                     SmallVectorImpl<Value> &out) {
+  // Differentiation is of the training step.
+  if (Value g = takeSingleCotangent(*this, cts, out))
+    out[0] = g;
+  return success();
+}
+
 LogicalResult ConvertOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
                                   SmallVectorImpl<Value> &out) {
   Value g = takeSingleCotangent(*this, cts, out);

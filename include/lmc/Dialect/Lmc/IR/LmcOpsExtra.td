@@ -50,6 +50,36 @@ def Lmc_AndOp : Lmc_LogicalOp<"and", "Computes `lhs && rhs`.">;
 def Lmc_OrOp : Lmc_LogicalOp<"or", "Computes `lhs || rhs`.">;
 
 //===----------------------------------------------------------------------===//
+// Training / evaluation mode
+//===----------------------------------------------------------------------===//
+
+def Lmc_ModeSelectOp : Lmc_Op<"mode_select", [Pure,
+    AllTypesMatch<["train", "eval", "result"]>,
+    DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+  let summary = "a value that differs between training and evaluation";
+  let description = [{
+    `train` in a training step (what `@forward_grad`, `@grad_step` and
+    `@train_step` compute), `eval` in an evaluation step (`@eval_step`):
+    BatchNormalization uses the batch's statistics in one and the running
+    statistics in the other, as `model.train()` / `model.eval()` do in
+    PyTorch. `lmc-optimizer` replaces each op by the operand of its entry
+    point; a remaining one (a function differentiated directly, as
+    `lmc-gradcheck` does) lowers to `train`. The cotangent flows to `train`
+    only.
+
+    Example:
+
+    ```mlir
+    %y = lmc.mode_select train(%batch_stats) eval(%running_stats) : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Lmc_AnyTensor:$train, Lmc_AnyTensor:$eval);
+  let results = (outs Lmc_AnyTensor:$result);
+  let assemblyFormat =
+      "`train` `(` $train `)` `eval` `(` $eval `)` attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
 // Element type conversion
 //===----------------------------------------------------------------------===//
 
