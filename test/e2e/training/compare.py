@@ -10,6 +10,8 @@
   compare.py same-losses METRICS.jsonl OTHER.jsonl [--rtol R]
       the two runs logged the same steps with the same losses and norms.
   compare.py loss-value METRICS.jsonl VALUE [--rtol R]
+  compare.py eval-loss METRICS.jsonl LOSSES.json [--rtol R]
+      the last eval loss equals LOSSES.json's "eval_loss".
   compare.py loss-falls METRICS.jsonl FACTOR
       the last logged loss is below FACTOR times the first.
 
@@ -99,6 +101,13 @@ def main():
             if len(got) != len(want) or not np.allclose(got, want, rtol=o.rtol, atol=0):
                 fail(f"{key}: {got} vs {want}")
         print(f"{len(a)} logged steps agree (loss and gradient norm)")
+    elif o.mode == "eval-loss":
+        rows = [json.loads(line) for line in open(o.args[0]) if line.strip()]
+        got = [r["eval_loss"] for r in rows if "eval_loss" in r][-1]
+        want = json.load(open(o.args[1]))["eval_loss"]
+        if abs(got - want) > o.rtol * abs(want):
+            fail(f"eval loss {got} vs {want}")
+        print(f"eval loss {got} matches {want}")
     elif o.mode == "loss-value":
         got = read_metrics(o.args[0])[0]["loss"]
         want = float(o.args[1])
