@@ -66,6 +66,8 @@ public:
   /// Turns the float initializer `name` from a parameter into a buffer whose
   /// value after a training step is `update`.
   LogicalResult carryBuffer(NodeImporter &node, StringRef name, Value update);
+  /// The forward's random key argument, added on first use.
+  Value rngKey();
 
   MLIRContext &context;
   std::string path;
@@ -130,6 +132,20 @@ LogicalResult GraphImporter::carryBuffer(NodeImporter &node, StringRef name,
   forward.setArgAttr(index, attrs::kBuffer, builder.getStringAttr(name));
   bufferUpdates.emplace_back(name.str(), update);
   return success();
+}
+
+Value GraphImporter::rngKey() {
+  for (BlockArgument arg : forward.getArguments())
+    if (forward.getArgAttr(arg.getArgNumber(), attrs::kRngKey))
+      return arg;
+  unsigned index = forward.getNumArguments();
+  if (failed(forward.insertArgument(
+          index, RankedTensorType::get({}, builder.getI64Type()),
+          builder.getDictionaryAttr(
+              builder.getNamedAttr(attrs::kRngKey, builder.getUnitAttr())),
+          fileLoc())))
+    return Value();
+  return forward.getArgument(index);
 }
 
 Value GraphImporter::materialize(Binding &binding, Location loc) {
@@ -542,6 +558,8 @@ DenseElementsAttr NodeImporter::constantInput(unsigned i) {
 LogicalResult NodeImporter::carryBuffer(unsigned i, Value update) {
   return graph.carryBuffer(*this, node.input(i), update);
 }
+
+Value NodeImporter::rngKey() { return graph.rngKey(); }
 
 DenseElementsAttr NodeImporter::paramInitInput(unsigned i) {
   if (!hasInput(i))

@@ -73,6 +73,8 @@ public:
   /// carried across training steps and saved in checkpoints) whose value
   /// after a training step is `update`.
   mlir::LogicalResult carryBuffer(unsigned i, mlir::Value update);
+  /// The training step's random key (an i64 scalar argument of @forward).
+  mlir::Value rngKey();
   /// The static type of input `i` (its value or constant).
   mlir::FailureOr<mlir::RankedTensorType> inputType(unsigned i);
   /// Input `i` as a compile-time list of integers (rank 0 or 1); an error

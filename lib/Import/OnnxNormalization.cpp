@@ -2,8 +2,8 @@
 //
 // LayerNormalization and BatchNormalization are decomposed into lmc
 // reductions and elementwise ops, so their gradients come from theirs.
-// Dropout is the identity in inference mode; training mode is rejected for
-// now.
+// Dropout is the identity in inference mode; in training mode it masks with
+// lmc.random_uniform of the step's random key.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 
@@ -255,7 +256,61 @@ LogicalResult importBatchNormalization(NodeImporter &n) {
   return success();
 }
 
-/// Dropout in inference mode: the identity (and an all-true mask).
+LogicalResult importTrainingDropout(NodeImporter &n, RankedTensorType type,
+                                   unsigned outputs) {
+  double ratio = 0.5;
+  if (n.hasInput(1)) {
+    // A constant, or an initializer's value (a fixed hyperparameter).
+    DenseElementsAttr given = n.constantInput(1);
+    if (!given)
+      given = n.paramInitInput(1);
+    if (!given || given.getNumElements() != 1 ||
+        !isa<FloatType>(given.getElementType()))
+      return n.error() << "ratio (input 1) must be a compile-time float "
+                          "scalar";
+    ratio = doubleValues(given).front();
+  }
+  if (!(ratio >= 0 && ratio < 1))
+    return n.error() << "ratio must be in [0, 1), got " << ratio;
+  FailureOr<Value> x = n.floatInput(0);
+  if (failed(x))
+    return failure();
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  auto maskType = RankedTensorType::get(type.getShape(), b.getI1Type());
+  Value allKept = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(maskType, true));
+  Value y = *x, kept = allKept;
+  if (ratio > 0) {
+    Value key = n.rngKey();
+    if (!key)
+      return n.error() << "cannot add the random key argument";
+    FailureOr<int64_t> seed =
+        n.intAttr("seed", int64_t(llvm::xxh3_64bits(n.name)));
+    if (failed(seed))
+      return failure();
+    auto uniformType = RankedTensorType::get(type.getShape(), b.getF32Type());
+    Value uniform = RandomUniformOp::create(b, loc, uniformType, key, *seed);
+    kept = buildCompare(b, loc, "ge", uniform,
+                        buildSplat(b, loc, uniformType, ratio));
+    Value scaled =
+        MulOp::create(b, loc, *x, buildSplat(b, loc, type, 1.0 / (1.0 - ratio)));
+    y = buildSelect(b, loc, kept, scaled, buildSplat(b, loc, type, 0.0));
+  }
+  if (failed(n.setResult(ModeSelectOp::create(b, loc, y, *x), 0)))
+    return failure();
+  if (outputs == 2)
+    return n.setResult(ModeSelectOp::create(b, loc, kept, allKept), 1);
+  return success();
+}
+
+/// Dropout. Inference (no or a false training_mode input; every opset
+/// before 12): the identity and an all-true mask. Training mode: each
+/// element is kept with probability 1 - ratio and scaled by 1 / (1 - ratio),
+/// as torch.nn.functional.dropout, from lmc.random_uniform of the step's
+/// random key (a new one every micro-batch) on the stream of the `seed`
+/// attribute, else of a hash of the node's name; an evaluation step is the
+/// identity (lmc.mode_select).
 LogicalResult importDropout(NodeImporter &n) {
   unsigned outputs = n.numOutputs();
   if (outputs > 2)
@@ -269,18 +324,19 @@ LogicalResult importDropout(NodeImporter &n) {
   if (failed(n.checkArity(1, inputsForm ? 3 : 1, outputs)) ||
       failed(n.checkAttributes(allowed)))
     return failure();
+  bool training = false;
   if (inputsForm && n.hasInput(2)) {
-    DenseElementsAttr training = n.constantInput(2);
-    if (!training || training.getNumElements() != 1)
+    DenseElementsAttr mode = n.constantInput(2);
+    if (!mode || mode.getNumElements() != 1)
       return n.error() << "training_mode (input 2) must be a compile-time "
                           "constant";
-    if (doubleValues(training).front() != 0)
-      return n.error() << "training mode is not supported yet (export the "
-                          "model in eval mode)";
+    training = doubleValues(mode).front() != 0;
   }
   FailureOr<RankedTensorType> type = n.inputType(0);
   if (failed(type))
     return failure();
+  if (training)
+    return importTrainingDropout(n, *type, outputs);
   if (DenseElementsAttr constant = n.constantInput(0)) {
     if (failed(n.setConstantResult(constant)))
       return failure();

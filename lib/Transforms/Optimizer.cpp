@@ -11,6 +11,7 @@
 #include "lmc/Transforms/Attributes.h"
 #include "lmc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace lmc {
@@ -178,6 +179,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
   /// Forward arguments split by role, in signature order.
   struct Signature {
     SmallVector<unsigned> params, buffers, inputs;
+    std::optional<unsigned> rngKey;
   };
 
   static Signature classify(func::FuncOp func) {
@@ -187,6 +189,8 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
         sig.params.push_back(i);
       else if (func.getArgAttr(i, attrs::kBuffer))
         sig.buffers.push_back(i);
+      else if (func.getArgAttr(i, attrs::kRngKey))
+        sig.rngKey = i;
       else
         sig.inputs.push_back(i);
     }
@@ -202,10 +206,12 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
 
   /// The slots every entry point is assembled from, in signature order.
   /// Only `initParams` and `initBuffers` (train_step's arguments) carry the
-  /// initial values.
+  /// initial values. `hypers` are the optimizer's; `rngKey` (a hyper too,
+  /// after them in train_step) is there when the forward draws random
+  /// numbers.
   struct Slots {
     SmallVector<Slot> initParams, params, states, initBuffers, buffers, inputs,
-        hypers, grads;
+        hypers, grads, rngKey;
     Slot loss, gradNorm;
   };
 
@@ -239,18 +245,31 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
           {grad.getArgumentTypes()[i], "input", argName(grad, i), nullptr});
     for (StringRef hyper : hyperNames(optimizer))
       slots.hypers.push_back({f32Scalar, "hyper", hyper.str(), nullptr});
+    if (sig.rngKey)
+      slots.rngKey.push_back(
+          {grad.getArgumentTypes()[*sig.rngKey], "hyper", "rng_key", nullptr});
     slots.loss = {f32Scalar, "loss", "loss", nullptr};
     slots.gradNorm = {f32Scalar, "grad_norm", "grad_norm", nullptr};
     return slots;
   }
 
   /// Calls `func` (@forward_grad or @forward_eval) with the entry point's
-  /// params, buffers and inputs in the positions of its own signature.
+  /// params, buffers, inputs and random key (none: a constant one, for an
+  /// evaluation step that draws nothing) in the positions of its own
+  /// signature.
   static func::CallOp callForward(OpBuilder &b, Location loc, func::FuncOp func,
                                   ValueRange params, ValueRange buffers,
-                                  ValueRange inputs) {
+                                  ValueRange inputs, ValueRange rngKey) {
     Signature sig = classify(func);
     SmallVector<Value> callArgs(func.getNumArguments());
+    if (sig.rngKey) {
+      Type keyType = func.getArgumentTypes()[*sig.rngKey];
+      callArgs[*sig.rngKey] =
+          rngKey.empty() ? arith::ConstantOp::create(
+                               b, loc, cast<TypedAttr>(b.getZeroAttr(keyType)))
+                               .getResult()
+                         : rngKey.front();
+    }
     for (auto [k, i] : llvm::enumerate(sig.params))
       callArgs[i] = params[k];
     for (auto [k, i] : llvm::enumerate(sig.buffers))
@@ -260,12 +279,13 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     return func::CallOp::create(b, loc, func, callArgs);
   }
 
-  /// `@grad_step(params, buffers, inputs) -> (grads, buffers, loss)`: one
-  /// micro-batch's gradients, for accumulation and data-parallel averaging
-  /// by the runtime, and the updated buffers.
+  /// `@grad_step(params, buffers, inputs[, rng_key]) -> (grads, buffers,
+  /// loss)`: one micro-batch's gradients, for accumulation and
+  /// data-parallel averaging by the runtime, and the updated buffers.
   void buildGradStep(ModuleOp module, func::FuncOp grad, const Slots &s) {
     SmallVector<Slot> args = concat(s.params, s.buffers);
     llvm::append_range(args, s.inputs);
+    llvm::append_range(args, s.rngKey);
     SmallVector<Slot> results = concat(s.grads, s.buffers);
     results.push_back(s.loss);
     func::FuncOp step = createEntryPoint(module, attrs::kGradStep, args,
@@ -277,7 +297,9 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     auto call = callForward(b, step.getLoc(), grad,
                             stepArgs.take_front(numParams),
                             stepArgs.slice(numParams, numBuffers),
-                            stepArgs.drop_front(numParams + numBuffers));
+                            stepArgs.slice(numParams + numBuffers,
+                                           s.inputs.size()),
+                            stepArgs.take_back(s.rngKey.size()));
     SmallVector<Value> returned(call.getResults().drop_front());
     returned.push_back(call.getResult(0));
     func::ReturnOp::create(b, step.getLoc(), returned);
@@ -317,15 +339,16 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     return step;
   }
 
-  /// `@train_step(params, states, buffers, inputs, hypers) -> (params,
-  /// states, buffers, loss, grad_norm)`: the fused step, @forward_grad then
-  /// @apply_step.
+  /// `@train_step(params, states, buffers, inputs, hypers[, rng_key]) ->
+  /// (params, states, buffers, loss, grad_norm)`: the fused step,
+  /// @forward_grad then @apply_step.
   void buildTrainStep(ModuleOp module, func::FuncOp grad, func::FuncOp apply,
                       const Slots &s) {
     SmallVector<Slot> args = concat(s.initParams, s.states);
     llvm::append_range(args, s.initBuffers);
     llvm::append_range(args, s.inputs);
     llvm::append_range(args, s.hypers);
+    llvm::append_range(args, s.rngKey);
     SmallVector<Slot> results = concat(s.params, s.states);
     llvm::append_range(results, s.buffers);
     results.push_back(s.loss);
@@ -339,13 +362,15 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     ValueRange stepArgs = step.getArguments();
     ValueRange paramsAndStates = stepArgs.take_front(numParams + numStates);
     ValueRange buffers = stepArgs.slice(numParams + numStates, numBuffers);
-    ValueRange inputs = stepArgs.slice(numParams + numStates + numBuffers,
-                                       s.inputs.size());
-    ValueRange hypers = stepArgs.take_back(s.hypers.size());
+    size_t firstInput = numParams + numStates + numBuffers;
+    ValueRange inputs = stepArgs.slice(firstInput, s.inputs.size());
+    ValueRange hypers =
+        stepArgs.slice(firstInput + s.inputs.size(), s.hypers.size());
 
     // (loss, grads..., buffers...)
     auto forward = callForward(b, loc, grad, stepArgs.take_front(numParams),
-                               buffers, inputs);
+                               buffers, inputs,
+                               stepArgs.take_back(s.rngKey.size()));
     SmallVector<Value> applyArgs(paramsAndStates);
     llvm::append_range(applyArgs,
                        forward.getResults().slice(1, numParams));
@@ -465,7 +490,8 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     auto call = callForward(b, eval.getLoc(), forward,
                             evalArgs.take_front(numParams),
                             evalArgs.slice(numParams, numBuffers),
-                            evalArgs.drop_front(numParams + numBuffers));
+                            evalArgs.drop_front(numParams + numBuffers),
+                            /*rngKey=*/{});
     SmallVector<Value> returned;
     for (unsigned i : returnedResults)
       returned.push_back(call.getResult(i));

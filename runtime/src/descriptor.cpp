@@ -143,7 +143,7 @@ std::vector<Role> allowedRoles(LineKind kind) {
   case LineKind::EvalResult:
     return {Role::Loss, Role::Output};
   case LineKind::GradArg:
-    return {Role::Param, Role::Buffer, Role::Input};
+    return {Role::Param, Role::Buffer, Role::Input, Role::Hyper};
   case LineKind::GradResult:
     return {Role::Grad, Role::Buffer, Role::Loss};
   case LineKind::ApplyArg:
@@ -442,6 +442,13 @@ private:
                   desc_.batchSize);
         break;
       case Role::Hyper:
+        if (arg.name == kRngKeyHyper) {
+          LMC_CHECK(arg.dtype == DType::I64 && arg.shape.empty(),
+                    "hyper 'rng_key' must be an i64 scalar");
+          LMC_CHECK(&arg == &desc_.trainArgs.back(),
+                    "hyper 'rng_key' must be the last train arg");
+          break;
+        }
         LMC_CHECK(arg.name == "lr" || arg.name == "adam_step_size" ||
                       arg.name == "adam_bc2_sqrt" ||
                       arg.name == "max_grad_norm",
@@ -544,14 +551,19 @@ private:
       g.role = Role::Grad;
     TensorSpec loss{Role::Loss, "loss", DType::F32, {}};
     TensorSpec gradNorm{Role::GradNorm, "grad_norm", DType::F32, {}};
+    // The random key goes to grad_step (the forward), the other hypers to
+    // apply_step (the update).
+    std::vector<TensorSpec> updateHypers, rngKey;
+    for (const TensorSpec &hyper : train(Role::Hyper))
+      (hyper.name == kRngKeyHyper ? rngKey : updateHypers).push_back(hyper);
     expectSection("grad arg", desc_.gradArgs,
                   join({train(Role::Param), train(Role::Buffer),
-                        train(Role::Input)}));
+                        train(Role::Input), rngKey}));
     expectSection("grad result", desc_.gradResults,
                   join({grads, train(Role::Buffer), {loss}}));
     expectSection("apply arg", desc_.applyArgs,
                   join({train(Role::Param), train(Role::State), grads,
-                        train(Role::Hyper)}));
+                        updateHypers}));
     std::vector<TensorSpec> applyResults =
         join({train(Role::Param), train(Role::State)});
     if (desc_.hasGradNorm())

@@ -33,6 +33,10 @@ enum class Role {
 };
 const char *roleName(Role role);
 
+/// The hyper that carries the random key of a micro-batch (an i64 scalar,
+/// the last train arg; an arg of grad_step, not of apply_step).
+constexpr const char *kRngKeyHyper = "rng_key";
+
 /// One buffer of a step: `train arg input x f32 2 64 784`.
 struct TensorSpec {
   Role role = Role::Param;

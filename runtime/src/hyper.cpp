@@ -37,6 +37,21 @@ HyperParams resolveHyperParams(const Descriptor &desc,
   return hp;
 }
 
+namespace {
+
+uint64_t splitmix(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+} // namespace
+
+int64_t rngKey(uint64_t seed, int64_t t, int64_t microBatch) {
+  return int64_t(
+      splitmix(splitmix(splitmix(seed) ^ uint64_t(t)) ^ uint64_t(microBatch)));
+}
+
 double hyperValue(const std::string &name, int64_t t, const HyperParams &hp) {
   if (name == "lr")
     return hp.lr;

@@ -31,6 +31,13 @@ HyperParams resolveHyperParams(const Descriptor &desc,
 /// learning rate of step t (the schedule's value).
 double hyperValue(const std::string &name, int64_t t, const HyperParams &hp);
 
+/// The `rng_key` hyper (an i64, not a float): the random key of the job's
+/// micro-batch `microBatch` (rank x --grad-accum + k) of 1-based step t,
+/// mix(mix(mix(seed) ^ t) ^ microBatch) with splitmix64's finalizer `mix`.
+/// Every micro-batch of a job draws different numbers, the same ones
+/// whatever the split over processes and accumulation.
+int64_t rngKey(uint64_t seed, int64_t t, int64_t microBatch);
+
 } // namespace lmc::rt
 
 #endif // LMC_RUNTIME_HYPER_H

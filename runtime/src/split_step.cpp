@@ -23,9 +23,10 @@ void broadcastBuffers(Communicator &comm, ModelState &state) {
 
 SplitStep::SplitStep(const Descriptor &desc, StepFn gradStep,
                      StepFn applyStep, ModelState &state, Communicator &comm,
-                     int64_t microBatches)
+                     int64_t microBatches, void *rngKey)
     : desc_(desc), gradStep_(gradStep), applyStep_(applyStep), state_(state),
-      comm_(comm), microBatches_(microBatches), loss_(sizeof(float)),
+      comm_(comm), microBatches_(microBatches), rngKey_(rngKey),
+      loss_(sizeof(float)),
       gradNorm_(sizeof(float)) {
   LMC_CHECK(desc.hasSplitStep() && gradStep && applyStep,
             "this executable has no grad_step/apply_step (compiled by an "
@@ -51,8 +52,12 @@ SplitStep::gradStepBuffers(float *grads, std::vector<AlignedBuffer> &inputs) {
   std::vector<void *> buffers;
   size_t input = 0;
   for (const TensorSpec &arg : desc_.gradArgs) {
-    void *param = state_.buffer(arg, /*next=*/false);
-    buffers.push_back(param ? param : inputs[input++].data());
+    if (void *b = state_.buffer(arg, /*next=*/false))
+      buffers.push_back(b);
+    else if (arg.role == Role::Hyper) // rng_key, the only one grad_step has
+      buffers.push_back(rngKey_);
+    else
+      buffers.push_back(inputs[input++].data());
   }
   for (const TensorSpec &res : desc_.gradResults) {
     if (res.role == Role::Grad)

@@ -31,9 +31,12 @@ void broadcastBuffers(Communicator &comm, ModelState &state);
 
 class SplitStep {
 public:
-  /// `microBatches`: grad_step calls per process and optimizer step.
+  /// `microBatches`: grad_step calls per process and optimizer step;
+  /// `rngKey`: the i64 the caller sets to each micro-batch's random key
+  /// (grad_step's `hyper rng_key`, when it has one).
   SplitStep(const Descriptor &desc, StepFn gradStep, StepFn applyStep,
-            ModelState &state, Communicator &comm, int64_t microBatches);
+            ModelState &state, Communicator &comm, int64_t microBatches,
+            void *rngKey);
 
   struct Outcome {
     double loss = 0;                 // mean over every micro-batch of the job
@@ -42,7 +45,8 @@ public:
   };
 
   /// `fillInputs(k)` writes micro-batch k into `inputs` (the train inputs in
-  /// descriptor order); `hypers` are the step's hyper buffers. apply_step
+  /// descriptor order) and its random key; `hypers` are the step's hyper
+  /// buffers (apply_step's, in order). apply_step
   /// writes the next params/state; the caller swaps them in.
   Outcome run(const std::function<void(int64_t)> &fillInputs,
               std::vector<AlignedBuffer> &inputs,
@@ -60,6 +64,7 @@ private:
   ModelState &state_;
   Communicator &comm_;
   int64_t microBatches_;
+  void *rngKey_;
   /// Float offset of each param's gradient in the arenas (64-byte aligned,
   /// as the ABI requires of every buffer); two trailing slots carry the
   /// loss sum and the stop flag through the same all-reduce.

@@ -18,14 +18,15 @@ Trainer::Trainer(const Descriptor &desc, const Config &config, StepFns steps,
                  TrainerSinks sinks)
     : desc_(desc), config_(config), steps_(steps), comm_(comm), state_(state),
       data_(data), hyper_(hyper), schedule_(schedule), sinks_(sinks),
-      lossBuffer_(sizeof(float)), gradNormBuffer_(sizeof(float)) {
+      lossBuffer_(sizeof(float)), gradNormBuffer_(sizeof(float)),
+      rngKey_(sizeof(int64_t)) {
   if (config.gradAccum > 1 || comm.size() > 1)
     split_.emplace(desc, steps.grad, steps.apply, state, comm,
-                   config.gradAccum);
+                   config.gradAccum, rngKey_.data());
   for (const TensorSpec &arg : desc.trainArgs) {
     if (arg.role == Role::Input)
       inputBuffers_.emplace_back(arg.byteSize());
-    if (arg.role == Role::Hyper)
+    if (arg.role == Role::Hyper && arg.name != kRngKeyHyper)
       hyperBuffers_.emplace_back(arg.byteSize());
   }
 }
@@ -38,6 +39,8 @@ std::vector<void *> Trainer::stepBuffers() {
       buffers.push_back(b);
     else if (arg.role == Role::Input)
       buffers.push_back(inputBuffers_[input++].data());
+    else if (arg.name == kRngKeyHyper)
+      buffers.push_back(rngKey_.data());
     else
       buffers.push_back(hyperBuffers_[hyper++].data());
   }
@@ -133,7 +136,10 @@ RunEnd Trainer::run() {
   const int64_t stepSamples = globalBatch();
   SampleOrder order(data_.numSamples(), config_.shuffle, config_.seed);
   std::vector<int64_t> samples(static_cast<size_t>(batch));
-  std::vector<const TensorSpec *> hypers = desc_.trainArgsWithRole(Role::Hyper);
+  std::vector<const TensorSpec *> hypers;
+  for (const TensorSpec *hyper : desc_.trainArgsWithRole(Role::Hyper))
+    if (hyper->name != kRngKeyHyper)
+      hypers.push_back(hyper);
   const bool hasGradNorm = desc_.hasGradNorm();
   const int64_t firstStep = stepsDone_ + 1;
   // Micro-batch k of this process takes the job's micro-batch
@@ -144,6 +150,8 @@ RunEnd Trainer::run() {
     for (int64_t i = 0; i < batch; ++i)
       samples[size_t(i)] = order.sampleAt(first + i);
     data_.fillBatch(samples, inputBuffers_);
+    *rngKey_.as<int64_t>() = rngKey(config_.seed, step,
+                                    comm_.rank() * config_.gradAccum + k);
   };
 
   auto windowStart = Clock::now();

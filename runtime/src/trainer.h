@@ -80,6 +80,8 @@ private:
   std::vector<AlignedBuffer> inputBuffers_; // one per train input
   std::vector<AlignedBuffer> hyperBuffers_; // one per hyper arg
   AlignedBuffer lossBuffer_, gradNormBuffer_;
+  /// The micro-batch's random key (hyper rng_key; models with Dropout).
+  AlignedBuffer rngKey_;
   int64_t stepsDone_ = 0;
   int64_t skippedSteps_ = 0;
   int64_t lastCheckpointStep_ = -1;

@@ -153,3 +153,22 @@ func.func @mode_select(%t: tensor<3xf32>, %e: tensor<3xf32>) -> tensor<3xf32> {
   %0 = lmc.mode_select train(%t) eval(%e) : tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// random_uniform: splitmix64 of the key and the stream once, then per
+// element of the linear index; the top 24 bits scaled by 2^-24.
+// CHECK-LABEL: func.func @random_uniform
+// CHECK: %[[KEY:.*]] = tensor.extract %arg0[] : tensor<i64>
+// CHECK: arith.muli %[[KEY]], %{{.*}} : i64
+// CHECK: linalg.generic
+// CHECK: linalg.index 0 : index
+// CHECK: linalg.index 1 : index
+// CHECK: arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[TOP:.*]] = arith.shrui %{{.*}}, %c40_i64{{.*}} : i64
+// CHECK: %[[F:.*]] = arith.uitofp %[[TOP]] : i64 to f32
+// CHECK: arith.mulf %[[F]], %{{.*}} : f32
+func.func @random_uniform(%key: tensor<i64>) -> tensor<2x3xf32> {
+  %0 = lmc.random_uniform %key, stream = 3 : tensor<i64> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

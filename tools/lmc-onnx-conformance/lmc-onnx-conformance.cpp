@@ -274,6 +274,16 @@ Outcome runTest(const DialectRegistry &registry, const std::string &dir) {
   if (!module)
     return fail(Status::Unsupported, "import");
   auto forward = module->lookupSymbol<func::FuncOp>(lmc::attrs::kForward);
+  for (unsigned i = 0; i < forward.getNumArguments(); ++i)
+    if (forward.getArgAttr(i, lmc::attrs::kRngKey))
+      return fail(Status::Unsupported,
+                  "random numbers (training-mode Dropout; lmc's generator "
+                  "is not numpy's)");
+  // Buffer updates (running statistics of initializers) follow the outputs.
+  unsigned numOutputs = 0;
+  while (numOutputs < forward.getNumResults() &&
+         forward.getResultAttr(numOutputs, lmc::attrs::kOutput))
+    ++numOutputs;
 
   // The call's buffers: parameters (initializers), inputs, then results.
   std::vector<std::vector<char>> buffers;
@@ -294,11 +304,11 @@ Outcome runTest(const DialectRegistry &registry, const std::string &dir) {
                                 ", the model expects " + typeString(type)};
     buffers.push_back(elementBytes(input));
   }
-  if (forward.getNumResults() != outputs->size())
-    return {Status::Fail, "the model has " +
-                              std::to_string(forward.getNumResults()) +
+  if (numOutputs != outputs->size())
+    return {Status::Fail, "the model has " + std::to_string(numOutputs) +
                               " outputs, the test " +
                               std::to_string(outputs->size())};
+  size_t firstResult = buffers.size();
   SmallVector<RankedTensorType> resultTypes;
   for (auto [type, want] : llvm::zip(forward.getResultTypes(), *outputs)) {
     auto result = cast<RankedTensorType>(type);
@@ -309,6 +319,9 @@ Outcome runTest(const DialectRegistry &registry, const std::string &dir) {
     resultTypes.push_back(result);
     buffers.emplace_back(bufferBytes(result) + 1, 0);
   }
+  // Buffer updates: computed, not compared.
+  for (Type type : forward.getResultTypes().drop_front(numOutputs))
+    buffers.emplace_back(bufferBytes(cast<RankedTensorType>(type)) + 1, 0);
 
   PassManager pm(&context);
   lmc::buildLmcLoweringPipeline(pm);
@@ -323,7 +336,6 @@ Outcome runTest(const DialectRegistry &registry, const std::string &dir) {
     pointers.push_back(buffer.data());
   jit->entries[0](pointers.data());
 
-  size_t firstResult = buffers.size() - resultTypes.size();
   for (auto [k, type] : llvm::enumerate(resultTypes)) {
     std::string mismatch = compareOutput(
         type, buffers[firstResult + k].data(), (*outputs)[k]);

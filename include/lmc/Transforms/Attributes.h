@@ -24,6 +24,11 @@ constexpr llvm::StringLiteral kInput = "lmc.input";
 /// a checkpoint key, with an `lmc.init`). On a forward result: the buffer's
 /// value after the step.
 constexpr llvm::StringLiteral kBuffer = "lmc.buffer";
+/// On a forward argument (an i64 scalar): the key of the step's random
+/// numbers (Dropout), a different one for every micro-batch; the runtime
+/// derives it from --seed (hyper `rng_key`). The value is the unit
+/// attribute.
+constexpr llvm::StringLiteral kRngKey = "lmc.rng_key";
 /// On a forward result: the name of a model output.
 constexpr llvm::StringLiteral kOutput = "lmc.output";
 /// On entry-point arguments and results: param | state | buffer | input |

@@ -3,7 +3,8 @@
 // Each op becomes one linalg.generic over its result that computes the
 // source position from linalg.index and reads it with tensor.extract (no
 // strided subviews, so bufferization needs no generic memref copies).
-// Scatter-add is a reduction over the index dimensions.
+// Scatter-add is a reduction over the index dimensions. Random numbers are
+// a hash of the key and the linear index, likewise computed per element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -324,6 +325,82 @@ struct ScatterAddLowering : public OpConversionPattern<ScatterAddOp> {
   }
 };
 
+/// splitmix64's finalizer on wrapping u64 arithmetic.
+Value splitmix(OpBuilder &b, Location loc, Value x) {
+  Type i64 = b.getI64Type();
+  auto constant = [&](uint64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, i64,
+                                     b.getIntegerAttr(i64, int64_t(v)));
+  };
+  auto xorShift = [&](Value v, uint64_t shift) -> Value {
+    return arith::XOrIOp::create(
+        b, loc, v, arith::ShRUIOp::create(b, loc, v, constant(shift)));
+  };
+  x = arith::MulIOp::create(b, loc, xorShift(x, 30),
+                            constant(0xBF58476D1CE4E5B9ull));
+  x = arith::MulIOp::create(b, loc, xorShift(x, 27),
+                            constant(0x94D049BB133111EBull));
+  return xorShift(x, 31);
+}
+
+constexpr uint64_t kGoldenGamma = 0x9E3779B97F4A7C15ull;
+
+/// The formula of RandomUniformOp's description, one element per index.
+struct RandomUniformLowering : public OpConversionPattern<RandomUniformOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(RandomUniformOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type i64 = rewriter.getI64Type();
+    auto constant = [&](OpBuilder &b, uint64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc, i64,
+                                       b.getIntegerAttr(i64, int64_t(v)));
+    };
+    Value key = tensor::ExtractOp::create(rewriter, loc, adaptor.getKey(),
+                                          ValueRange{});
+    Value base = splitmix(
+        rewriter, loc,
+        arith::AddIOp::create(
+            rewriter, loc,
+            arith::MulIOp::create(rewriter, loc, key,
+                                  constant(rewriter, kGoldenGamma)),
+            constant(rewriter, uint64_t(op.getStream()))));
+    auto elementType = cast<FloatType>(type.getElementType());
+    bool isF32 = elementType.isF32();
+    Value result = buildIndexed(
+        rewriter, loc, type,
+        [&](OpBuilder &b, Location l, ValueRange indices) -> Value {
+          Value linear = index(b, l, 0);
+          for (auto [d, i] : llvm::enumerate(indices))
+            linear = arith::AddIOp::create(
+                b, l,
+                arith::MulIOp::create(b, l, linear,
+                                      index(b, l, type.getDimSize(d))),
+                i);
+          Value counter = arith::IndexCastOp::create(b, l, i64, linear);
+          Value bits = splitmix(
+              b, l,
+              arith::AddIOp::create(
+                  b, l, base,
+                  arith::MulIOp::create(b, l, counter,
+                                        constant(b, kGoldenGamma))));
+          Value top = arith::ShRUIOp::create(b, l, bits,
+                                             constant(b, isF32 ? 40 : 11));
+          Value value = arith::UIToFPOp::create(b, l, elementType, top);
+          double scale = isF32 ? 0x1p-24 : 0x1p-53;
+          return arith::MulFOp::create(
+              b, l, value,
+              arith::ConstantOp::create(b, l, elementType,
+                                        b.getFloatAttr(elementType, scale)));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// A mode_select that lmc-optimizer did not resolve is in a function
 /// differentiated directly (lmc-gradcheck): a training computation.
 struct ModeSelectLowering : public OpConversionPattern<ModeSelectOp> {
@@ -342,7 +419,7 @@ struct ModeSelectLowering : public OpConversionPattern<ModeSelectOp> {
 void populateDataMovementLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<ConvertLowering, ConcatLowering, SliceLowering,
                SliceGradLowering, GatherLowering, ScatterAddLowering,
-               ModeSelectLowering>(
+               ModeSelectLowering, RandomUniformLowering>(
       patterns.getContext());
 }
 

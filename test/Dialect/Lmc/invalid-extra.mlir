@@ -159,3 +159,19 @@ func.func @mode_select_types(%a: tensor<3xf32>, %b: tensor<3xf64>) -> tensor<3xf
   %0 = "lmc.mode_select"(%a, %b) : (tensor<3xf32>, tensor<3xf64>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+func.func @random_uniform_key(%key: tensor<2xi64>) -> tensor<3xf32> {
+  // expected-error @+1 {{operand #0 must be 0D tensor of 64-bit signless integer values}}
+  %0 = lmc.random_uniform %key, stream = 0 : tensor<2xi64> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @random_uniform_type(%key: tensor<i64>) -> tensor<3xbf16> {
+  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit float or 64-bit float values}}
+  %0 = lmc.random_uniform %key, stream = 0 : tensor<i64> -> tensor<3xbf16>
+  return %0 : tensor<3xbf16>
+}

@@ -46,3 +46,12 @@ func.func @mode_select(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
   %0 = lmc.mode_select train(%a) eval(%b) : tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// CHECK-LABEL: func.func @random_uniform
+func.func @random_uniform(%key: tensor<i64>) -> (tensor<2x3xf32>, tensor<4xf64>) {
+  // CHECK: lmc.random_uniform %{{.*}}, stream = -3 : tensor<i64> -> tensor<2x3xf32>
+  %0 = lmc.random_uniform %key, stream = -3 : tensor<i64> -> tensor<2x3xf32>
+  // CHECK: lmc.random_uniform %{{.*}}, stream = 5 : tensor<i64> -> tensor<4xf64>
+  %1 = lmc.random_uniform %key, stream = 5 : tensor<i64> -> tensor<4xf64>
+  return %0, %1 : tensor<2x3xf32>, tensor<4xf64>
+}

@@ -357,3 +357,59 @@ TEST(Descriptor, SplitStepMustMirrorTheTrainStep) {
 }
 
 } // namespace
+
+namespace {
+
+/// kValid with its split step, the random key of a model with Dropout added
+/// as the last train arg and grad arg.
+std::string withRngKey() {
+  std::string text = withSplit();
+  auto insertBefore = [&](const std::string &at, const std::string &line) {
+    size_t pos = text.find(at);
+    EXPECT_NE(pos, std::string::npos) << at;
+    text.insert(pos, line);
+  };
+  insertBefore("train result param W", "train arg hyper rng_key i64 0\n");
+  insertBefore("grad result grad W", "grad arg hyper rng_key i64 0\n");
+  return text;
+}
+
+TEST(Descriptor, RngKeyIsAGradStepHyper) {
+  Descriptor d = parseDescriptor(withRngKey(), 60);
+  EXPECT_TRUE(d.hasHyper("rng_key"));
+  EXPECT_EQ(d.gradArgs.back().name, "rng_key");
+  EXPECT_EQ(d.gradArgs.back().dtype, DType::I64);
+}
+
+TEST(Descriptor, RejectsMalformedRngKey) {
+  auto mutated = [](const std::string &from, const std::string &to) {
+    std::string text = withRngKey();
+    size_t pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    return text.replace(pos, from.size(), to);
+  };
+  const BadCase cases[] = {
+      {"train arg hyper rng_key i64 0", "train arg hyper rng_key f32 0",
+       "hyper 'rng_key' must be an i64 scalar"},
+      {"grad arg hyper rng_key i64 0\n", "",
+       "'grad arg' line 5 is nothing, the train section implies 'hyper "
+       "rng_key i64[]'"},
+      {"apply arg hyper adam_bc2_sqrt f32 0\n",
+       "apply arg hyper adam_bc2_sqrt f32 0\napply arg hyper rng_key i64 0\n",
+       "'apply arg' line 10 is 'hyper rng_key i64[]', the train section "
+       "implies nothing"},
+  };
+  for (const BadCase &c : cases) {
+    SCOPED_TRACE(std::string(c.from) + " -> " + c.to);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(mutated(c.from, c.to), 60),
+                          c.message);
+  }
+  std::string keyFirst =
+      mutated("train arg hyper rng_key i64 0\n", "");
+  keyFirst.insert(keyFirst.find("train arg hyper lr"),
+                  "train arg hyper rng_key i64 0\n");
+  EXPECT_ERROR_CONTAINS(parseDescriptor(keyFirst, 60),
+                        "hyper 'rng_key' must be the last train arg");
+}
+
+} // namespace

@@ -79,6 +79,35 @@ def Lmc_ModeSelectOp : Lmc_Op<"mode_select", [Pure,
       "`train` `(` $train `)` `eval` `(` $eval `)` attr-dict `:` type($result)";
 }
 
+def Lmc_RandomUniformOp : Lmc_Op<"random_uniform", [Pure]> {
+  let summary = "counter-based pseudo-random numbers in [0, 1)";
+  let description = [{
+    Element `i` (row-major) of the result is a function of the i64 `key`,
+    the `stream` attribute and `i` alone (splitmix64, Steele et al. 2014):
+
+        mix(x)  = x ^= x >> 30; x *= 0xBF58476D1CE4E5B9;
+                  x ^= x >> 27; x *= 0x94D049BB133111EB; x ^ (x >> 31)
+        base    = mix(key * 0x9E3779B97F4A7C15 + stream)
+        bits_i  = mix(base + i * 0x9E3779B97F4A7C15)   (wrapping u64)
+        u_i     = (bits_i >> 40) * 2^-24               (f32; f64: >> 11, 2^-53)
+
+    so the same key gives the same numbers on every machine and thread
+    count. Dropout in training mode compares them with its ratio; the
+    runtime supplies a fresh key for every micro-batch (`rng_key`). Not
+    differentiable (nothing to differentiate: the key is an integer).
+
+    Example:
+
+    ```mlir
+    %u = lmc.random_uniform %key, stream = 3 : tensor<i64> -> tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I64]>:$key, I64Attr:$stream);
+  let results = (outs RankedTensorOf<[F32, F64]>:$result);
+  let assemblyFormat =
+      "$key `,` `stream` `=` $stream attr-dict `:` type($key) `->` type($result)";
+}
+
 //===----------------------------------------------------------------------===//
 // Element type conversion
 //===----------------------------------------------------------------------===//
