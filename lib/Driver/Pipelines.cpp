@@ -40,6 +40,7 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   LmcAutodiffOptions autodiff;
   autodiff.freeze = options.freeze;
   autodiff.train = options.train;
+  autodiff.lossScale = options.lossScaling;
   pm.addPass(createLmcAutodiff(autodiff));
   if (last == Phase::Autodiff)
     return;
@@ -52,6 +53,7 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   optimizer.eps = options.eps;
   optimizer.weightDecay = options.weightDecay;
   optimizer.clipGradNorm = options.clipGradNorm;
+  optimizer.lossScaleGrowthInterval = options.lossScaleGrowthInterval;
   pm.addPass(createLmcOptimizer(optimizer));
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());

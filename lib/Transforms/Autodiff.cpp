@@ -126,16 +126,21 @@ public:
   explicit ReverseSweep(const llvm::DenseSet<Value> &active)
       : active(active) {}
 
-  /// Builds the cotangents of every active value; the return op's position
-  /// is where the gradient code goes.
-  LogicalResult run(func::FuncOp func, OpBuilder &b) {
+  /// Builds the cotangents of every active value from the loss's, `seed`
+  /// (null: 1); the return op's position is where the gradient code goes.
+  LogicalResult run(func::FuncOp func, OpBuilder &b, Value seed) {
     Block &body = func.getBody().front();
     Value loss = body.getTerminator()->getOperand(0);
-    cotangents[loss] = buildSplatLike(b, loss.getLoc(), loss, 1.0);
-    for (Operation &op : llvm::reverse(body.without_terminator())) {
-      if (failed(visit(op, b)))
+    cotangents[loss] =
+        seed ? seed : buildSplatLike(b, loss.getLoc(), loss, 1.0);
+    // The gradient code goes before the terminator, so walk a snapshot of
+    // the forward ops (a reverse iterator anchored at the terminator would
+    // step back onto the ops just inserted).
+    SmallVector<Operation *> forwardOps = llvm::map_to_vector(
+        body.without_terminator(), [](Operation &op) { return &op; });
+    for (Operation *op : llvm::reverse(forwardOps))
+      if (failed(visit(*op, b)))
         return failure();
-    }
     return success();
   }
 
@@ -215,8 +220,24 @@ struct AutodiffPass : public lmc::impl::LmcAutodiffBase<AutodiffPass> {
     llvm::DenseSet<Value> active = findActiveValues(grad);
     Operation *terminator = grad.getBody().front().getTerminator();
     OpBuilder b(terminator);
+    Value seed;
+    if (lossScale) {
+      // The loss scale, converted to the loss's type (f32 or f64).
+      auto scaleType = RankedTensorType::get({}, b.getF32Type());
+      unsigned index = grad.getNumArguments();
+      if (failed(grad.insertArgument(
+              index, scaleType,
+              b.getDictionaryAttr(
+                  b.getNamedAttr(attrs::kLossScale, b.getUnitAttr())),
+              grad.getLoc())))
+        return failure();
+      seed = grad.getArgument(index);
+      Type lossType = terminator->getOperand(0).getType();
+      if (lossType != scaleType)
+        seed = ConvertOp::create(b, grad.getLoc(), lossType, seed);
+    }
     ReverseSweep sweep(active);
-    if (failed(sweep.run(grad, b)))
+    if (failed(sweep.run(grad, b, seed)))
       return failure();
 
     SmallVector<Value> results{terminator->getOperand(0)};

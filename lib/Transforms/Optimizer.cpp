@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <limits>
+
 namespace lmc {
 #define GEN_PASS_DEF_LMCOPTIMIZER
 #include "lmc/Transforms/Passes.h.inc"
@@ -79,6 +81,13 @@ SmallVector<StringRef> hyperNames(StringRef optimizer) {
     return {"lr", "adam_step_size", "adam_bc2_sqrt", "max_grad_norm"};
   return {"lr", "max_grad_norm"};
 }
+
+/// Dynamic loss scaling (torch.amp.GradScaler's defaults): the scale starts
+/// at 2^16, halves on a step with a non-finite gradient (whose update is
+/// skipped) and doubles after `interval` clean steps in a row.
+constexpr double kInitialLossScale = 65536.0;
+constexpr llvm::StringLiteral kLossScaleState = "loss_scaler.scale";
+constexpr llvm::StringLiteral kGrowthTrackerState = "loss_scaler.growth_tracker";
 
 /// torch.nn.utils.clip_grad_norm_: the global norm is the norm of the
 /// per-parameter norms; every gradient is scaled by
@@ -179,7 +188,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
   /// Forward arguments split by role, in signature order.
   struct Signature {
     SmallVector<unsigned> params, buffers, inputs;
-    std::optional<unsigned> rngKey;
+    std::optional<unsigned> rngKey, lossScale;
   };
 
   static Signature classify(func::FuncOp func) {
@@ -191,6 +200,8 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
         sig.buffers.push_back(i);
       else if (func.getArgAttr(i, attrs::kRngKey))
         sig.rngKey = i;
+      else if (func.getArgAttr(i, attrs::kLossScale))
+        sig.lossScale = i;
       else
         sig.inputs.push_back(i);
     }
@@ -209,10 +220,13 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
   /// initial values. `hypers` are the optimizer's; `rngKey` (a hyper too,
   /// after them in train_step) is there when the forward draws random
   /// numbers.
+  /// With dynamic loss scaling the last two states are the scaler's (scale,
+  /// growth tracker); `initStates` carries the scale's initial value.
   struct Slots {
-    SmallVector<Slot> initParams, params, states, initBuffers, buffers, inputs,
-        hypers, grads, rngKey;
+    SmallVector<Slot> initParams, params, states, initStates, initBuffers,
+        buffers, inputs, hypers, grads, rngKey;
     Slot loss, gradNorm;
+    bool lossScaling = false;
   };
 
   FailureOr<Slots> collectSlots(func::FuncOp grad) {
@@ -233,6 +247,21 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
       for (StringRef slot : stateSlots(optimizer))
         slots.states.push_back(
             {type, "state", argName(grad, i) + "." + slot.str(), nullptr});
+    }
+    slots.initStates = slots.states;
+    if (sig.lossScale) {
+      slots.lossScaling = true;
+      if (lossScaleGrowthInterval < 1)
+        return grad.emitError("loss-scale-growth-interval must be >= 1, got ")
+               << int64_t(lossScaleGrowthInterval);
+      Attribute initialScale = DenseElementsAttr::get(
+          cast<RankedTensorType>(f32Scalar), float(kInitialLossScale));
+      for (StringRef name : {kLossScaleState, kGrowthTrackerState}) {
+        slots.states.push_back({f32Scalar, "state", name.str(), nullptr});
+        slots.initStates.push_back(
+            {f32Scalar, "state", name.str(),
+             name == kLossScaleState ? initialScale : nullptr});
+      }
     }
     for (unsigned i : sig.buffers) {
       Type type = grad.getArgumentTypes()[i];
@@ -259,9 +288,12 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
   /// signature.
   static func::CallOp callForward(OpBuilder &b, Location loc, func::FuncOp func,
                                   ValueRange params, ValueRange buffers,
-                                  ValueRange inputs, ValueRange rngKey) {
+                                  ValueRange inputs, ValueRange rngKey,
+                                  Value lossScale = {}) {
     Signature sig = classify(func);
     SmallVector<Value> callArgs(func.getNumArguments());
+    if (sig.lossScale)
+      callArgs[*sig.lossScale] = lossScale;
     if (sig.rngKey) {
       Type keyType = func.getArgumentTypes()[*sig.rngKey];
       callArgs[*sig.rngKey] =
@@ -283,7 +315,12 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
   /// loss)`: one micro-batch's gradients, for accumulation and
   /// data-parallel averaging by the runtime, and the updated buffers.
   void buildGradStep(ModuleOp module, func::FuncOp grad, const Slots &s) {
-    SmallVector<Slot> args = concat(s.params, s.buffers);
+    // With loss scaling the scale comes right after the params.
+    SmallVector<Slot> args(s.params);
+    if (s.lossScaling)
+      args.push_back(s.states[s.states.size() - 2]);
+    size_t numLeading = args.size();
+    llvm::append_range(args, s.buffers);
     llvm::append_range(args, s.inputs);
     llvm::append_range(args, s.rngKey);
     SmallVector<Slot> results = concat(s.grads, s.buffers);
@@ -294,12 +331,12 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     ValueRange stepArgs = step.getArguments();
     size_t numParams = s.params.size(), numBuffers = s.buffers.size();
     // @forward_grad returns (loss, grads..., buffers...).
-    auto call = callForward(b, step.getLoc(), grad,
-                            stepArgs.take_front(numParams),
-                            stepArgs.slice(numParams, numBuffers),
-                            stepArgs.slice(numParams + numBuffers,
-                                           s.inputs.size()),
-                            stepArgs.take_back(s.rngKey.size()));
+    auto call = callForward(
+        b, step.getLoc(), grad, stepArgs.take_front(numParams),
+        stepArgs.slice(numLeading, numBuffers),
+        stepArgs.slice(numLeading + numBuffers, s.inputs.size()),
+        stepArgs.take_back(s.rngKey.size()),
+        s.lossScaling ? stepArgs[numParams] : Value());
     SmallVector<Value> returned(call.getResults().drop_front());
     returned.push_back(call.getResult(0));
     func::ReturnOp::create(b, step.getLoc(), returned);
@@ -325,6 +362,14 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     SmallVector<Value> grads(
         stepArgs.slice(numParams + s.states.size(), numParams));
 
+    if (s.lossScaling) {
+      // Unscale (the scale is a power of two: exact).
+      Value scale = states[states.size() - 2];
+      Value inverse = DivOp::create(b, loc, buildSplatLike(b, loc, scale, 1.0),
+                                    scale);
+      for (Value &g : grads)
+        g = MulOp::create(b, loc, g, buildBroadcastScalar(b, loc, inverse, g));
+    }
     Value gradNorm = clipGradients(b, loc, grads, hypers.back());
     SmallVector<Value> newParams, newStates;
     for (size_t k = 0; k < numParams; ++k) {
@@ -332,6 +377,9 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
       update(b, loc, params[k], grads[k], paramStates, hypers, newParams,
              newStates);
     }
+    if (s.lossScaling)
+      skipNonFiniteUpdate(b, loc, gradNorm, params, states, newParams,
+                          newStates);
     SmallVector<Value> returned(newParams);
     llvm::append_range(returned, newStates);
     returned.push_back(gradNorm);
@@ -344,7 +392,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
   /// @forward_grad then @apply_step.
   void buildTrainStep(ModuleOp module, func::FuncOp grad, func::FuncOp apply,
                       const Slots &s) {
-    SmallVector<Slot> args = concat(s.initParams, s.states);
+    SmallVector<Slot> args = concat(s.initParams, s.initStates);
     llvm::append_range(args, s.initBuffers);
     llvm::append_range(args, s.inputs);
     llvm::append_range(args, s.hypers);
@@ -368,9 +416,10 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
         stepArgs.slice(firstInput + s.inputs.size(), s.hypers.size());
 
     // (loss, grads..., buffers...)
-    auto forward = callForward(b, loc, grad, stepArgs.take_front(numParams),
-                               buffers, inputs,
-                               stepArgs.take_back(s.rngKey.size()));
+    auto forward = callForward(
+        b, loc, grad, stepArgs.take_front(numParams), buffers, inputs,
+        stepArgs.take_back(s.rngKey.size()),
+        s.lossScaling ? stepArgs[numParams + numStates - 2] : Value());
     SmallVector<Value> applyArgs(paramsAndStates);
     llvm::append_range(applyArgs,
                        forward.getResults().slice(1, numParams));
@@ -382,6 +431,47 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     returned.push_back(forward.getResult(0));
     returned.push_back(updated.getResults().back());
     func::ReturnOp::create(b, loc, returned);
+  }
+
+  /// Dynamic loss scaling after the update: a non-finite gradient norm
+  /// (an inf or NaN gradient; or a norm beyond f32's range) keeps every
+  /// param and optimizer state as it was and halves the scale; otherwise the
+  /// update stands and the scale doubles after `lossScaleGrowthInterval`
+  /// clean steps. Appends the scaler's new state to `newStates`.
+  void skipNonFiniteUpdate(OpBuilder &b, Location loc, Value gradNorm,
+                           ValueRange params, ValueRange states,
+                           SmallVectorImpl<Value> &newParams,
+                           SmallVectorImpl<Value> &newStates) {
+    auto constant = [&](double v) {
+      return buildSplatLike(b, loc, gradNorm, v);
+    };
+    Value finite = buildCompare(b, loc, "lt", gradNorm,
+                                constant(std::numeric_limits<double>::infinity()));
+    auto keepUnlessFinite = [&](Value updated, Value old) -> Value {
+      auto type = cast<RankedTensorType>(old.getType());
+      Value condition = finite;
+      if (type.getRank() > 0)
+        condition = BroadcastInDimOp::create(
+            b, loc, RankedTensorType::get(type.getShape(), b.getI1Type()),
+            finite, ArrayRef<int64_t>{});
+      return buildSelect(b, loc, condition, updated, old);
+    };
+    for (auto [updated, old] : llvm::zip(newParams, params))
+      updated = keepUnlessFinite(updated, old);
+    for (auto [updated, old] : llvm::zip(newStates, states))
+      updated = keepUnlessFinite(updated, old);
+
+    Value scale = states[states.size() - 2], tracker = states.back();
+    Value cleanSteps = AddOp::create(b, loc, tracker, constant(1.0));
+    Value grow = buildCompare(b, loc, "ge", cleanSteps,
+                              constant(double(lossScaleGrowthInterval)));
+    Value grown = buildSelect(b, loc, grow,
+                              MulOp::create(b, loc, scale, constant(2.0)),
+                              scale);
+    Value halved = MulOp::create(b, loc, scale, constant(0.5));
+    newStates.push_back(buildSelect(b, loc, finite, grown, halved));
+    Value tracked = buildSelect(b, loc, grow, constant(0.0), cleanSteps);
+    newStates.push_back(buildSelect(b, loc, finite, tracked, constant(0.0)));
   }
 
   static SmallVector<Slot> concat(ArrayRef<Slot> a, ArrayRef<Slot> b) {

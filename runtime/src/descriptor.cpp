@@ -59,6 +59,13 @@ bool Descriptor::hasHyper(std::string_view name) const {
   return false;
 }
 
+bool Descriptor::hasLossScaling() const {
+  for (const TensorSpec &spec : trainArgs)
+    if (spec.role == Role::State && spec.name == kLossScaleState)
+      return true;
+  return false;
+}
+
 bool Descriptor::hasGradNorm() const {
   for (const TensorSpec &spec : trainResults)
     if (spec.role == Role::GradNorm)
@@ -143,7 +150,7 @@ std::vector<Role> allowedRoles(LineKind kind) {
   case LineKind::EvalResult:
     return {Role::Loss, Role::Output};
   case LineKind::GradArg:
-    return {Role::Param, Role::Buffer, Role::Input, Role::Hyper};
+    return {Role::Param, Role::State, Role::Buffer, Role::Input, Role::Hyper};
   case LineKind::GradResult:
     return {Role::Grad, Role::Buffer, Role::Loss};
   case LineKind::ApplyArg:
@@ -553,11 +560,15 @@ private:
     TensorSpec gradNorm{Role::GradNorm, "grad_norm", DType::F32, {}};
     // The random key goes to grad_step (the forward), the other hypers to
     // apply_step (the update).
-    std::vector<TensorSpec> updateHypers, rngKey;
+    std::vector<TensorSpec> updateHypers, rngKey, lossScale;
     for (const TensorSpec &hyper : train(Role::Hyper))
       (hyper.name == kRngKeyHyper ? rngKey : updateHypers).push_back(hyper);
+    // grad_step scales the loss's gradient by the loss scale.
+    for (const TensorSpec &state : train(Role::State))
+      if (state.name == kLossScaleState)
+        lossScale.push_back(state);
     expectSection("grad arg", desc_.gradArgs,
-                  join({train(Role::Param), train(Role::Buffer),
+                  join({train(Role::Param), lossScale, train(Role::Buffer),
                         train(Role::Input), rngKey}));
     expectSection("grad result", desc_.gradResults,
                   join({grads, train(Role::Buffer), {loss}}));
@@ -599,6 +610,11 @@ private:
   static void
   validateStateName(const TensorSpec &state,
                     const std::map<std::string, const TensorSpec *> &params) {
+    if (state.name == kLossScaleState || state.name == kGrowthTrackerState) {
+      LMC_CHECK(state.dtype == DType::F32 && state.shape.empty(), "state '",
+                state.name, "' must be an f32 scalar");
+      return;
+    }
     size_t dot = state.name.rfind('.');
     LMC_CHECK(dot != std::string::npos, "state '", state.name,
               "' is not named <param>.<slot>");
@@ -618,11 +634,14 @@ private:
     std::map<std::string, const TensorSpec *> initialized;
     for (const TensorSpec *spec : ordered)
       initialized[spec->name] = spec;
+    std::vector<const TensorSpec *> states = desc_.trainArgsWithRole(Role::State);
+    for (const TensorSpec *state : states)
+      initialized[state->name] = state;
     std::map<std::string, InitSpec> byName;
     for (const InitSpec &init : desc_.inits) {
       auto it = initialized.find(init.name);
-      LMC_CHECK(it != initialized.end(), "init for unknown param or buffer '",
-                init.name, "'");
+      LMC_CHECK(it != initialized.end(),
+                "init for unknown param, buffer or state '", init.name, "'");
       LMC_CHECK(byName.emplace(init.name, init).second, "duplicate init for '",
                 init.name, "'");
       LMC_CHECK(init.size == it->second->byteSize(), "init for '", init.name,
@@ -634,8 +653,11 @@ private:
                 init.size, ") is outside lmc_model_weights (", weightsSize,
                 " bytes)");
     }
-    // Reorder so inits[i] belongs to ordered[i].
+    // Reorder so inits[i] belongs to ordered[i]; states' are optional.
     desc_.inits.clear();
+    for (const TensorSpec *state : states)
+      if (auto it = byName.find(state->name); it != byName.end())
+        desc_.stateInits.push_back(it->second);
     for (const TensorSpec *spec : ordered) {
       auto it = byName.find(spec->name);
       LMC_CHECK(it != byName.end(), "missing init for ", roleName(spec->role),

@@ -37,6 +37,10 @@ const char *roleName(Role role);
 /// the last train arg; an arg of grad_step, not of apply_step).
 constexpr const char *kRngKeyHyper = "rng_key";
 
+/// The dynamic loss scaler's states (f32 scalars, not per parameter).
+constexpr const char *kLossScaleState = "loss_scaler.scale";
+constexpr const char *kGrowthTrackerState = "loss_scaler.growth_tracker";
+
 /// One buffer of a step: `train arg input x f32 2 64 784`.
 struct TensorSpec {
   Role role = Role::Param;
@@ -79,6 +83,8 @@ struct Descriptor {
   std::vector<TensorSpec> gradArgs, gradResults, applyArgs, applyResults;
   /// Parallel to params() followed by buffers(), same order.
   std::vector<InitSpec> inits;
+  /// The states with an initial value (the loss scale); others start at 0.
+  std::vector<InitSpec> stateInits;
   /// First dimension shared by all train inputs (0 if there are none).
   int64_t batchSize = 0;
 
@@ -98,6 +104,9 @@ struct Descriptor {
   bool hasGradNorm() const;
   /// Whether the model has grad_step / apply_step.
   bool hasSplitStep() const { return !gradArgs.empty(); }
+  /// Whether the step does dynamic loss scaling (state loss_scaler.scale):
+  /// it skips an update with a non-finite gradient itself.
+  bool hasLossScaling() const;
 };
 
 /// Parses and validates the descriptor; init ranges are checked against

@@ -112,6 +112,9 @@ std::string formatModelInfo(const Descriptor &desc) {
                 desc.precision == "f32" ? "\n"
                                         : " matmuls, f32 parameters and "
                                           "accumulation\n");
+  if (desc.hasLossScaling())
+    out += "loss scaling: dynamic (initial scale 65536; a step with a "
+           "non-finite gradient is skipped and halves it)\n";
   if (desc.activationBytes > 0)
     out += concat("activation memory: ", formatBytes(desc.activationBytes),
                   " (estimated peak of the step's intermediates)\n");

@@ -53,6 +53,10 @@ std::string formatStepLine(const StepMetrics &m, int64_t totalSteps) {
     std::snprintf(buf, sizeof buf, " | MFU %.2f%%", 100.0 * *m.mfu);
     line += buf;
   }
+  if (m.lossScale) {
+    std::snprintf(buf, sizeof buf, " | scale %g", *m.lossScale);
+    line += buf;
+  }
   return line;
 }
 
@@ -79,7 +83,18 @@ std::string stepJson(const StepMetrics &m) {
     json += concat(",\"tokens_per_s\":", jsonNumber(*m.tokensPerS));
   if (m.mfu)
     json += concat(",\"mfu\":", jsonNumber(*m.mfu));
+  if (m.lossScale)
+    json += concat(",\"loss_scale\":", jsonNumber(*m.lossScale));
   return json + "}";
+}
+
+std::string skippedStepJson(int64_t step, int64_t skippedSteps,
+                            std::optional<double> lossScale) {
+  std::string json = concat("{\"step\":", step, ",\"skipped\":true");
+  if (lossScale)
+    json += concat(",\"overflow\":true,\"loss_scale\":",
+                   jsonNumber(*lossScale));
+  return json + concat(",\"skipped_steps\":", skippedSteps, "}");
 }
 
 std::string evalJson(const EvalMetrics &m) {

@@ -19,6 +19,7 @@ struct StepMetrics {
   std::optional<double> gradNorm;  // when the model returns grad_norm
   std::optional<double> tokensPerS; // token data only
   std::optional<double> mfu;        // with --peak-flops: achieved / peak
+  std::optional<double> lossScale;  // dynamic loss scaling: the next step's
 };
 
 /// One evaluation pass.
@@ -38,6 +39,11 @@ std::string formatEvalLine(const EvalMetrics &m);
 /// One JSON object (no newline).
 std::string stepJson(const StepMetrics &m);
 std::string evalJson(const EvalMetrics &m);
+/// A step whose update was skipped: its non-finite loss or gradient
+/// (--on-nonfinite skip), or a gradient overflow under dynamic loss scaling
+/// (`lossScale`: the scale after it).
+std::string skippedStepJson(int64_t step, int64_t skippedSteps,
+                            std::optional<double> lossScale = {});
 
 /// Appends JSON lines to --metrics FILE (nothing when the path is empty).
 class MetricsFile {

@@ -37,6 +37,9 @@ ModelState::ModelState(const Descriptor &desc, const unsigned char *weights)
     const InitSpec &init = desc.inits[params_.size() + i];
     std::memcpy(bufferValue(i).data(), weights + init.offset, init.size);
   }
+  for (const InitSpec &init : desc.stateInits)
+    std::memcpy(state(size_t(stateIndex(init.name))).data(),
+                weights + init.offset, init.size);
 }
 
 void ModelState::commitBuffers() {

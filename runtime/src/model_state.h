@@ -24,7 +24,7 @@ class ModelState {
 public:
   /// Allocates params, state and buffers; params and buffers start from the
   /// embedded init bytes (ranges already validated by parseDescriptor),
-  /// state from zero.
+  /// state from zero (or its init line: the loss scale).
   ModelState(const Descriptor &desc, const unsigned char *weights);
 
   const std::vector<const TensorSpec *> &params() const { return params_; }

@@ -29,6 +29,11 @@ Trainer::Trainer(const Descriptor &desc, const Config &config, StepFns steps,
     if (arg.role == Role::Hyper && arg.name != kRngKeyHyper)
       hyperBuffers_.emplace_back(arg.byteSize());
   }
+  lossScale_ = state.stateIndex(kLossScaleState);
+}
+
+double Trainer::currentLossScale() {
+  return double(*state_.state(size_t(lossScale_)).as<float>());
 }
 
 std::vector<void *> Trainer::stepBuffers() {
@@ -159,9 +164,13 @@ RunEnd Trainer::run() {
   for (int64_t step = firstStep; step <= config_.steps; ++step) {
     HyperParams stepHyper = hyper_;
     stepHyper.lr = schedule_.lrAt(step);
+    // Adam's bias corrections count the updates taken, as torch.optim's
+    // state["step"] does (a skipped step does not advance it); the schedule
+    // follows the global step.
+    const int64_t updates = step - skippedSteps_;
     for (size_t h = 0; h < hypers.size(); ++h)
       *hyperBuffers_[h].as<float>() =
-          float(hyperValue(hypers[h]->name, step, stepHyper));
+          float(hyperValue(hypers[h]->name, updates, stepHyper));
 
     double loss = 0;
     std::optional<double> gradNorm;
@@ -190,9 +199,21 @@ RunEnd Trainer::run() {
 
     const bool finite =
         std::isfinite(loss) && (!gradNorm || std::isfinite(*gradNorm));
-    if (finite) {
+    // With dynamic loss scaling the compiled step itself kept the params and
+    // state of a step with a non-finite gradient and halved the scale.
+    const bool overflow =
+        lossScale_ >= 0 && gradNorm && !std::isfinite(*gradNorm);
+    if (finite || overflow)
       state_.swap();
-    } else {
+    if (overflow) {
+      ++skippedSteps_;
+      const double scale = currentLossScale();
+      std::printf("step %lld: gradient overflow, update skipped, loss scale "
+                  "now %g (%lld skipped so far)\n",
+                  (long long)step, scale, (long long)skippedSteps_);
+      if (sinks_.metrics)
+        sinks_.metrics->write(skippedStepJson(step, skippedSteps_, scale));
+    } else if (!finite) {
       const std::string what =
           std::isfinite(loss) ? concat("gradient norm is ", *gradNorm)
                               : concat("loss is ", loss);
@@ -210,9 +231,7 @@ RunEnd Trainer::run() {
       std::printf("step %lld: %s, update skipped (%lld skipped so far)\n",
                   (long long)step, what.c_str(), (long long)skippedSteps_);
       if (sinks_.metrics)
-        sinks_.metrics->write(concat("{\"step\":", step,
-                                     ",\"skipped\":true,\"skipped_steps\":",
-                                     skippedSteps_, "}"));
+        sinks_.metrics->write(skippedStepJson(step, skippedSteps_));
     }
 
     if (step == firstStep || step % config_.logEvery == 0 ||
@@ -232,6 +251,8 @@ RunEnd Trainer::run() {
       if (config_.peakFlops && seconds > 0)
         m.mfu = double(desc_.flops) * double(config_.gradAccum) *
                 double(windowSteps) / seconds / *config_.peakFlops;
+      if (lossScale_ >= 0)
+        m.lossScale = currentLossScale();
       std::printf("%s\n", formatStepLine(m, config_.steps).c_str());
       std::fflush(stdout);
       if (sinks_.metrics)

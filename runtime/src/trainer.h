@@ -82,6 +82,10 @@ private:
   AlignedBuffer lossBuffer_, gradNormBuffer_;
   /// The micro-batch's random key (hyper rng_key; models with Dropout).
   AlignedBuffer rngKey_;
+  /// Index of the state loss_scaler.scale, or -1 (no loss scaling).
+  int lossScale_ = -1;
+  /// The loss scale the next step uses.
+  double currentLossScale();
   int64_t stepsDone_ = 0;
   int64_t skippedSteps_ = 0;
   int64_t lastCheckpointStep_ = -1;

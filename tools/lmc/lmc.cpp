@@ -84,8 +84,18 @@ cl::opt<std::string> train(
 
 cl::opt<std::string> precision(
     "precision",
-    cl::desc("f32 | bf16 (matmuls take bf16 inputs, accumulate in f32)"),
+    cl::desc("f32 | bf16 | f16 (matmuls take bf16/f16 inputs, accumulate in "
+             "f32; f16 with dynamic loss scaling)"),
     cl::init("f32"), cl::cat(lmcCategory));
+cl::opt<bool> lossScaling(
+    "loss-scaling",
+    cl::desc("dynamic loss scaling compiled into the step (always on with "
+             "--precision f16)"),
+    cl::init(false), cl::cat(lmcCategory));
+cl::opt<int64_t> lossScaleGrowthInterval(
+    "loss-scale-growth-interval",
+    cl::desc("clean steps before the loss scale doubles (default 2000)"),
+    cl::init(2000), cl::cat(lmcCategory));
 cl::opt<std::string> keepF32(
     "keep-f32",
     cl::desc("keep matmuls in f32 whose op or parameter name matches"),
@@ -193,13 +203,9 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   lmc::applyDslTrainDefaults(dslSettings, training, [](StringRef flag) {
     return cl::getRegisteredOptions().lookup(flag)->getNumOccurrences() > 0;
   });
-  // f16 trains only with dynamic loss scaling, which is not there yet; the
-  // pass itself (lmc-opt) knows the f16 policy.
-  if (training.precision == "f16") {
-    llvm::errs() << "lmc: --precision f16 needs dynamic loss scaling, which "
-                    "is not implemented yet; use --precision bf16\n";
-    return failure();
-  }
+  // f16's narrow range needs loss scaling; other precisions may ask for it.
+  training.lossScaling = lossScaling || training.precision == "f16";
+  training.lossScaleGrowthInterval = lossScaleGrowthInterval;
 
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))

@@ -32,6 +32,10 @@ struct TrainingOptions {
   /// over op/parameter names kept in f32.
   std::string precision = "f32";
   std::string keepF32;
+  /// Dynamic loss scaling (lmc-autodiff's loss-scale, lmc-optimizer's
+  /// scaler): on for f16.
+  bool lossScaling = false;
+  int64_t lossScaleGrowthInterval = 2000;
 };
 
 /// Every dialect lmc's pipelines create, and all lmc passes.

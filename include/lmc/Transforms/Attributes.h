@@ -29,6 +29,9 @@ constexpr llvm::StringLiteral kBuffer = "lmc.buffer";
 /// derives it from --seed (hyper `rng_key`). The value is the unit
 /// attribute.
 constexpr llvm::StringLiteral kRngKey = "lmc.rng_key";
+/// On a @forward_grad argument (an f32 scalar, lmc-autodiff's `loss-scale`):
+/// the loss's cotangent, the dynamic loss scale.
+constexpr llvm::StringLiteral kLossScale = "lmc.loss_scale";
 /// On a forward result: the name of a model output.
 constexpr llvm::StringLiteral kOutput = "lmc.output";
 /// On entry-point arguments and results: param | state | buffer | input |

@@ -32,6 +32,9 @@ def LmcAutodiff : Pass<"lmc-autodiff", "::mlir::ModuleOp"> {
     with no differentiable path to the loss become constants (their
     `lmc.init` value) and are removed from the signature, and so do the
     parameters that `freeze` matches or `train` does not (fine-tuning).
+    With `loss-scale`, `@forward_grad` takes one more argument, an f32
+    scalar tagged `lmc.loss_scale`, as the loss's cotangent instead of 1:
+    every cotangent and gradient is scaled by it (dynamic loss scaling).
   }];
   let options = [
     Option<"function", "function", "std::string", /*default=*/"\"forward\"",
@@ -40,6 +43,8 @@ def LmcAutodiff : Pass<"lmc-autodiff", "::mlir::ModuleOp"> {
            "parameters whose whole name matches this regex stay constant">,
     Option<"train", "train", "std::string", /*default=*/"\"\"",
            "only parameters whose whole name matches this regex train">,
+    Option<"lossScale", "loss-scale", "bool", /*default=*/"false",
+           "seed the reverse sweep with a loss-scale argument">,
   ];
   let dependentDialects = ["::lmc::LmcDialect", "::mlir::arith::ArithDialect"];
 }
@@ -73,6 +78,10 @@ def LmcOptimizer : Pass<"lmc-optimizer", "::mlir::ModuleOp"> {
            "weight decay (decoupled for adamw, L2 otherwise)">,
     Option<"clipGradNorm", "clip-grad-norm", "double", /*default=*/"0.0",
            "default global gradient-norm clipping threshold (0 = off)">,
+    Option<"lossScaleGrowthInterval", "loss-scale-growth-interval", "int64_t",
+           /*default=*/"2000",
+           "dynamic loss scaling (when @forward_grad has a loss-scale "
+           "argument): clean steps before the scale doubles">,
   ];
   let dependentDialects = ["::lmc::LmcDialect", "::mlir::func::FuncDialect",
                            "::mlir::arith::ArithDialect"];

@@ -144,7 +144,7 @@ TEST(Descriptor, RejectsMalformed) {
       {"init b 48 12", "init b 48 16", "init for 'b' has 16 bytes"},
       {"init b 48 12", "init b 52 12",
        "is outside lmc_model_weights (60 bytes)"},
-      {"init b 48 12", "init c 48 12", "init for unknown param or buffer 'c'"},
+      {"init b 48 12", "init c 48 12", "init for unknown param, buffer or state 'c'"},
       {"init b 48 12\n", "", "missing init for param 'b'"},
       {"init W 0 48", "init b 48 12", "duplicate init for 'b'"},
       {"end\n", "", "missing 'end' line"},
@@ -410,6 +410,63 @@ TEST(Descriptor, RejectsMalformedRngKey) {
                   "train arg hyper rng_key i64 0\n");
   EXPECT_ERROR_CONTAINS(parseDescriptor(keyFirst, 60),
                         "hyper 'rng_key' must be the last train arg");
+}
+
+} // namespace
+
+namespace {
+
+/// kValid with its split step and dynamic loss scaling: the scaler's two
+/// states (the scale with an initial value at byte 60), the scale also an
+/// arg of grad_step.
+std::string withLossScaling() {
+  std::string text = withSplit();
+  auto insertBefore = [&](const std::string &at, const std::string &line) {
+    size_t pos = text.find(at);
+    EXPECT_NE(pos, std::string::npos) << at;
+    text.insert(pos, line);
+  };
+  auto lines = [&](const std::string &prefix) {
+    return prefix + "state loss_scaler.scale f32 0\n" + prefix +
+           "state loss_scaler.growth_tracker f32 0\n";
+  };
+  insertBefore("train arg input x", lines("train arg "));
+  insertBefore("train result loss", lines("train result "));
+  insertBefore("grad arg input x", "grad arg state loss_scaler.scale f32 0\n");
+  insertBefore("apply arg grad W", lines("apply arg "));
+  insertBefore("init b", lines("apply result "));
+  insertBefore("end\n", "init loss_scaler.scale 60 4\n");
+  return text;
+}
+
+TEST(Descriptor, LossScalingStates) {
+  Descriptor d = parseDescriptor(withLossScaling(), 64);
+  EXPECT_TRUE(d.hasLossScaling());
+  EXPECT_FALSE(parseDescriptor(kValid, 60).hasLossScaling());
+  ASSERT_EQ(d.stateInits.size(), 1u);
+  EXPECT_EQ(d.stateInits[0].name, "loss_scaler.scale");
+  EXPECT_EQ(d.stateInits[0].offset, 60u);
+}
+
+TEST(Descriptor, RejectsMalformedLossScaling) {
+  auto mutated = [](const std::string &from, const std::string &to) {
+    std::string text = withLossScaling();
+    size_t pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    return text.replace(pos, from.size(), to);
+  };
+  EXPECT_ERROR_CONTAINS(
+      parseDescriptor(mutated("grad arg state loss_scaler.scale f32 0\n", ""),
+                      64),
+      "'grad arg' line 3 is 'input x f32[8, 4]', the train section implies "
+      "'state loss_scaler.scale f32[]'");
+  std::string wide = withLossScaling();
+  for (size_t pos; (pos = wide.find("loss_scaler.growth_tracker f32 0")) !=
+                   std::string::npos;)
+    wide.replace(pos, 32, "loss_scaler.growth_tracker f64 0");
+  EXPECT_ERROR_CONTAINS(parseDescriptor(wide, 64),
+                        "state 'loss_scaler.growth_tracker' must be an f32 "
+                        "scalar");
 }
 
 } // namespace
