@@ -634,6 +634,30 @@ static Val mse(Call &c) {
   return Val::ofTensor(mean, {});
 }
 
+/// dropout(x, p = 0.5): in a training step each element is zeroed with
+/// probability p and the others scaled by 1 / (1 - p), with masks from the
+/// step's random key (every call its own stream); the identity in an
+/// evaluation step.
+static Val dropout(Call &c) {
+  FailureOr<Val> x = c.tensor(0);
+  FailureOr<double> p = c.number(1, 0.5);
+  if (failed(x) || failed(p))
+    return Val::poison();
+  if (!(*p >= 0 && *p < 1)) {
+    c.error(1) << "dropout: p must be in [0, 1), got " << formatNumber(*p);
+    return Val::poison();
+  }
+  if (*p == 0)
+    return *x;
+  OpBuilder &b = c.e.b;
+  Location loc = c.loc();
+  Value dropped = buildTrainingDropout(b, loc, x->value, *p, c.e.rngKey(c.at),
+                                       c.e.nextRandomStream())
+                      .first;
+  return Val::ofTensor(ModeSelectOp::create(b, loc, dropped, x->value),
+                       x->shape);
+}
+
 /// An additive attention mask: 0 where key j <= query i, a large negative
 /// number elsewhere (exp underflows to exactly 0 in f32).
 static Val causalMask(Call &c) {
@@ -811,6 +835,7 @@ const llvm::StringMap<Builtin> &builtins() {
     t["cross_entropy"] = Builtin{{"logits", "labels"}, 2, crossEntropy};
     t["mse"] = Builtin{{"prediction", "target"}, 2, mse};
     t["causal_mask"] = Builtin{{"size"}, 1, causalMask};
+    t["dropout"] = Builtin{{"x", "p"}, 1, dropout};
     t["conv"] = Builtin{
         {"x", "weight", "stride", "padding", "dilation", "groups"}, 2,
         convBuiltin};

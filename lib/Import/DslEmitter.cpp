@@ -264,6 +264,16 @@ BlockArgument Emitter::addArgument(Type type, SrcLoc at,
   return entry->addArgument(type, loc(at));
 }
 
+Value Emitter::rngKey(SrcLoc at) {
+  if (!randomKey) {
+    NamedAttrList attrs;
+    attrs.set(attrs::kRngKey, b.getUnitAttr());
+    randomKey =
+        addArgument(RankedTensorType::get({}, b.getI64Type()), at, attrs);
+  }
+  return randomKey;
+}
+
 void Emitter::execBody(const std::vector<StmtPtr> &body,
                        const std::shared_ptr<Env> &env, Frame &frame) {
   for (const StmtPtr &stmt : body) {

@@ -180,6 +180,11 @@ public:
   // Helpers for built-ins.
   mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank,
                                          SrcLoc at);
+  /// The training step's random key (an i64 scalar argument tagged
+  /// lmc.rng_key), added on first use.
+  mlir::Value rngKey(SrcLoc at);
+  /// A new stream of random numbers for each call of a random built-in.
+  int64_t nextRandomStream() { return randomStreams++; }
   mlir::MLIRContext &context;
   mlir::OpBuilder b;
 
@@ -250,6 +255,8 @@ private:
   std::string prefix;
   /// The def calls being inlined, innermost last, for "in call to" notes.
   std::vector<std::pair<std::string, SrcLoc>> callStack;
+  mlir::Value randomKey;
+  int64_t randomStreams = 0;
   bool budgetReported = false;
   bool batchMissingReported = false;
   bool hadError = false;

@@ -289,13 +289,7 @@ LogicalResult importTrainingDropout(NodeImporter &n, RankedTensorType type,
         n.intAttr("seed", int64_t(llvm::xxh3_64bits(n.name)));
     if (failed(seed))
       return failure();
-    auto uniformType = RankedTensorType::get(type.getShape(), b.getF32Type());
-    Value uniform = RandomUniformOp::create(b, loc, uniformType, key, *seed);
-    kept = buildCompare(b, loc, "ge", uniform,
-                        buildSplat(b, loc, uniformType, ratio));
-    Value scaled =
-        MulOp::create(b, loc, *x, buildSplat(b, loc, type, 1.0 / (1.0 - ratio)));
-    y = buildSelect(b, loc, kept, scaled, buildSplat(b, loc, type, 0.0));
+    std::tie(y, kept) = buildTrainingDropout(b, loc, *x, ratio, key, *seed);
   }
   if (failed(n.setResult(ModeSelectOp::create(b, loc, y, *x), 0)))
     return failure();

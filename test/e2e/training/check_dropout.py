@@ -11,11 +11,13 @@ step follow.
   check_dropout.py model DIR
       writes DIR/dropout.onnxtxt and DIR/x.npy [8, 256]
   check_dropout.py check DIR GOT.safetensors METRICS.jsonl LR STEPS BATCH
-                   SEED MICRO_BATCHES
+                   SEED MICRO_BATCHES [STREAM]
       GOT and the logged losses must equal STEPS SGD steps, each averaging
       MICRO_BATCHES micro-batches of BATCH consecutive samples (job
-      micro-batch j of step t uses key rng_key(SEED, t, j)); the share of
-      kept elements must be within 5 standard deviations of 0.75.
+      micro-batch j of step t uses key rng_key(SEED, t, j); STREAM is the
+      random stream, 42 as the ONNX model's seed attribute, 0 for the first
+      dropout of a DSL model); the share of kept elements must be within 5
+      standard deviations of 0.75.
   check_dropout.py eval DIR GOT.safetensors METRICS.jsonl
       the last eval loss is ReduceSum(x * w) over all samples (evaluation
       is the identity).
@@ -44,8 +46,8 @@ def rng_key(seed, step, micro_batch):
     return mix(mix(mix(seed) ^ step) ^ micro_batch)
 
 
-def random_uniform(key, count):
-    base = mix((key * GAMMA + STREAM) & MASK64)
+def random_uniform(key, count, stream):
+    base = mix((key * GAMMA + stream) & MASK64)
     bits = [mix((base + i * GAMMA) & MASK64) for i in range(count)]
     return np.array([b >> 40 for b in bits], dtype=np.float32) * np.float32(2.0 ** -24)
 
@@ -72,7 +74,8 @@ g (float[N, {FEATURES}] x) => (float loss)
             rng.standard_normal((SAMPLES, FEATURES)).astype(np.float32))
 
 
-def check(directory, got_path, metrics, lr, steps, batch, seed, micro_batches):
+def check(directory, got_path, metrics, lr, steps, batch, seed, micro_batches,
+          stream):
     x = np.load(os.path.join(directory, "x.npy"))
     w = np.ones(FEATURES, dtype=np.float32)
     scale = np.float32(1.0 / (1.0 - 0.25))
@@ -84,7 +87,7 @@ def check(directory, got_path, metrics, lr, steps, batch, seed, micro_batches):
         for j in range(micro_batches):
             xb = x[sample % SAMPLES:sample % SAMPLES + batch]
             sample += batch
-            u = random_uniform(rng_key(seed, step, j), batch * FEATURES)
+            u = random_uniform(rng_key(seed, step, j), batch * FEATURES, stream)
             keep = (u >= RATIO).reshape(batch, FEATURES)
             kept += int(keep.sum())
             total += keep.size
@@ -125,7 +128,7 @@ def main():
     elif mode == "check":
         a = sys.argv[3:]
         check(directory, a[0], a[1], float(a[2]), int(a[3]), int(a[4]),
-              int(a[5]), int(a[6]))
+              int(a[5]), int(a[6]), int(a[7]) if len(a) > 7 else STREAM)
     elif mode == "eval":
         check_eval(directory, sys.argv[3], sys.argv[4])
     else:

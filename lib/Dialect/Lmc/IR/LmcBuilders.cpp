@@ -127,6 +127,20 @@ Value buildSelect(OpBuilder &b, Location loc, Value condition, Value onTrue,
                           onFalse);
 }
 
+std::pair<Value, Value> buildTrainingDropout(OpBuilder &b, Location loc,
+                                             Value x, double ratio, Value key,
+                                             int64_t stream) {
+  RankedTensorType type = tensorType(x);
+  auto uniformType = RankedTensorType::get(type.getShape(), b.getF32Type());
+  Value uniform = RandomUniformOp::create(b, loc, uniformType, key, stream);
+  Value kept = buildCompare(b, loc, "ge", uniform,
+                            buildSplat(b, loc, uniformType, ratio));
+  Value scaled =
+      MulOp::create(b, loc, x, buildSplat(b, loc, type, 1.0 / (1.0 - ratio)));
+  return {buildSelect(b, loc, kept, scaled, buildSplat(b, loc, type, 0.0)),
+          kept};
+}
+
 Value takeSingleCotangent(Operation *op, ValueRange resultCotangents,
                           SmallVectorImpl<Value> &operandCotangents) {
   operandCotangents.assign(op->getNumOperands(), Value());

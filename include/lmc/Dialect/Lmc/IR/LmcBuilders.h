@@ -62,6 +62,15 @@ mlir::Value buildSelect(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value condition, mlir::Value onTrue,
                         mlir::Value onFalse);
 
+/// Dropout of a training step, as torch.nn.functional.dropout: each element
+/// of `x` is kept where lmc.random_uniform(key, stream) >= ratio (0 <=
+/// ratio < 1) and scaled by 1 / (1 - ratio). Returns the result and the i1
+/// mask of kept elements; callers choose the evaluation value with
+/// lmc.mode_select.
+std::pair<mlir::Value, mlir::Value>
+buildTrainingDropout(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     double ratio, mlir::Value key, int64_t stream);
+
 /// The start of a single-result op's VJP: sizes `operandCotangents` to the
 /// op's operands (all null) and returns the result's cotangent, or null when
 /// it received none.
