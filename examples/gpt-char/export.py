@@ -1,6 +1,6 @@
 """Export a small character-level GPT (nanoGPT's architecture) to ONNX.
 
-    python3 export.py            # writes gpt.onnx next to this file
+    python3 export.py    # writes gpt.onnx and gpt-folded.onnx next to this file
 
 Byte-level vocabulary (256, as scripts/text_to_tokens.py writes), context 64,
 width 128, 4 heads, 2 pre-LayerNorm blocks (causal self-attention + GELU
@@ -75,16 +75,29 @@ class GPT(nn.Module):
         return self.ln_f(x) @ self.wte.weight.t()
 
 
-def main():
+def export(path, fold):
+    """Without folding (`gpt.onnx`) the graph computes `wte.t()` and the head
+    stays tied to the embedding. With PyTorch's constant folding
+    (`gpt-folded.onnx`) the exporter evaluates `wte.weight.t()` into an
+    initializer of its own (`onnx::MatMul_…`): the file holds an untied
+    copy, which trains as a separate parameter."""
     torch.manual_seed(0)
     model = GPT().eval()
     tokens = torch.zeros(2, CTX, dtype=torch.long)
-    torch.onnx.export(model, (tokens,), os.path.join(HERE, "gpt.onnx"),
+    # Training mode in both: in eval mode the exporter also merges
+    # initializers of equal value (every LayerNorm's ones and zeros at
+    # initialization), which ties them in the file.
+    torch.onnx.export(model, (tokens,), path,
                       input_names=["tokens"], output_names=["logits"],
                       dynamic_axes={"tokens": {0: "batch"}, "logits": {0: "batch"}},
                       opset_version=17, dynamo=False,
-                      do_constant_folding=False,
+                      do_constant_folding=fold,
                       training=torch.onnx.TrainingMode.TRAINING)
+
+
+def main():
+    export(os.path.join(HERE, "gpt.onnx"), fold=False)
+    export(os.path.join(HERE, "gpt-folded.onnx"), fold=True)
 
 
 if __name__ == "__main__":

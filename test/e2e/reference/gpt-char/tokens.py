@@ -6,7 +6,7 @@ token shard (no data files needed).
 import struct
 import sys
 
-COUNT = 20 * 64 + 1  # 20 windows of 64 (+1 target)
+COUNT = 80 * 64 + 1  # 80 windows of 64 (+1 target): 20 steps of batch 4
 
 
 def stream():
