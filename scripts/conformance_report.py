@@ -72,6 +72,12 @@ def main():
                "integer shape-like inputs (axes, shape, k, starts, …) as constants: "
                "lmc compiles for static shapes, so such operands must be known at "
                "compile time, and the tests pass them as inputs.\n")
+    out.append("Cases Debian's data lacks run from checked-in directories in the "
+               "same layout, each with its lit test in `test/e2e/conformance/`: "
+               "the ONNX project's `Gradient` cases (`test_gradient_of_add`, "
+               "`test_gradient_of_add_and_mul`, written by the `onnx` package: "
+               "both pass) and AveragePool with `ceil_mode` against PyTorch "
+               "(3 pass).\n")
     out.append("## Per op\n")
     out.append("A test counts for every op its graph uses.\n")
     out.append("| op | pass | fail | unsupported |")

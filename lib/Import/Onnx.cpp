@@ -57,6 +57,11 @@ public:
         return param.second;
     return nullptr;
   }
+  /// The binding of `name`, or null.
+  Binding *findBinding(StringRef name) {
+    auto it = symbols.find(name);
+    return it == symbols.end() ? nullptr : &it->second;
+  }
   DenseElementsAttr lookupConstant(StringRef name) {
     auto it = symbols.find(name);
     return it == symbols.end() ? nullptr : it->second.constant;
@@ -534,6 +539,15 @@ FailureOr<Value> NodeImporter::input(unsigned i) {
   if (failed(binding))
     return failure();
   return graph.materialize(**binding, loc);
+}
+
+FailureOr<Value> NodeImporter::valueNamed(StringRef valueName,
+                                          StringRef what) {
+  Binding *binding = graph.findBinding(valueName);
+  if (!binding)
+    return error() << what << " '" << valueName
+                   << "' names no value defined before the node";
+  return graph.materialize(*binding, loc);
 }
 
 FailureOr<Value> NodeImporter::floatInput(unsigned i) {

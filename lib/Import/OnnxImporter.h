@@ -62,6 +62,10 @@ public:
   bool hasInput(unsigned i) const;
   /// Input `i` as an SSA value (constants are materialized).
   mlir::FailureOr<mlir::Value> input(unsigned i);
+  /// The graph value named `valueName` (an attribute's reference, as
+  /// Gradient's `xs` and `y`), materialized; an error mentioning `what`.
+  mlir::FailureOr<mlir::Value> valueNamed(llvm::StringRef valueName,
+                                          llvm::StringRef what);
   /// Input `i`, which must be a float tensor.
   mlir::FailureOr<mlir::Value> floatInput(unsigned i);
   /// The compile-time value of input `i`, or null when it is not known.

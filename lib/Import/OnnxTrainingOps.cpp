@@ -5,7 +5,8 @@
 // tensors, in lmc ops, as the ONNX reference implementation computes it.
 // The step count T must be a compile-time constant (it selects the bias
 // correction and the decayed learning rate); the learning rate R may be a
-// runtime scalar.
+// runtime scalar. Gradient builds its derivatives with lmc's own reverse
+// sweep (lmc/Transforms/ReverseSweep.h) over the graph imported so far.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 
 #include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
+#include "lmc/Transforms/ReverseSweep.h"
 
 #include <cmath>
 
@@ -193,12 +195,71 @@ LogicalResult importAdam(NodeImporter &n) {
   return setOutputs(n, {xs, vs, hs});
 }
 
+/// Gradient: output k is the gradient of `y` with respect to the value
+/// `xs[k]` names, for the values the graph computes at this point (the
+/// node's inputs feed xs and zs in the reference; lmc reads the values
+/// themselves, and its activity analysis tells constants apart, so `zs` only
+/// has to name existing values). A non-scalar `y` is differentiated as the
+/// sum of its elements (a cotangent of ones). The derivatives are built by
+/// lmc's reverse sweep from the ops' VJPs.
+LogicalResult importGradient(NodeImporter &n) {
+  if (failed(n.checkAttributes({"xs", "y", "zs"})))
+    return failure();
+  const onnx::AttributeProto *xsAttr = n.attr("xs");
+  const onnx::AttributeProto *yAttr = n.attr("y");
+  if (!xsAttr || xsAttr->strings_size() == 0)
+    return n.error() << "missing attribute 'xs' (the tensors to "
+                        "differentiate with respect to)";
+  if (!yAttr || yAttr->s().empty())
+    return n.error() << "missing attribute 'y' (the tensor to differentiate)";
+  unsigned count = xsAttr->strings_size();
+  if (n.node.output_size() != int(count))
+    return n.error() << "expected one output per entry of 'xs' (" << count
+                     << "), got " << n.node.output_size();
+  if (const onnx::AttributeProto *zs = n.attr("zs"))
+    for (const std::string &z : zs->strings())
+      if (failed(n.valueNamed(z, "zs entry")))
+        return failure();
+  SmallVector<Value> xs;
+  for (const std::string &name : xsAttr->strings()) {
+    FailureOr<Value> x = n.valueNamed(name, "xs entry");
+    if (failed(x))
+      return failure();
+    auto type = cast<RankedTensorType>(x->getType());
+    if (!isa<FloatType>(type.getElementType()))
+      return n.error() << "xs entry '" << name
+                       << "' must be a float tensor, got " << type;
+    xs.push_back(*x);
+  }
+  FailureOr<Value> y = n.valueNamed(yAttr->s(), "y");
+  if (failed(y))
+    return failure();
+  if (!isa<FloatType>(cast<RankedTensorType>(y->getType()).getElementType()))
+    return n.error() << "y '" << yAttr->s() << "' must be a float tensor";
+
+  SmallVector<Operation *> ops = llvm::map_to_vector(
+      *n.b.getInsertionBlock(), [](Operation &op) { return &op; });
+  llvm::DenseSet<Value> active = findActiveValues(ops, xs, *y);
+  ReverseSweep sweep(active);
+  if (failed(sweep.run(ops, *y, buildSplatLike(n.b, n.loc, *y, 1.0), n.b)))
+    return n.error() << "cannot differentiate '" << yAttr->s() << "'";
+  for (auto [k, x] : llvm::enumerate(xs)) {
+    Value gradient = sweep.cotangentOf(x);
+    if (!gradient) // y does not depend on x
+      gradient = buildSplatLike(n.b, n.loc, x, 0.0);
+    if (failed(n.setResult(gradient, k)))
+      return failure();
+  }
+  return success();
+}
+
 } // namespace
 
 void registerTrainingOps(OpTable &table) {
   table["Adagrad"] = importAdagrad;
   table["Momentum"] = importMomentum;
   table["Adam"] = importAdam;
+  table["Gradient"] = importGradient;
 }
 
 } // namespace lmc::onnx_import

@@ -10,6 +10,7 @@
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 #include "lmc/Transforms/Attributes.h"
 #include "lmc/Transforms/Passes.h"
+#include "lmc/Transforms/ReverseSweep.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseSet.h"
@@ -33,34 +34,21 @@ bool isFloatTensor(Value v) {
   return type && isa<FloatType>(type.getElementType());
 }
 
+/// The forward ops of `func`'s body, in order (a snapshot: the gradient
+/// code is inserted before the terminator while they are walked).
+SmallVector<Operation *> forwardOps(func::FuncOp func) {
+  return llvm::map_to_vector(func.getBody().front().without_terminator(),
+                             [](Operation &op) { return &op; });
+}
+
 /// Values that depend on a parameter and that the loss depends on.
 llvm::DenseSet<Value> findActiveValues(func::FuncOp func) {
-  Block &body = func.getBody().front();
-  llvm::DenseSet<Value> varied;
+  SmallVector<Value> params;
   for (BlockArgument arg : func.getArguments())
-    if (func.getArgAttr(arg.getArgNumber(), attrs::kParam) && isFloatTensor(arg))
-      varied.insert(arg);
-  for (Operation &op : body.without_terminator())
-    if (llvm::any_of(op.getOperands(), [&](Value v) { return varied.count(v); }))
-      for (Value result : op.getResults())
-        if (isFloatTensor(result))
-          varied.insert(result);
-
-  // Only float values carry cotangents: a value that reaches the loss only
-  // through a comparison or an integer op is not useful.
-  llvm::DenseSet<Value> useful;
-  useful.insert(body.getTerminator()->getOperand(0));
-  for (Operation &op : llvm::reverse(body.without_terminator()))
-    if (llvm::any_of(op.getResults(), [&](Value v) { return useful.count(v); }))
-      for (Value operand : op.getOperands())
-        if (isFloatTensor(operand))
-          useful.insert(operand);
-
-  llvm::DenseSet<Value> active;
-  for (Value v : varied)
-    if (useful.count(v))
-      active.insert(v);
-  return active;
+    if (func.getArgAttr(arg.getArgNumber(), attrs::kParam))
+      params.push_back(arg);
+  Value loss = func.getBody().front().getTerminator()->getOperand(0);
+  return lmc::findActiveValues(forwardOps(func), params, loss);
 }
 
 /// Which parameters the user keeps constant (--freeze / --train): a regex
@@ -121,68 +109,6 @@ LogicalResult foldInactiveParameters(func::FuncOp func,
   return func.eraseArguments(erase);
 }
 
-class ReverseSweep {
-public:
-  explicit ReverseSweep(const llvm::DenseSet<Value> &active)
-      : active(active) {}
-
-  /// Builds the cotangents of every active value from the loss's, `seed`
-  /// (null: 1); the return op's position is where the gradient code goes.
-  LogicalResult run(func::FuncOp func, OpBuilder &b, Value seed) {
-    Block &body = func.getBody().front();
-    Value loss = body.getTerminator()->getOperand(0);
-    cotangents[loss] =
-        seed ? seed : buildSplatLike(b, loss.getLoc(), loss, 1.0);
-    // The gradient code goes before the terminator, so walk a snapshot of
-    // the forward ops (a reverse iterator anchored at the terminator would
-    // step back onto the ops just inserted).
-    SmallVector<Operation *> forwardOps = llvm::map_to_vector(
-        body.without_terminator(), [](Operation &op) { return &op; });
-    for (Operation *op : llvm::reverse(forwardOps))
-      if (failed(visit(*op, b)))
-        return failure();
-    return success();
-  }
-
-  Value cotangentOf(Value v) const { return cotangents.lookup(v); }
-
-private:
-  LogicalResult visit(Operation &op, OpBuilder &b) {
-    SmallVector<Value> resultCotangents;
-    bool any = false;
-    for (Value result : op.getResults()) {
-      Value ct = active.count(result) ? cotangents.lookup(result) : Value();
-      resultCotangents.push_back(ct);
-      any |= static_cast<bool>(ct);
-    }
-    if (!any)
-      return success();
-    auto differentiable = dyn_cast<DifferentiableOpInterface>(op);
-    if (!differentiable)
-      return op.emitOpError(
-          "is not differentiable but lies on a path from a parameter to the "
-          "loss");
-    SmallVector<bool> needed;
-    for (Value operand : op.getOperands())
-      needed.push_back(active.count(operand) > 0);
-    SmallVector<Value> operandCotangents;
-    if (failed(differentiable.buildVjp(b, resultCotangents, needed,
-                                       operandCotangents)))
-      return failure();
-    for (auto [operand, ct, need] :
-         llvm::zip(op.getOperands(), operandCotangents, needed)) {
-      if (!need || !ct)
-        continue;
-      Value &sum = cotangents[operand];
-      sum = sum ? AddOp::create(b, op.getLoc(), sum, ct).getResult() : ct;
-    }
-    return success();
-  }
-
-  const llvm::DenseSet<Value> &active;
-  llvm::DenseMap<Value, Value> cotangents;
-};
-
 struct AutodiffPass : public lmc::impl::LmcAutodiffBase<AutodiffPass> {
   using Base::Base;
 
@@ -236,8 +162,11 @@ struct AutodiffPass : public lmc::impl::LmcAutodiffBase<AutodiffPass> {
       if (lossType != scaleType)
         seed = ConvertOp::create(b, grad.getLoc(), lossType, seed);
     }
+    Value loss = terminator->getOperand(0);
+    if (!seed)
+      seed = buildSplatLike(b, loss.getLoc(), loss, 1.0);
     ReverseSweep sweep(active);
-    if (failed(sweep.run(grad, b, seed)))
+    if (failed(sweep.run(forwardOps(grad), loss, seed, b)))
       return failure();
 
     SmallVector<Value> results{terminator->getOperand(0)};
