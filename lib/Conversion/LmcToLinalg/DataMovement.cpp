@@ -325,21 +325,24 @@ struct ScatterAddLowering : public OpConversionPattern<ScatterAddOp> {
   }
 };
 
+/// An i64 constant with the bits of `v`.
+Value i64Constant(OpBuilder &b, Location loc, uint64_t v) {
+  Type i64 = b.getI64Type();
+  return arith::ConstantOp::create(b, loc, i64,
+                                   b.getIntegerAttr(i64, int64_t(v)));
+}
+
 /// splitmix64's finalizer on wrapping u64 arithmetic.
 Value splitmix(OpBuilder &b, Location loc, Value x) {
-  Type i64 = b.getI64Type();
-  auto constant = [&](uint64_t v) -> Value {
-    return arith::ConstantOp::create(b, loc, i64,
-                                     b.getIntegerAttr(i64, int64_t(v)));
-  };
   auto xorShift = [&](Value v, uint64_t shift) -> Value {
     return arith::XOrIOp::create(
-        b, loc, v, arith::ShRUIOp::create(b, loc, v, constant(shift)));
+        b, loc, v,
+        arith::ShRUIOp::create(b, loc, v, i64Constant(b, loc, shift)));
   };
   x = arith::MulIOp::create(b, loc, xorShift(x, 30),
-                            constant(0xBF58476D1CE4E5B9ull));
+                            i64Constant(b, loc, 0xBF58476D1CE4E5B9ull));
   x = arith::MulIOp::create(b, loc, xorShift(x, 27),
-                            constant(0x94D049BB133111EBull));
+                            i64Constant(b, loc, 0x94D049BB133111EBull));
   return xorShift(x, 31);
 }
 
@@ -355,10 +358,6 @@ struct RandomUniformLowering : public OpConversionPattern<RandomUniformOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     Type i64 = rewriter.getI64Type();
-    auto constant = [&](OpBuilder &b, uint64_t v) -> Value {
-      return arith::ConstantOp::create(b, loc, i64,
-                                       b.getIntegerAttr(i64, int64_t(v)));
-    };
     Value key = tensor::ExtractOp::create(rewriter, loc, adaptor.getKey(),
                                           ValueRange{});
     Value base = splitmix(
@@ -366,8 +365,8 @@ struct RandomUniformLowering : public OpConversionPattern<RandomUniformOp> {
         arith::AddIOp::create(
             rewriter, loc,
             arith::MulIOp::create(rewriter, loc, key,
-                                  constant(rewriter, kGoldenGamma)),
-            constant(rewriter, uint64_t(op.getStream()))));
+                                  i64Constant(rewriter, loc, kGoldenGamma)),
+            i64Constant(rewriter, loc, uint64_t(op.getStream()))));
     auto elementType = cast<FloatType>(type.getElementType());
     bool isF32 = elementType.isF32();
     Value result = buildIndexed(
@@ -386,9 +385,9 @@ struct RandomUniformLowering : public OpConversionPattern<RandomUniformOp> {
               arith::AddIOp::create(
                   b, l, base,
                   arith::MulIOp::create(b, l, counter,
-                                        constant(b, kGoldenGamma))));
+                                        i64Constant(b, l, kGoldenGamma))));
           Value top = arith::ShRUIOp::create(b, l, bits,
-                                             constant(b, isF32 ? 40 : 11));
+                                             i64Constant(b, l, isF32 ? 40 : 11));
           Value value = arith::UIToFPOp::create(b, l, elementType, top);
           double scale = isF32 ? 0x1p-24 : 0x1p-53;
           return arith::MulFOp::create(
