@@ -1,6 +1,6 @@
 """Side-by-side training-step benchmark: lmc's executable vs PyTorch.
 
-    python3 bench/bench.py [--threads T] [--runs R] [--models digits,mlp]
+    python3 bench/bench.py [--threads T] [--runs R] [--models digits,mlp,gpt]
 
 For each model: export from PyTorch to ONNX, compile with build/bin/lmc,
 then alternate R runs of lmc's executable and of PyTorch's own training loop
@@ -39,24 +39,50 @@ class MLP(torch.nn.Module):
         return x
 
 
-# name: (layer sizes, batch, steps per run)
+def gpt_module():
+    """examples/gpt-char's GPT at issue 9's size: 4 layers, width 256, 4
+    heads, context 128, vocabulary 256 (its classes read these module
+    constants when they are built)."""
+    sys.path.insert(0, os.path.join(ROOT, "examples", "gpt-char"))
+    import export as gpt
+    gpt.CTX, gpt.DIM, gpt.HEADS, gpt.LAYERS = 128, 256, 4, 4
+    return gpt
+
+
+# name: (layer sizes, or "gpt"; batch; steps per run)
 MODELS = {
     "digits": ([64, 64, 10], 32, 2000),
     "mlp": ([784, 2048, 2048, 10], 256, 30),
+    "gpt": ("gpt", 8, 20),
 }
 
 
 def export(name, work):
+    """Exports the model with its initial weights (torch.manual_seed(0))
+    and writes 8 batches of data: x / labels as .npy, class labels for the
+    MLPs, next-byte targets for the GPT."""
     sizes, batch, _ = MODELS[name]
     torch.manual_seed(0)
-    model = MLP(sizes)
-    path = os.path.join(work, f"{name}.onnx")
-    torch.onnx.export(model, torch.zeros(batch, sizes[0]), path, dynamo=False,
-                      opset_version=17, input_names=["x"],
-                      output_names=["logits"])
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((batch * 8, sizes[0])).astype(np.float32)
-    y = rng.integers(0, sizes[-1], batch * 8).astype(np.int64)
+    path = os.path.join(work, f"{name}.onnx")
+    if sizes == "gpt":
+        gpt = gpt_module()
+        model = gpt.GPT()
+        example = torch.zeros(batch, gpt.CTX, dtype=torch.long)
+        torch.onnx.export(model, (example,), path, dynamo=False,
+                          opset_version=17, input_names=["x"],
+                          output_names=["logits"],
+                          training=torch.onnx.TrainingMode.TRAINING,
+                          do_constant_folding=False)
+        x = rng.integers(0, gpt.VOCAB, (batch * 8, gpt.CTX)).astype(np.int64)
+        y = rng.integers(0, gpt.VOCAB, (batch * 8, gpt.CTX)).astype(np.int64)
+    else:
+        model = MLP(sizes)
+        torch.onnx.export(model, torch.zeros(batch, sizes[0]), path,
+                          dynamo=False, opset_version=17, input_names=["x"],
+                          output_names=["logits"])
+        x = rng.standard_normal((batch * 8, sizes[0])).astype(np.float32)
+        y = rng.integers(0, sizes[-1], batch * 8).astype(np.int64)
     np.save(os.path.join(work, f"{name}_x.npy"), x)
     np.save(os.path.join(work, f"{name}_y.npy"), y)
     return model, x, y
@@ -100,7 +126,9 @@ def time_torch(name, model, x, y, threads):
         s = (step * batch) % len(x)
         t0 = time.perf_counter()
         opt.zero_grad()
-        loss = lossf(model(xs[s:s + batch]), ys[s:s + batch])
+        logits = model(xs[s:s + batch])
+        loss = lossf(logits.reshape(-1, logits.shape[-1]),
+                     ys[s:s + batch].reshape(-1))
         loss.backward()
         opt.step()
         times.append((time.perf_counter() - t0) * 1e3)
@@ -121,7 +149,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--models", default="digits,mlp")
+    parser.add_argument("--models", default="digits,mlp,gpt")
     o = parser.parse_args()
     work = tempfile.mkdtemp(prefix="lmc-bench-")
     peak = sgemm_peak(work, o.threads)
