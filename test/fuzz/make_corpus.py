@@ -119,6 +119,42 @@ def main():
              "train result grad_norm grad_norm f32 0\n"
              "init fc.weight 0 24\nend\n")
     put("descriptor", "adamw", struct.pack("<H", 24) + desc2.encode())
+    # A model buffer, the dynamic loss scaler's states (the scale with an
+    # init line), the random key, and the split step.
+    desc3 = ("lmc-model 1\nloss output:loss\noptimizer sgd\n"
+             "hparam lr 0.1\nflops 8\nprecision f16\n"
+             "train arg param w f32 1 2\n"
+             "train arg state loss_scaler.scale f32 0\n"
+             "train arg state loss_scaler.growth_tracker f32 0\n"
+             "train arg buffer m f32 1 2\n"
+             "train arg input x f32 2 4 2\n"
+             "train arg hyper lr f32 0\ntrain arg hyper max_grad_norm f32 0\n"
+             "train arg hyper rng_key i64 0\n"
+             "train result param w f32 1 2\n"
+             "train result state loss_scaler.scale f32 0\n"
+             "train result state loss_scaler.growth_tracker f32 0\n"
+             "train result buffer m f32 1 2\n"
+             "train result loss loss f32 0\n"
+             "train result grad_norm grad_norm f32 0\n"
+             "eval arg param w f32 1 2\neval arg buffer m f32 1 2\n"
+             "eval arg input x f32 2 4 2\neval result loss loss f32 0\n"
+             "grad arg param w f32 1 2\n"
+             "grad arg state loss_scaler.scale f32 0\n"
+             "grad arg buffer m f32 1 2\ngrad arg input x f32 2 4 2\n"
+             "grad arg hyper rng_key i64 0\n"
+             "grad result grad w f32 1 2\ngrad result buffer m f32 1 2\n"
+             "grad result loss loss f32 0\n"
+             "apply arg param w f32 1 2\n"
+             "apply arg state loss_scaler.scale f32 0\n"
+             "apply arg state loss_scaler.growth_tracker f32 0\n"
+             "apply arg grad w f32 1 2\n"
+             "apply arg hyper lr f32 0\napply arg hyper max_grad_norm f32 0\n"
+             "apply result param w f32 1 2\n"
+             "apply result state loss_scaler.scale f32 0\n"
+             "apply result state loss_scaler.growth_tracker f32 0\n"
+             "apply result grad_norm grad_norm f32 0\n"
+             "init w 0 8\ninit m 8 8\ninit loss_scaler.scale 16 4\nend\n")
+    put("descriptor", "buffers-loss-scaling", struct.pack("<H", 20) + desc3.encode())
 
 
 if __name__ == "__main__":
