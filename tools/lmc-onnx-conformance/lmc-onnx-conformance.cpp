@@ -165,11 +165,23 @@ bool isIntegerOrBool(int32_t dataType) {
          dataType != onnx::TensorProto::BFLOAT16;
 }
 
-/// Reads test_data_set_0/<prefix>_N.pb for N = 0, 1, ... (`floatsOnly`:
-/// skipping integer and boolean tensors).
+/// Which test inputs a second import binds as constants: the integer and
+/// boolean ones (shape-like operands) and, when the importer asked for a
+/// float scalar (Dropout's ratio), the float scalars.
+struct ConstantInputs {
+  bool floatScalars = false;
+
+  bool contains(const onnx::TensorProto &value) const {
+    return isIntegerOrBool(value.data_type()) ||
+           (floatScalars && value.dims_size() == 0);
+  }
+};
+
+/// Reads test_data_set_0/<prefix>_N.pb for N = 0, 1, ... (with `skip`:
+/// without the inputs it binds).
 FailureOr<SmallVector<DenseElementsAttr>>
 readTensors(MLIRContext &context, const std::string &dir, StringRef prefix,
-            bool floatsOnly = false) {
+            const ConstantInputs *skip = nullptr) {
   SmallVector<DenseElementsAttr> tensors;
   for (int n = 0;; ++n) {
     std::string path = testDataPath(dir, prefix, n);
@@ -177,8 +189,7 @@ readTensors(MLIRContext &context, const std::string &dir, StringRef prefix,
     if (!bytes)
       return tensors;
     onnx::TensorProto proto;
-    if (floatsOnly && proto.ParseFromString(*bytes) &&
-        isIntegerOrBool(proto.data_type()))
+    if (skip && proto.ParseFromString(*bytes) && skip->contains(proto))
       continue;
     FailureOr<DenseElementsAttr> tensor =
         lmc::readOnnxTensorProto(context, *bytes, path);
@@ -194,14 +205,15 @@ readTensors(MLIRContext &context, const std::string &dir, StringRef prefix,
 bool needsConstantOperands(StringRef error) {
   return error.contains("must be a compile-time constant integer tensor") ||
          error.contains("must be a compile-time scalar") ||
+         error.contains("must be a compile-time float scalar") ||
          (error.contains("training_mode") &&
           error.contains("must be a compile-time constant"));
 }
 
-/// The model with every integer or boolean graph input replaced by an
+/// The model with every graph input `bound` contains replaced by an
 /// initializer holding the test's value for it.
-std::string bindIntegerInputs(const std::string &modelBytes,
-                              const std::string &dir) {
+std::string bindInputs(const std::string &modelBytes, const std::string &dir,
+                       const ConstantInputs &bound) {
   onnx::ModelProto model;
   model.ParseFromString(modelBytes);
   onnx::GraphProto *graph = model.mutable_graph();
@@ -217,8 +229,7 @@ std::string bindIntegerInputs(const std::string &modelBytes,
     }
     std::optional<std::string> bytes = readBytes(testDataPath(dir, "input", n++));
     onnx::TensorProto value;
-    if (bytes && value.ParseFromString(*bytes) &&
-        isIntegerOrBool(value.data_type())) {
+    if (bytes && value.ParseFromString(*bytes) && bound.contains(value)) {
       value.set_name(input.name());
       *graph->add_initializer() = value;
       continue;
@@ -261,15 +272,25 @@ Outcome runTest(const DialectRegistry &registry, const std::string &dir) {
   OwningOpRef<ModuleOp> module =
       lmc::importOnnxBuffer(context, *model, modelPath, options);
   std::string note;
-  if (!module && needsConstantOperands(firstError)) {
-    // lmc compiles for static shapes: an axes/shape/k operand must be a
-    // constant, which the tests pass as inputs. Bind the integer and
-    // boolean inputs to the test's values and import again.
-    std::string specialized = bindIntegerInputs(*model, dir);
+  // lmc compiles for static shapes: an axes/shape/k operand must be a
+  // constant, which the tests pass as inputs. Bind the integer and boolean
+  // inputs (then float scalars too, when asked for one) to the test's
+  // values and import again.
+  ConstantInputs bound;
+  for (int retry = 0; !module && needsConstantOperands(firstError) && retry < 2;
+       ++retry) {
+    bool floatScalars = StringRef(firstError).contains(
+        "must be a compile-time float scalar");
+    if (retry > 0 && !floatScalars)
+      break;
+    bound.floatScalars = floatScalars;
+    std::string specialized = bindInputs(*model, dir, bound);
     firstError.clear();
-    inputs = readTensors(context, dir, "input", /*floatsOnly=*/true);
+    inputs = readTensors(context, dir, "input", &bound);
     module = lmc::importOnnxBuffer(context, specialized, modelPath, options);
-    note = "with its integer inputs as constants";
+    note = bound.floatScalars ? "with its integer and scalar inputs as "
+                                "constants"
+                              : "with its integer inputs as constants";
   }
   if (!module)
     return fail(Status::Unsupported, "import");
@@ -277,8 +298,8 @@ Outcome runTest(const DialectRegistry &registry, const std::string &dir) {
   for (unsigned i = 0; i < forward.getNumArguments(); ++i)
     if (forward.getArgAttr(i, lmc::attrs::kRngKey))
       return fail(Status::Unsupported,
-                  "random numbers (training-mode Dropout; lmc's generator "
-                  "is not numpy's)");
+                  "random numbers (training-mode Dropout: the masks of lmc "
+                  "and of numpy differ)");
   // Buffer updates (running statistics of initializers) follow the outputs.
   unsigned numOutputs = 0;
   while (numOutputs < forward.getNumResults() &&
