@@ -85,6 +85,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm) {
       "convert-scf-to-cf,"
       "expand-strided-metadata,"
       "finalize-memref-to-llvm,"
+      "lmc-approximate-math,"
       "convert-math-to-llvm,"
       "convert-math-to-libm,"
       // bf16 conversions as integer arithmetic (no libgcc/compiler-rt

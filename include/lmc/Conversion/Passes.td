@@ -44,4 +44,18 @@ def LmcFuseElementwise : Pass<"lmc-fuse-elementwise"> {
                            "::mlir::affine::AffineDialect"];
 }
 
+def LmcApproximateMath : Pass<"lmc-approximate-math"> {
+  let summary = "f32 exp and erf as vectorizable polynomial approximations";
+  let description = [{
+    Rewrites `math.exp` and `math.erf` on f32 (scalars and vectors) into
+    upstream's polynomial approximations (`populateMathPolynomial
+    ApproximationPatterns`): plain arithmetic that LLVM vectorizes, where a
+    libm call (`expf`, `erff`) per element keeps the loops of softmax, GELU
+    and their gradients scalar. Other types (f64 for the gradient checker)
+    keep libm.
+  }];
+  let dependentDialects = ["::mlir::math::MathDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // LMC_CONVERSION_PASSES_TD
