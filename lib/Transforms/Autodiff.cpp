@@ -2,7 +2,10 @@
 //
 // Activity analysis picks the values on a path from a trainable parameter to
 // the loss; a reverse sweep over their defining ops accumulates cotangents
-// through DifferentiableOpInterface (DESIGN.md §3).
+// through DifferentiableOpInterface (DESIGN.md §3; both in ReverseSweep.h,
+// which the ONNX importer's Gradient op shares). This pass adds the
+// parameter folding (--freeze/--train), buffer pass-through and the
+// optional loss-scale seed.
 //
 //===----------------------------------------------------------------------===//
 

@@ -216,12 +216,11 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
   }
 
   /// The slots every entry point is assembled from, in signature order.
-  /// Only `initParams` and `initBuffers` (train_step's arguments) carry the
-  /// initial values. `hypers` are the optimizer's; `rngKey` (a hyper too,
-  /// after them in train_step) is there when the forward draws random
-  /// numbers.
-  /// With dynamic loss scaling the last two states are the scaler's (scale,
-  /// growth tracker); `initStates` carries the scale's initial value.
+  /// Only the `init*` lists (train_step's arguments) carry initial values:
+  /// every param and buffer, and with dynamic loss scaling the scale (the
+  /// last two states are then the scaler's: scale, growth tracker).
+  /// `hypers` are the optimizer's; `rngKey` (a hyper too, after them in
+  /// train_step) is there when the forward draws random numbers.
   struct Slots {
     SmallVector<Slot> initParams, params, states, initStates, initBuffers,
         buffers, inputs, hypers, grads, rngKey;
