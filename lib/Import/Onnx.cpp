@@ -97,6 +97,7 @@ private:
   /// Buffers and their values after a training step, in update order.
   SmallVector<std::pair<std::string, Value>> bufferUpdates;
   func::FuncOp forward;
+  Value randomKey; // rngKey(), once added
   OpTable ops;
   OpTable trainingOps; // ai.onnx.preview.training
 };
@@ -140,9 +141,8 @@ LogicalResult GraphImporter::carryBuffer(NodeImporter &node, StringRef name,
 }
 
 Value GraphImporter::rngKey() {
-  for (BlockArgument arg : forward.getArguments())
-    if (forward.getArgAttr(arg.getArgNumber(), attrs::kRngKey))
-      return arg;
+  if (randomKey)
+    return randomKey;
   unsigned index = forward.getNumArguments();
   if (failed(forward.insertArgument(
           index, RankedTensorType::get({}, builder.getI64Type()),
@@ -150,7 +150,8 @@ Value GraphImporter::rngKey() {
               builder.getNamedAttr(attrs::kRngKey, builder.getUnitAttr())),
           fileLoc())))
     return Value();
-  return forward.getArgument(index);
+  randomKey = forward.getArgument(index);
+  return randomKey;
 }
 
 Value GraphImporter::materialize(Binding &binding, Location loc) {

@@ -89,28 +89,26 @@ void checkTensor(const SafetensorsFile &file, const TensorSpec &spec,
 
 } // namespace
 
+std::vector<ModelState::Group> ModelState::groups(bool withState) {
+  std::vector<Group> all = {{&params_, &paramBuffers_, "parameter"},
+                            {&buffers_, &bufferValues_, "buffer"}};
+  if (withState)
+    all.push_back({&states_, &stateBuffers_, "optimizer state"});
+  return all;
+}
+
 void ModelState::restore(const SafetensorsFile &file, const std::string &source,
                          bool withState) {
-  for (const TensorSpec *spec : params_)
-    checkTensor(file, *spec, source, "parameter");
-  for (const TensorSpec *spec : buffers_)
-    checkTensor(file, *spec, source, "buffer");
-  if (withState)
-    for (const TensorSpec *spec : states_)
-      checkTensor(file, *spec, source, "optimizer state");
+  std::vector<Group> restored = groups(withState);
+  for (const Group &group : restored)
+    for (const TensorSpec *spec : *group.specs)
+      checkTensor(file, *spec, source, group.what);
   // Copy only after everything validated, so a bad file changes nothing.
-  for (size_t i = 0; i < params_.size(); ++i) {
-    const SafetensorsTensor *t = file.find(params_[i]->name);
-    std::memcpy(param(i).data(), file.data(*t), t->end - t->begin);
-  }
-  for (size_t i = 0; i < buffers_.size(); ++i) {
-    const SafetensorsTensor *t = file.find(buffers_[i]->name);
-    std::memcpy(bufferValue(i).data(), file.data(*t), t->end - t->begin);
-  }
-  if (withState)
-    for (size_t i = 0; i < states_.size(); ++i) {
-      const SafetensorsTensor *t = file.find(states_[i]->name);
-      std::memcpy(state(i).data(), file.data(*t), t->end - t->begin);
+  for (const Group &group : restored)
+    for (size_t i = 0; i < group.specs->size(); ++i) {
+      const SafetensorsTensor *t = file.find((*group.specs)[i]->name);
+      std::memcpy((*group.storage)[current_][i].data(), file.data(*t),
+                  t->end - t->begin);
     }
 }
 
@@ -120,16 +118,12 @@ void ModelState::loadParams(const std::string &path) {
 
 std::vector<TensorView> ModelState::views(bool withState) {
   std::vector<TensorView> tensors;
-  for (size_t i = 0; i < params_.size(); ++i)
-    tensors.push_back({params_[i]->name, params_[i]->dtype, params_[i]->shape,
-                       param(i).data()});
-  for (size_t i = 0; i < buffers_.size(); ++i)
-    tensors.push_back({buffers_[i]->name, buffers_[i]->dtype,
-                       buffers_[i]->shape, bufferValue(i).data()});
-  if (withState)
-    for (size_t i = 0; i < states_.size(); ++i)
-      tensors.push_back({states_[i]->name, states_[i]->dtype,
-                         states_[i]->shape, state(i).data()});
+  for (const Group &group : groups(withState))
+    for (size_t i = 0; i < group.specs->size(); ++i) {
+      const TensorSpec &spec = *(*group.specs)[i];
+      tensors.push_back({spec.name, spec.dtype, spec.shape,
+                         (*group.storage)[current_][i].data()});
+    }
   return tensors;
 }
 

@@ -69,11 +69,22 @@ public:
                bool withState);
 
 private:
+  using Storage = std::array<std::vector<AlignedBuffer>, 2>;
+  /// One kind of tensor: its specs, their two blocks each, its name in
+  /// messages.
+  struct Group {
+    const std::vector<const TensorSpec *> *specs;
+    Storage *storage;
+    const char *what;
+  };
+  /// Params and buffers, then, with `withState`, the optimizer state: the
+  /// order of files and checkpoints.
+  std::vector<Group> groups(bool withState);
+
   std::vector<const TensorSpec *> params_, states_, buffers_;
   // Name -> index: the step buffers are looked up by name every step.
   std::unordered_map<std::string, int> paramIndex_, stateIndex_, bufferIndex_;
-  std::array<std::vector<AlignedBuffer>, 2> paramBuffers_, stateBuffers_,
-      bufferValues_;
+  Storage paramBuffers_, stateBuffers_, bufferValues_;
   int current_ = 0;
 };
 
