@@ -11,6 +11,10 @@
 #   scripts/fuzz.sh 3600 onnx       # one target; extra args go to libFuzzer:
 #   scripts/fuzz.sh 600 npy -jobs=4 -workers=4
 #
+# The seed is fixed (LMC_FUZZ_SEED, default 1) so that the short runs of
+# the test command explore the same inputs on every machine; longer
+# campaigns should vary it (LMC_FUZZ_SEED=0 draws one).
+#
 # New corpus entries go to build-fuzz/corpus/<target>/ (not the source tree);
 # docs/security.md says how to merge them back.
 set -euo pipefail
@@ -55,7 +59,7 @@ for t in "${TARGETS[@]}"; do
   log="$BUILD/fuzz_$t.log"
   if "$bin" -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 \
       -malloc_limit_mb=1024 -timeout=30 -max_len=65536 -print_final_stats=1 \
-      -artifact_prefix="$artifacts" "${EXTRA[@]}" \
+      -seed="${LMC_FUZZ_SEED:-1}" -artifact_prefix="$artifacts" "${EXTRA[@]}" \
       "$work" "$ROOT/test/fuzz/corpus/$t" >"$log" 2>&1; then
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)

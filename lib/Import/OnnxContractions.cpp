@@ -215,8 +215,10 @@ LogicalResult importEinsum(NodeImporter &n) {
     }
     values.push_back(*v);
   }
+  // isAlpha first: DenseMap<char> reserves '\xff' and '\xfe' as its
+  // empty and tombstone keys, which must never reach a lookup.
   for (char c : output)
-    if (!sizes.count(c) || llvm::count(output, c) != 1)
+    if (!llvm::isAlpha(c) || !sizes.count(c) || llvm::count(output, c) != 1)
       return n.error() << "output letter '" << c
                        << "' is repeated or not in an input";
 
