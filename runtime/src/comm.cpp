@@ -68,10 +68,11 @@ LaunchInfo detectLaunch(
   return LaunchInfo{};
 }
 
-std::unique_ptr<Communicator> connect(const LaunchInfo &launch) {
+std::unique_ptr<Communicator> connect(const LaunchInfo &launch,
+                                      double timeoutSeconds) {
   if (launch.size == 1)
     return std::make_unique<SingleProcess>();
-  return connectMpi(launch);
+  return connectMpi(launch, timeoutSeconds);
 }
 
 } // namespace lmc::rt

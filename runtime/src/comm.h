@@ -47,11 +47,16 @@ public:
 };
 
 /// The single-process communicator, or an MPI one when `launch` says the
-/// job has several processes.
-std::unique_ptr<Communicator> connect(const LaunchInfo &launch);
+/// job has several processes. A collective of the latter that waits more
+/// than `timeoutSeconds` for the other processes (one died or hangs) ends
+/// this process with an error, which makes the launcher end the job
+/// (0: wait forever).
+std::unique_ptr<Communicator> connect(const LaunchInfo &launch,
+                                      double timeoutSeconds);
 
 /// Defined in comm_mpi.cpp: MPI_Init and the MPI_COMM_WORLD collectives.
-std::unique_ptr<Communicator> connectMpi(const LaunchInfo &launch);
+std::unique_ptr<Communicator> connectMpi(const LaunchInfo &launch,
+                                         double timeoutSeconds);
 
 } // namespace lmc::rt
 

@@ -3,6 +3,7 @@
 #include "comm.h"
 
 #include "error.h"
+#include "watchdog.h"
 
 #include <mpi.h>
 
@@ -31,7 +32,7 @@ std::string mpiErrorText(int code) {
 
 class MpiCommunicator final : public Communicator {
 public:
-  explicit MpiCommunicator(const LaunchInfo &launch) {
+  MpiCommunicator(const LaunchInfo &launch, double timeoutSeconds) {
     LMC_CHECK_MPI(MPI_Init(nullptr, nullptr), "MPI_Init");
     // Errors come back as codes (and become lmc errors) instead of
     // aborting inside MPI without a message.
@@ -42,6 +43,9 @@ public:
               "MPI reports rank ", rank_, " of ", size_, " but ",
               launch.launcher, " announced rank ", launch.rank, " of ",
               launch.size);
+    if (timeoutSeconds > 0)
+      watchdog_.emplace(concat("process ", rank_, " of ", size_),
+                        timeoutSeconds);
   }
   ~MpiCommunicator() override { MPI_Finalize(); }
 
@@ -49,6 +53,8 @@ public:
   int size() const override { return size_; }
 
   void allReduceSum(float *data, size_t count) override {
+    std::optional<CollectiveWatchdog::Watch> watch =
+        watchIf("all-reduce", count * sizeof(float));
     // MPI counts are ints: reduce in chunks below INT_MAX elements.
     for (size_t done = 0; done < count;) {
       int chunk = int(std::min<size_t>(count - done, INT_MAX));
@@ -60,6 +66,8 @@ public:
   }
 
   void broadcast(void *data, size_t bytes) override {
+    std::optional<CollectiveWatchdog::Watch> watch =
+        watchIf("broadcast", bytes);
     auto *p = static_cast<unsigned char *>(data);
     for (size_t done = 0; done < bytes;) {
       int chunk = int(std::min<size_t>(bytes - done, INT_MAX));
@@ -75,13 +83,22 @@ public:
   }
 
 private:
+  std::optional<CollectiveWatchdog::Watch> watchIf(const char *collective,
+                                                   size_t bytes) {
+    if (!watchdog_)
+      return std::nullopt;
+    return watchdog_->watch(collective, bytes);
+  }
+
   int rank_ = 0, size_ = 1;
+  std::optional<CollectiveWatchdog> watchdog_;
 };
 
 } // namespace
 
-std::unique_ptr<Communicator> connectMpi(const LaunchInfo &launch) {
-  return std::make_unique<MpiCommunicator>(launch);
+std::unique_ptr<Communicator> connectMpi(const LaunchInfo &launch,
+                                         double timeoutSeconds) {
+  return std::make_unique<MpiCommunicator>(launch, timeoutSeconds);
 }
 
 } // namespace lmc::rt

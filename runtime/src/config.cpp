@@ -129,6 +129,8 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.lr = parseNonNegativeReal(flag, value());
     else if (flag == "--threads")
       config.threads = parseCount(flag, value(), 1);
+    else if (flag == "--collective-timeout")
+      config.collectiveTimeout = parseNonNegativeReal(flag, value());
     else if (flag == "--grad-accum")
       config.gradAccum = parseCount(flag, value(), 1);
     else if (flag == "--log-every")
@@ -262,6 +264,10 @@ std::string usageText(const std::string &program) {
       "  --checkpoint-every N        also every N steps\n"
       "  --keep K                    keep the newest K checkpoints (0: all)\n"
       "  --resume                    continue from the newest checkpoint\n"
+      "processes (mpirun, srun):\n"
+      "  --collective-timeout S      end the job when a collective waits\n"
+      "                              longer than S seconds for another\n"
+      "                              process (default 600; 0: forever)\n"
       "parameters:\n"
       "  --init FILE.safetensors     start from these parameters\n"
       "  --save FILE.safetensors     write the final parameters\n"

@@ -62,6 +62,8 @@ struct Config {
   std::string logDir;               // --log-dir DIR (TensorBoard)
   std::optional<double> peakFlops;  // --peak-flops F (FLOP/s, for MFU)
   std::optional<int64_t> threads;   // --threads N (default: all cores)
+  /// --collective-timeout SECONDS (0: wait forever).
+  double collectiveTimeout = 600;
   /// --memory-budget BYTES (0: no check; default: physical memory).
   std::optional<uint64_t> memoryBudget;
   bool info = false;                 // --info

@@ -281,7 +281,7 @@ int runTrainingMain(int argc, char **argv, const CompiledModel &model) {
       std::fputs(usageText(program).c_str(), stdout);
     } else {
       LaunchInfo launch = detectLaunch(std::getenv);
-      comm = connect(launch);
+      comm = connect(launch, config.collectiveTimeout);
       if (comm->rank() != 0)
         LMC_CHECK_SYS(std::freopen("/dev/null", "w", stdout),
                       "cannot silence stdout of process ", comm->rank());

@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "memory.h"
+#include "split_step.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -140,6 +141,10 @@ std::string formatModelInfo(const Descriptor &desc) {
   out += concat("gradient accumulation and data parallelism: ",
                 desc.hasSplitStep() ? "yes (grad_step/apply_step)" : "no",
                 "\n");
+  if (desc.hasSplitStep())
+    out += concat("data-parallel all-reduce: ",
+                  GradientArena(desc.params()).floats * sizeof(float),
+                  " bytes per step (gradients: ", bytes, " bytes)\n");
   out += "mesh: none (data parallel across the processes of mpirun/srun)\n";
   return out;
 }

@@ -21,30 +21,33 @@ void broadcastBuffers(Communicator &comm, ModelState &state) {
     comm.broadcast(state.bufferValue(i).data(), state.buffers()[i]->byteSize());
 }
 
+GradientArena::GradientArena(const std::vector<const TensorSpec *> &params) {
+  for (const TensorSpec *param : params) {
+    offsets.push_back(floats);
+    floats += roundUpToLine(size_t(param->numElements()));
+  }
+  lossSlot = floats;
+  stopSlot = floats + 1;
+  floats += 2;
+}
+
 SplitStep::SplitStep(const Descriptor &desc, StepFn gradStep,
                      StepFn applyStep, ModelState &state, Communicator &comm,
                      int64_t microBatches, void *rngKey)
     : desc_(desc), gradStep_(gradStep), applyStep_(applyStep), state_(state),
       comm_(comm), microBatches_(microBatches), rngKey_(rngKey),
-      loss_(sizeof(float)),
+      layout_(state.params()), loss_(sizeof(float)),
       gradNorm_(sizeof(float)) {
   LMC_CHECK(desc.hasSplitStep() && gradStep && applyStep,
             "this executable has no grad_step/apply_step (compiled by an "
             "older lmc?): it cannot accumulate gradients or run with several "
             "processes");
-  size_t offset = 0;
-  for (const TensorSpec *param : state.params()) {
+  for (const TensorSpec *param : state.params())
     LMC_CHECK(param->dtype == DType::F32, "parameter '", param->name,
               "' is not f32");
-    gradOffsets_.push_back(offset);
-    offset += roundUpToLine(size_t(param->numElements()));
-  }
-  lossSlot_ = offset;
-  stopSlot_ = offset + 1;
-  arenaFloats_ = offset + 2;
-  sum_ = AlignedBuffer(arenaFloats_ * sizeof(float));
+  sum_ = AlignedBuffer(layout_.floats * sizeof(float));
   if (microBatches_ > 1)
-    scratch_ = AlignedBuffer(arenaFloats_ * sizeof(float));
+    scratch_ = AlignedBuffer(layout_.floats * sizeof(float));
 }
 
 std::vector<void *>
@@ -90,7 +93,7 @@ SplitStep::applyStepBuffers(std::vector<AlignedBuffer> &hypers) {
 }
 
 void *SplitStep::gradBuffer(float *arena, const TensorSpec &grad) {
-  return arena + gradOffsets_[size_t(state_.paramIndex(grad.name))];
+  return arena + layout_.offsets[size_t(state_.paramIndex(grad.name))];
 }
 
 SplitStep::Outcome SplitStep::run(const std::function<void(int64_t)> &fillInputs,
@@ -111,21 +114,21 @@ SplitStep::Outcome SplitStep::run(const std::function<void(int64_t)> &fillInputs
     state_.commitBuffers();
     lossSum += double(*loss_.as<float>());
     if (k > 0)
-      for (size_t i = 0; i < lossSlot_; ++i)
+      for (size_t i = 0; i < layout_.lossSlot; ++i)
         sum[i] += target[i];
   }
-  sum[lossSlot_] = float(lossSum);
-  sum[stopSlot_] = stopRequested ? 1.0f : 0.0f;
-  comm_.allReduceSum(sum, arenaFloats_);
+  sum[layout_.lossSlot] = float(lossSum);
+  sum[layout_.stopSlot] = stopRequested ? 1.0f : 0.0f;
+  comm_.allReduceSum(sum, layout_.floats);
   broadcastBuffers(comm_, state_);
 
   Outcome outcome;
   const int64_t jobMicroBatches = microBatches_ * comm_.size();
-  outcome.loss = double(sum[lossSlot_]) / double(jobMicroBatches);
-  outcome.stopRequested = sum[stopSlot_] > 0;
+  outcome.loss = double(sum[layout_.lossSlot]) / double(jobMicroBatches);
+  outcome.stopRequested = sum[layout_.stopSlot] > 0;
   if (jobMicroBatches > 1) {
     const float count = float(jobMicroBatches);
-    for (size_t i = 0; i < lossSlot_; ++i)
+    for (size_t i = 0; i < layout_.lossSlot; ++i)
       sum[i] /= count;
   }
 

@@ -29,6 +29,15 @@ namespace lmc::rt {
 /// broadcast_buffers (its default).
 void broadcastBuffers(Communicator &comm, ModelState &state);
 
+/// The arena a step's one all-reduce carries: each parameter's gradient at
+/// a 64-byte aligned float offset (as the ABI requires of every buffer),
+/// then two slots for the loss sum and the stop flag.
+struct GradientArena {
+  explicit GradientArena(const std::vector<const TensorSpec *> &params);
+  std::vector<size_t> offsets; // parallel to params
+  size_t lossSlot = 0, stopSlot = 0, floats = 0;
+};
+
 class SplitStep {
 public:
   /// `microBatches`: grad_step calls per process and optimizer step;
@@ -65,11 +74,7 @@ private:
   Communicator &comm_;
   int64_t microBatches_;
   void *rngKey_;
-  /// Float offset of each param's gradient in the arenas (64-byte aligned,
-  /// as the ABI requires of every buffer); two trailing slots carry the
-  /// loss sum and the stop flag through the same all-reduce.
-  std::vector<size_t> gradOffsets_;
-  size_t lossSlot_ = 0, stopSlot_ = 0, arenaFloats_ = 0;
+  GradientArena layout_;
   AlignedBuffer sum_, scratch_, loss_, gradNorm_;
 };
 

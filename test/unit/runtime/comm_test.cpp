@@ -1,9 +1,12 @@
 #include "comm.h"
+#include "watchdog.h"
 
 #include "test_util.h"
 
+#include <chrono>
 #include <map>
 #include <string>
+#include <thread>
 
 using namespace lmc::rt;
 
@@ -69,7 +72,7 @@ TEST(Launch, RejectsMalformedAndTorchrun) {
 }
 
 TEST(Launch, SingleProcessCollectivesAreIdentities) {
-  std::unique_ptr<Communicator> comm = connect(LaunchInfo{});
+  std::unique_ptr<Communicator> comm = connect(LaunchInfo{}, 600);
   float values[2] = {1.5f, -2.0f};
   comm->allReduceSum(values, 2);
   comm->broadcast(values, sizeof values);
@@ -77,6 +80,19 @@ TEST(Launch, SingleProcessCollectivesAreIdentities) {
   EXPECT_EQ(values[1], -2.0f);
   EXPECT_EQ(comm->rank(), 0);
   EXPECT_EQ(comm->size(), 1);
+}
+
+// Collectives that finish before their deadline leave the process alone,
+// however often the watchdog is re-armed (the firing case ends the process:
+// test/e2e/distributed/collective-timeout.test).
+TEST(Watchdog, FinishedCollectivesNeverFire) {
+  CollectiveWatchdog watchdog("process 0 of 2", 0.05);
+  for (int i = 0; i < 2000; ++i) {
+    CollectiveWatchdog::Watch watch = watchdog.watch("all-reduce", 4);
+    CollectiveWatchdog::Watch moved = std::move(watch);
+  }
+  // Disarmed: waiting past the timeout is fine.
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));
 }
 
 } // namespace

@@ -72,6 +72,14 @@ TEST(Config, Threads) {
   expectUsageError({"--threads", "0"}, "--threads expects an integer >= 1");
 }
 
+TEST(Config, CollectiveTimeout) {
+  EXPECT_EQ(parseFlags({}).collectiveTimeout, 600);
+  EXPECT_EQ(parseFlags({"--collective-timeout", "2.5"}).collectiveTimeout,
+            2.5);
+  EXPECT_EQ(parseFlags({"--collective-timeout", "0"}).collectiveTimeout, 0);
+  expectUsageError({"--collective-timeout", "soon"}, "--collective-timeout");
+}
+
 TEST(Config, RejectsBadFlags) {
   expectUsageError({"--bogus"}, "unknown flag '--bogus'");
   expectUsageError({"-x"}, "unknown flag '-x'");

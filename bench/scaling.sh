@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Data-parallel scaling on this machine: samples/s of one process against
+# `mpirun -np 2` at the same global batch, and the all-reduce payload per
+# step against the gradient bytes. Models: the digits MLP (global batch 64)
+# and the char GPT (global batch 16).
+#
+#   bash bench/scaling.sh            # needs build/bin/lmc (scripts/build.sh)
+#
+# Like bench/run.sh it unsets OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE (they halve
+# sgemm speed here).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LMC=${LMC:-$ROOT/build/bin/lmc}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2)
+bash "$ROOT/examples/gpt-char/prepare_data.sh" >/dev/null
+
+# Mean samples/s over the logged steps after the first (warm-up) one.
+rate() {
+  python3 - "$1" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if '"samples_per_s"' in l]
+rows = rows[1:]
+print(f"{sum(r['samples_per_s'] for r in rows) / len(rows):9.0f}")
+PY
+}
+
+# bench NAME MODEL GLOBAL_BATCH STEPS DATA_FLAGS...
+bench() {
+  local name=$1 model=$2 batch=$3 steps=$4
+  shift 4
+  "$LMC" "$model" --batch "$batch" -o "$WORK/$name-full"
+  "$LMC" "$model" --batch $((batch / 2)) -o "$WORK/$name-half"
+  local run=("$@" --steps "$steps" --log-every 1)
+  "$WORK/$name-full" "${run[@]}" --threads 2 --metrics "$WORK/a.jsonl" >/dev/null
+  "$WORK/$name-full" "${run[@]}" --threads 1 --metrics "$WORK/b.jsonl" >/dev/null
+  "$WORK/$name-half" "${run[@]}" --threads 1 --grad-accum 2 \
+    --metrics "$WORK/c.jsonl" >/dev/null
+  "${MPIRUN[@]}" "$WORK/$name-half" "${run[@]}" --threads 1 \
+    --metrics "$WORK/d.jsonl" >/dev/null
+  printf '%-5s batch %3d | 1 proc, 2 threads %s | 1 proc, 1 thread %s | 1 proc, grad-accum 2 %s | 2 procs x 1 thread %s samples/s\n' \
+    "$name" "$batch" "$(rate "$WORK/a.jsonl")" "$(rate "$WORK/b.jsonl")" \
+    "$(rate "$WORK/c.jsonl")" "$(rate "$WORK/d.jsonl")"
+  "$WORK/$name-half" --info | grep "data-parallel all-reduce"
+}
+
+DIGITS=$ROOT/examples/mlp-digits
+GPT=$ROOT/examples/gpt-char
+bench mlp "$DIGITS/mlp.onnx" 64 3000 \
+  --input "x=$DIGITS/data/train_x.npy" --input "labels=$DIGITS/data/train_labels.npy"
+bench gpt "$GPT/gpt.onnx" 16 20 --tokens "$GPT/data/train.bin"
