@@ -207,12 +207,6 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
     model.paramNames.push_back(name.str());
   }
   os << "end\n";
-  // The tags now live in the descriptor; LLVM translation has no use for
-  // them (and would warn about every one).
-  for (func::FuncOp entry : {train, eval, grad, apply}) {
-    entry.removeArgAttrsAttr();
-    entry.removeResAttrsAttr();
-  }
   return model;
 }
 

@@ -3,6 +3,7 @@
 #include "lmc/Driver/Emit.h"
 #include "lmc/Transforms/Attributes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -78,6 +79,14 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
                          const ModelDescription &model) {
   registerBuiltinDialectTranslation(*module.getContext());
   registerLLVMDialectTranslation(*module.getContext());
+  // The entry points' tags live in the descriptor; LLVM translation has no
+  // use for them (and would warn about every one).
+  for (StringRef entry : {attrs::kTrainStep, attrs::kEvalStep,
+                          attrs::kGradStep, attrs::kApplyStep})
+    if (auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(entry)) {
+      func.removeArgAttrsAttr();
+      func.removeResAttrsAttr();
+    }
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, context, "lmc_model");
   if (!llvmModule)

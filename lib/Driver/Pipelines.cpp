@@ -5,6 +5,7 @@
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
 #include "lmc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -67,12 +68,31 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   pm.addPass(createLmcMixedPrecision(precision));
 }
 
-void buildLmcLoweringPipeline(OpPassManager &pm) {
+void buildLmcLoweringPipeline(OpPassManager &pm,
+                              const ShardingOptions &sharding, Phase last) {
+  pm.addPass(createConvertLmcToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  if (!sharding.mesh.empty()) {
+    LmcShardAnnotateOptions annotate;
+    annotate.mesh = sharding.mesh;
+    annotate.shard = sharding.shard;
+    pm.addPass(createLmcShardAnnotate(annotate));
+    // Forward then backward: shardings reach both the ops after an
+    // annotated parameter and the fills and empties feeding those ops.
+    shard::ShardingPropagationOptions propagation;
+    propagation.traversal = shard::TraversalOrder::ForwardBackward;
+    OpPassManager &perFunction = pm.nest<func::FuncOp>();
+    perFunction.addPass(shard::createShardingPropagation(propagation));
+    perFunction.addPass(createLmcShardComplete());
+    perFunction.addPass(shard::createPartition());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  if (last == Phase::Shard)
+    return;
   // Spelled as a textual pipeline so that it reads like `lmc-opt` flags and
   // can be replayed there step by step.
   constexpr llvm::StringLiteral kPipeline =
-      "convert-lmc-to-linalg,"
-      "canonicalize,"
       "func.func(lmc-fuse-elementwise),"
       "canonicalize,cse,"
       "one-shot-bufferize{bufferize-function-boundaries "

@@ -23,6 +23,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -101,6 +102,17 @@ cl::opt<std::string> keepF32(
     cl::desc("keep matmuls in f32 whose op or parameter name matches"),
     cl::init(""), cl::cat(lmcCategory));
 
+cl::opt<std::string> mesh(
+    "mesh",
+    cl::desc("process mesh for sharded training, e.g. data=2,model=2 "
+             "(docs/distributed.md)"),
+    cl::init(""), cl::cat(lmcCategory));
+cl::list<std::string> shard(
+    "shard",
+    cl::desc("GLOB=AXES: shard matching parameters, one mesh axis or _ per "
+             "dimension (e.g. '*.fc1.weight=model,_'); repeatable"),
+    cl::cat(lmcCategory));
+
 cl::opt<lmc::Phase> compileTo(
     "compile-to", cl::desc("stop after a phase and print its output"),
     cl::values(clEnumValN(lmc::Phase::Import, "import", "imported model"),
@@ -110,6 +122,8 @@ cl::opt<lmc::Phase> compileTo(
                           "train_step / eval_step"),
                clEnumValN(lmc::Phase::Precision, "precision",
                           "mixed-precision policy applied"),
+               clEnumValN(lmc::Phase::Shard, "shard",
+                          "linalg, partitioned for --mesh (SPMD)"),
                clEnumValN(lmc::Phase::Lower, "lower", "LLVM dialect"),
                clEnumValN(lmc::Phase::LLVM, "llvm", "LLVM IR")),
     cl::init(lmc::Phase::LLVM), cl::cat(lmcCategory));
@@ -178,6 +192,12 @@ LogicalResult writeText(llvm::function_ref<void(llvm::raw_ostream &)> print) {
 }
 
 LogicalResult compile(MLIRContext &context, const char *argv0) {
+  if ((!mesh.empty() || !shard.empty()) && compileTo > lmc::Phase::Shard) {
+    llvm::errs() << "lmc: error: sharded training executables are not built "
+                    "yet; --compile-to=shard shows the partitioned step "
+                    "(docs/distributed.md)\n";
+    return failure();
+  }
   OwningOpRef<ModuleOp> module = loadModel(context);
   if (!module)
     return failure();
@@ -214,7 +234,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   lmc::buildLmcTrainingPipeline(pm, training, lastTrainingPhase);
   if (failed(pm.run(*module)))
     return failure();
-  if (stopInMlir && compileTo < lmc::Phase::Lower)
+  if (stopInMlir && compileTo < lmc::Phase::Shard)
     return writeText([&](llvm::raw_ostream &os) { module->print(os, printingFlags()); });
 
   FailureOr<lmc::ModelDescription> model = lmc::describeModel(*module);
@@ -234,7 +254,10 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   if (failed(applyPassManagerCLOptions(lowering)))
     return failure();
   applyDefaultTimingPassManagerCLOptions(lowering);
-  lmc::buildLmcLoweringPipeline(lowering);
+  lmc::ShardingOptions sharding;
+  sharding.mesh = mesh;
+  sharding.shard = llvm::join(shard, ";");
+  lmc::buildLmcLoweringPipeline(lowering, sharding, compileTo);
   if (failed(lowering.run(*module)))
     return failure();
   if (stopInMlir)

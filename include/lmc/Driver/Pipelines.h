@@ -11,7 +11,16 @@
 namespace lmc {
 
 /// The phases `lmc --compile-to=` can stop after, in pipeline order.
-enum class Phase { Import, Loss, Autodiff, Optimizer, Precision, Lower, LLVM };
+enum class Phase {
+  Import,
+  Loss,
+  Autodiff,
+  Optimizer,
+  Precision,
+  Shard,
+  Lower,
+  LLVM
+};
 
 struct TrainingOptions {
   std::string loss = "cross_entropy";
@@ -38,6 +47,12 @@ struct TrainingOptions {
   int64_t lossScaleGrowthInterval = 2000;
 };
 
+/// The process mesh and the user's parameter shardings (docs/distributed.md).
+struct ShardingOptions {
+  std::string mesh;  // "data=2,model=2"; empty: no sharding
+  std::string shard; // GLOB=AXES rules separated by ';'
+};
+
 /// Every dialect lmc's pipelines create, and all lmc passes.
 void registerLmcDialects(mlir::DialectRegistry &registry);
 void registerLmcPasses();
@@ -48,8 +63,12 @@ void buildLmcTrainingPipeline(mlir::OpPassManager &pm,
                               const TrainingOptions &options, Phase last);
 
 /// lmc on tensors → LLVM dialect with the bare-pointer calling convention
-/// (docs/runtime-abi.md): linalg, fusion, bufferization, BLAS calls, loops.
-void buildLmcLoweringPipeline(mlir::OpPassManager &pm);
+/// (docs/runtime-abi.md): linalg, sharding (with a mesh: annotation,
+/// upstream propagation and SPMD partitioning), fusion, bufferization, BLAS
+/// calls, loops. `last` = Shard stops after partitioning.
+void buildLmcLoweringPipeline(mlir::OpPassManager &pm,
+                              const ShardingOptions &sharding = {},
+                              Phase last = Phase::LLVM);
 
 } // namespace lmc
 

@@ -5,6 +5,7 @@
 
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Pass/Pass.h"
 
 namespace lmc {

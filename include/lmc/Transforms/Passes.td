@@ -112,4 +112,40 @@ def LmcMixedPrecision : Pass<"lmc-mixed-precision", "::mlir::ModuleOp"> {
   let dependentDialects = ["::lmc::LmcDialect"];
 }
 
+def LmcShardAnnotate : Pass<"lmc-shard-annotate", "::mlir::ModuleOp"> {
+  let summary = "Declares the process mesh and the shardings the user chose";
+  let description = [{
+    Runs on the linalg form of the entry points (docs/distributed.md says
+    why). Adds `shard.grid @mesh` with the sizes of `mesh` ("data=2,model=2":
+    grid axis 0 is `data`, axis 1 `model`) and annotates every entry point:
+    a parameter that a `shard` rule ("GLOB=AXES", one `_` or mesh axis per
+    dimension, first matching rule wins) matches gets that sharding on its
+    argument and on its result, and so do its gradient and its optimizer
+    state (`<param>.<slot>`, same shape); with a `data` axis the inputs are
+    split on their first (batch) dimension over it. Everything else is left
+    to upstream `sharding-propagation`.
+  }];
+  let options = [
+    Option<"mesh", "mesh", "std::string", /*default=*/"\"\"",
+           "axis sizes, e.g. data=2,model=2">,
+    Option<"shard", "shard", "std::string", /*default=*/"\"\"",
+           "GLOB=AXES rules for parameters separated by ';', e.g. "
+           "*.fc1.weight=model,_">,
+  ];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
+def LmcShardComplete : Pass<"lmc-shard-complete", "::mlir::func::FuncOp"> {
+  let summary = "Replicates the tensors that sharding propagation left bare";
+  let description = [{
+    Upstream `shard-partition` needs a sharding for every tensor it meets,
+    but `sharding-propagation` only reaches values connected to an
+    annotation: a constant returned as it is, or a tensor argument no
+    sharded op reads, stays bare and partitioning fails without a message.
+    This pass, run between the two, annotates each such value (function
+    arguments and op results) as replicated on the function's grid.
+  }];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
 #endif // LMC_TRANSFORMS_PASSES_TD

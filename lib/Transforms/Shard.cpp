@@ -1,0 +1,460 @@
+//===- Shard.cpp - The user's mesh and shardings, for upstream partitioning ===//
+//
+// lmc shards on the linalg form: upstream implements ShardingInterface for
+// linalg structured ops, tensor.empty and arith constants, which is all a
+// lowered training step contains, so `sharding-propagation` and
+// `shard-partition` work unchanged. lmc only states what the user chose
+// (lmc-shard-annotate) and fills the gaps propagation leaves
+// (lmc-shard-complete).
+//
+// The compiled step is SPMD over the `model` axis only: data parallelism
+// stays the runtime's outer loop (one bucketed all-reduce of the gradients
+// per step, gradient accumulation), which partitioning the batch inside the
+// step would duplicate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/GlobPattern.h"
+
+namespace lmc {
+#define GEN_PASS_DEF_LMCSHARDANNOTATE
+#define GEN_PASS_DEF_LMCSHARDCOMPLETE
+#include "lmc/Transforms/Passes.h.inc"
+} // namespace lmc
+
+using namespace mlir;
+
+namespace lmc {
+namespace {
+
+constexpr StringLiteral kGridName = "mesh";
+/// The grid's one axis: `model`.
+constexpr shard::GridAxis kModelAxis = 0;
+/// Module attribute {data = D, model = M}: the mesh the step was built for.
+constexpr StringLiteral kMeshAttr = "lmc.mesh";
+
+/// `--mesh data=D,model=M` (either may be absent: 1).
+struct Mesh {
+  int64_t data = 1;
+  int64_t model = 1;
+};
+
+/// A `--shard GLOB=AXES` rule: per tensor dimension, whether it is split
+/// over `model` (the only axis parameters are split over).
+struct ShardRule {
+  std::string text;
+  llvm::GlobPattern glob;
+  SmallVector<bool> splitOverModel;
+  bool used = false;
+};
+
+FailureOr<Mesh> parseMesh(StringRef spec, llvm::raw_ostream &error) {
+  Mesh mesh;
+  llvm::StringSet<> seen;
+  SmallVector<StringRef> parts;
+  spec.split(parts, ',');
+  for (StringRef part : parts) {
+    auto [name, size] = part.trim().split('=');
+    name = name.trim();
+    int64_t value = 0;
+    if ((name != "data" && name != "model") ||
+        size.trim().getAsInteger(10, value) || value < 1) {
+      error << "--mesh '" << spec
+            << "': expected data=N and/or model=M (N, M >= 1), got '" << part
+            << "'";
+      return failure();
+    }
+    if (!seen.insert(name).second) {
+      error << "--mesh '" << spec << "' names '" << name << "' twice";
+      return failure();
+    }
+    (name == "data" ? mesh.data : mesh.model) = value;
+  }
+  return mesh;
+}
+
+FailureOr<ShardRule> parseRule(StringRef text, llvm::raw_ostream &error) {
+  auto [pattern, axesText] = text.split('=');
+  llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(pattern);
+  if (!glob || axesText.empty() || pattern.empty()) {
+    if (!glob)
+      llvm::consumeError(glob.takeError());
+    error << "--shard '" << text
+          << "': expected GLOB=AXES, e.g. '*.fc1.weight=model,_'";
+    return failure();
+  }
+  ShardRule rule{text.str(), std::move(*glob), {}, false};
+  SmallVector<StringRef> dims;
+  axesText.split(dims, ',');
+  for (StringRef dim : dims) {
+    dim = dim.trim();
+    if (dim == "data") {
+      error << "--shard '" << text
+            << "': parameters are replicated over 'data' (data "
+               "parallelism); split them over 'model'";
+      return failure();
+    }
+    if (dim != "_" && dim != "model") {
+      error << "--shard '" << text << "': '" << dim
+            << "' is neither '_' nor 'model'";
+      return failure();
+    }
+    rule.splitOverModel.push_back(dim == "model");
+  }
+  if (llvm::count(rule.splitOverModel, true) > 1) {
+    error << "--shard '" << text << "' splits two dimensions over 'model'";
+    return failure();
+  }
+  return rule;
+}
+
+/// A tensor's split: per dimension, the grid axes it is split over.
+using Split = SmallVector<shard::GridAxesAttr>;
+
+/// The split of a `<role> <name>` entry-point argument or result, by the
+/// parameter it belongs to: a parameter, its gradient, or its optimizer
+/// state `<param>.<slot>` (shaped like it; scalar slots stay replicated).
+std::optional<std::string> paramOf(StringRef name, StringRef role) {
+  if (role == "param" || role == "grad")
+    return name.str();
+  if (role == "state" && name.contains('.'))
+    return name.rsplit('.').first.str();
+  return std::nullopt;
+}
+
+class ShardAnnotator {
+public:
+  using PipelineRunner =
+      llvm::function_ref<LogicalResult(OpPassManager &, Operation *)>;
+
+  /// `runPipeline`: the pass's own (a nested pipeline inside a pass).
+  ShardAnnotator(ModuleOp module, Mesh mesh, MutableArrayRef<ShardRule> rules,
+                 PipelineRunner runPipeline)
+      : module_(module), mesh_(mesh), rules_(rules),
+        runPipeline_(runPipeline), builder_(module.getContext()) {}
+
+  LogicalResult run() {
+    MLIRContext *context = module_.getContext();
+    module_->setAttr(kMeshAttr,
+                     DictionaryAttr::get(
+                         context, {builder_.getNamedAttr(
+                                       "data", builder_.getI64IntegerAttr(
+                                                   mesh_.data)),
+                                   builder_.getNamedAttr(
+                                       "model", builder_.getI64IntegerAttr(
+                                                    mesh_.model))}));
+    if (failed(splitsFromRules()))
+      return failure();
+    for (ShardRule &rule : rules_)
+      if (!rule.used)
+        return emitError(module_.getLoc())
+               << "--shard '" << rule.text << "' matches no parameter";
+    if (mesh_.model == 1)
+      return success(); // nothing to partition
+    builder_.setInsertionPointToStart(module_.getBody());
+    shard::GridOp::create(builder_, module_.getLoc(), kGridName,
+                          ArrayRef<int64_t>{mesh_.model});
+    if (failed(splitsFromPropagation()))
+      return failure();
+    for (auto func : module_.getOps<func::FuncOp>())
+      if (!func.isExternal())
+        annotate(func);
+    return success();
+  }
+
+private:
+  /// Every parameter a rule matches, checked against its shape.
+  LogicalResult splitsFromRules() {
+    for (auto func : module_.getOps<func::FuncOp>()) {
+      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+        auto [name, role] = nameAndRole(func.getArgAttrDict(i));
+        auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[i]);
+        if (role != "param" || !type || splits_.count(name))
+          continue;
+        ShardRule *rule = llvm::find_if(
+            rules_, [&](ShardRule &r) { return r.glob.match(name); });
+        if (rule == rules_.end())
+          continue;
+        rule->used = true;
+        if (rule->splitOverModel.size() != size_t(type.getRank()))
+          return emitError(func.getArgument(i).getLoc())
+                 << "--shard '" << rule->text << "' gives "
+                 << rule->splitOverModel.size()
+                 << " dimensions for parameter '" << name << "' of rank "
+                 << type.getRank();
+        Split split;
+        for (auto [dim, split_] : llvm::enumerate(rule->splitOverModel)) {
+          if (split_ && type.getDimSize(dim) % mesh_.model != 0)
+            return emitError(func.getArgument(i).getLoc())
+                   << "parameter '" << name << "': dimension " << dim
+                   << " of size " << type.getDimSize(dim)
+                   << " does not divide over model=" << mesh_.model;
+          split.push_back(builder_.getDenseI16ArrayAttr(
+              split_ ? ArrayRef<shard::GridAxis>{kModelAxis}
+                     : ArrayRef<shard::GridAxis>{}));
+        }
+        splits_[name] = split;
+      }
+    }
+    return success();
+  }
+
+  /// The parameters no rule names take the sharding propagation gives them
+  /// in train_step (a column-parallel layer's bias follows its weight), so
+  /// that every entry point, and a step's input and output, agree on it.
+  LogicalResult splitsFromPropagation() {
+    auto train = module_.lookupSymbol<func::FuncOp>("train_step");
+    if (!train)
+      return success();
+    OpBuilder b(train);
+    auto probe = cast<func::FuncOp>(b.clone(*train));
+    probe.setName("lmc_shard_probe");
+    annotate(probe);
+    OpPassManager pm(func::FuncOp::getOperationName());
+    shard::ShardingPropagationOptions options;
+    options.traversal = shard::TraversalOrder::ForwardBackward;
+    pm.addPass(shard::createShardingPropagation(options));
+    if (failed(runPipeline_(pm, probe)))
+      return failure();
+    for (BlockArgument arg : probe.getArguments()) {
+      auto [name, role] = nameAndRole(probe.getArgAttrDict(arg.getArgNumber()));
+      if (role != "param" || splits_.count(name))
+        continue;
+      for (Operation *user : arg.getUsers())
+        if (auto annotation = dyn_cast<shard::ShardOp>(user)) {
+          auto sharding =
+              annotation.getSharding().getDefiningOp<shard::ShardingOp>();
+          splits_[name] = Split(sharding.getSplitAxes().getAxes());
+          break;
+        }
+    }
+    probe.erase();
+    return success();
+  }
+
+  std::pair<std::string, std::string> nameAndRole(DictionaryAttr attrs) {
+    auto name = attrs ? attrs.getAs<StringAttr>("lmc.name") : StringAttr();
+    auto role = attrs ? attrs.getAs<StringAttr>("lmc.role") : StringAttr();
+    if (!name || !role)
+      return {};
+    return {name.str(), role.str()};
+  }
+
+  /// The split of an entry-point argument or result, if it has one.
+  std::optional<Split> splitOf(DictionaryAttr attrs, Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    auto [name, role] = nameAndRole(attrs);
+    if (!tensor || tensor.getRank() == 0)
+      return std::nullopt;
+    std::optional<std::string> param = paramOf(name, role);
+    if (!param)
+      return std::nullopt;
+    auto it = splits_.find(*param);
+    if (it == splits_.end() || it->second.size() != size_t(tensor.getRank()))
+      return std::nullopt;
+    return it->second;
+  }
+
+  Value annotation(OpBuilder &b, Location loc, Value value, const Split &split) {
+    Value sharding = shard::ShardingOp::create(b, loc, kGridName, split);
+    return shard::ShardOp::create(b, loc, value, sharding,
+                                  /*annotate_for_users=*/true);
+  }
+
+  void annotate(func::FuncOp func) {
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    for (BlockArgument arg : func.getArguments()) {
+      std::optional<Split> split =
+          splitOf(func.getArgAttrDict(arg.getArgNumber()), arg.getType());
+      if (!split)
+        continue;
+      Value annotated = annotation(b, arg.getLoc(), arg, *split);
+      arg.replaceAllUsesExcept(annotated, annotated.getDefiningOp());
+    }
+    func.walk([&](func::ReturnOp ret) {
+      b.setInsertionPoint(ret);
+      for (OpOperand &operand : ret->getOpOperands()) {
+        std::optional<Split> split = splitOf(
+            func.getResultAttrDict(operand.getOperandNumber()),
+            operand.get().getType());
+        if (split)
+          operand.set(annotation(b, ret.getLoc(), operand.get(), *split));
+      }
+    });
+  }
+
+  ModuleOp module_;
+  Mesh mesh_;
+  MutableArrayRef<ShardRule> rules_;
+  PipelineRunner runPipeline_;
+  OpBuilder builder_;
+  llvm::StringMap<Split> splits_;
+};
+
+struct LmcShardAnnotate
+    : impl::LmcShardAnnotateBase<LmcShardAnnotate> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (mesh.empty()) {
+      if (!shard.empty()) {
+        emitError(module.getLoc())
+            << "--shard needs a --mesh with the axes it names";
+        return signalPassFailure();
+      }
+      return;
+    }
+    std::string message;
+    llvm::raw_string_ostream error(message);
+    auto fail = [&] {
+      emitError(module.getLoc(), message);
+      signalPassFailure();
+    };
+    FailureOr<Mesh> parsed = parseMesh(mesh, error);
+    if (failed(parsed))
+      return fail();
+    SmallVector<ShardRule> rules;
+    SmallVector<StringRef> texts;
+    StringRef(shard).split(texts, ';', -1, /*KeepEmpty=*/false);
+    for (StringRef text : texts) {
+      FailureOr<ShardRule> rule = parseRule(text, error);
+      if (failed(rule))
+        return fail();
+      rules.push_back(std::move(*rule));
+    }
+    auto run = [&](OpPassManager &pm, Operation *op) {
+      return runPipeline(pm, op);
+    };
+    if (failed(ShardAnnotator(module, *parsed, rules, run).run()))
+      signalPassFailure();
+  }
+};
+
+/// The sharding `value` has where it is defined: its own annotation, or
+/// null when it has none.
+Value definedSharding(Value value) {
+  if (auto shard = value.getDefiningOp<shard::ShardOp>())
+    if (!shard.getAnnotateForUsers())
+      return shard.getSharding();
+  for (Operation *user : value.getUsers())
+    if (auto shard = dyn_cast<shard::ShardOp>(user))
+      if (!shard.getAnnotateForUsers())
+        return shard.getSharding();
+  return nullptr;
+}
+
+/// The sharding some user already reads `value` with, or null.
+Value usedSharding(Value value) {
+  for (Operation *user : value.getUsers())
+    if (auto shard = dyn_cast<shard::ShardOp>(user))
+      if (shard.getAnnotateForUsers())
+        return shard.getSharding();
+  return nullptr;
+}
+
+/// True when `op` reads its iteration index (linalg.index: the one-hot
+/// compare of cross-entropy, causal masks).
+bool readsIterationIndex(Operation *op) {
+  return op->getNumRegions() > 0 &&
+         op->walk([](linalg::IndexOp) { return WalkResult::interrupt(); })
+             .wasInterrupted();
+}
+
+struct LmcShardComplete : impl::LmcShardCompleteBase<LmcShardComplete> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    auto grids = func->getParentOfType<ModuleOp>().getOps<shard::GridOp>();
+    if (grids.empty())
+      return;
+    StringRef grid = (*grids.begin()).getSymName();
+    OpBuilder b(func);
+    auto replicated = [&](Location loc) -> Value {
+      // One empty split list: replicated whatever the rank (an empty list
+      // does not survive upstream's printer/parser round trip).
+      return shard::ShardingOp::create(b, loc, grid,
+                                       {b.getDenseI16ArrayAttr({})});
+    };
+    // An op that reads its iteration index would need each process's slice
+    // offset added to it, which upstream partitioning does not do (it
+    // produces invalid IR): such ops run replicated, on gathered operands.
+    func.walk([&](Operation *op) {
+      if (op->getParentOp() != func || !readsIterationIndex(op))
+        return;
+      b.setInsertionPoint(op);
+      for (OpOperand &operand : op->getOpOperands()) {
+        // Chained after the read it had: the value keeps its own sharding
+        // everywhere else (an argument's decides the signature), and the
+        // partitioner gathers it for this op alone.
+        auto reader = operand.get().getDefiningOp<shard::ShardOp>();
+        if (reader && reader.getAnnotateForUsers())
+          operand.set(shard::ShardOp::create(b, op->getLoc(), reader,
+                                             replicated(op->getLoc()),
+                                             /*annotate_for_users=*/true));
+      }
+      for (Value result : op->getResults())
+        for (Operation *user : result.getUsers())
+          if (auto shard = dyn_cast<shard::ShardOp>(user))
+            if (!shard.getAnnotateForUsers()) {
+              b.setInsertionPoint(shard);
+              shard.getShardingMutable().assign(replicated(op->getLoc()));
+            }
+    });
+    // Arguments nothing reads (partitioning crashes on a bare one).
+    b.setInsertionPointToStart(&func.getBody().front());
+    for (BlockArgument arg : func.getArguments())
+      if (isa<RankedTensorType>(arg.getType()) && arg.use_empty())
+        shard::ShardOp::create(b, arg.getLoc(), arg, replicated(arg.getLoc()),
+                               /*annotate_for_users=*/true);
+    // Results: every tensor an op defines gets a sharding of its own.
+    func.walk([&](Operation *op) {
+      if (isa<shard::ShardOp, shard::ShardingOp>(op) ||
+          op->getParentOp() != func)
+        return;
+      for (Value result : op->getResults()) {
+        if (!isa<RankedTensorType>(result.getType()) || definedSharding(result))
+          continue;
+        b.setInsertionPointAfter(op);
+        auto annotated = shard::ShardOp::create(b, result.getLoc(), result,
+                                                replicated(result.getLoc()));
+        result.replaceAllUsesExcept(annotated, annotated);
+      }
+    });
+    // Operands: every tensor an op reads comes through a users' annotation;
+    // a direct read gets one with the sharding the value already has.
+    func.walk([&](Operation *op) {
+      if (isa<shard::ShardOp, shard::ShardingOp>(op) ||
+          op->getParentOp() != func)
+        return;
+      for (OpOperand &operand : op->getOpOperands()) {
+        Value value = operand.get();
+        auto reader = value.getDefiningOp<shard::ShardOp>();
+        if (!isa<RankedTensorType>(value.getType()) ||
+            (reader && reader.getAnnotateForUsers()))
+          continue;
+        b.setInsertionPoint(op);
+        Value sharding = definedSharding(value);
+        if (!sharding)
+          sharding = usedSharding(value);
+        // A copy here: the annotation it came from may come after `op`.
+        sharding = sharding ? b.clone(*sharding.getDefiningOp())->getResult(0)
+                            : replicated(op->getLoc());
+        operand.set(shard::ShardOp::create(b, op->getLoc(), value, sharding,
+                                           /*annotate_for_users=*/true));
+      }
+    });
+  }
+};
+
+} // namespace
+} // namespace lmc
