@@ -210,4 +210,22 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
   return model;
 }
 
+void describeSharding(ModuleOp module, ModelDescription &model) {
+  auto mesh = module->getAttrOfType<DictionaryAttr>(attrs::kMesh);
+  if (!mesh)
+    return;
+  std::string lines;
+  llvm::raw_string_ostream os(lines);
+  os << "mesh " << cast<IntegerAttr>(mesh.get("data")).getInt() << ' '
+     << cast<IntegerAttr>(mesh.get("model")).getInt() << '\n';
+  if (auto splits = module->getAttrOfType<DictionaryAttr>(attrs::kSplits))
+    for (NamedAttribute split : splits)
+      os << "split " << split.getName().getValue() << ' '
+         << cast<IntegerAttr>(split.getValue()).getInt() << '\n';
+  // The lines come last, before `end` (docs/runtime-abi.md).
+  constexpr llvm::StringLiteral kEnd = "end\n";
+  std::string &text = model.descriptor;
+  text.insert(text.size() - kEnd.size(), lines);
+}
+
 } // namespace lmc

@@ -90,6 +90,8 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
   }
   if (last == Phase::Shard)
     return;
+  if (!sharding.mesh.empty())
+    pm.addPass(createLmcShardToRuntime());
   // Spelled as a textual pipeline so that it reads like `lmc-opt` flags and
   // can be replayed there step by step.
   constexpr llvm::StringLiteral kPipeline =

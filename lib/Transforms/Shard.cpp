@@ -14,14 +14,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lmc/Transforms/Attributes.h"
 #include "lmc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Shard/Transforms/Passes.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/GlobPattern.h"
@@ -40,8 +41,6 @@ namespace {
 constexpr StringLiteral kGridName = "mesh";
 /// The grid's one axis: `model`.
 constexpr shard::GridAxis kModelAxis = 0;
-/// Module attribute {data = D, model = M}: the mesh the step was built for.
-constexpr StringLiteral kMeshAttr = "lmc.mesh";
 
 /// `--mesh data=D,model=M` (either may be absent: 1).
 struct Mesh {
@@ -145,7 +144,7 @@ public:
 
   LogicalResult run() {
     MLIRContext *context = module_.getContext();
-    module_->setAttr(kMeshAttr,
+    module_->setAttr(attrs::kMesh,
                      DictionaryAttr::get(
                          context, {builder_.getNamedAttr(
                                        "data", builder_.getI64IntegerAttr(
@@ -166,6 +165,7 @@ public:
                           ArrayRef<int64_t>{mesh_.model});
     if (failed(splitsFromPropagation()))
       return failure();
+    recordSplits();
     for (auto func : module_.getOps<func::FuncOp>())
       if (!func.isExternal())
         annotate(func);
@@ -207,6 +207,18 @@ private:
       }
     }
     return success();
+  }
+
+  /// For the runtime: which dimension of each parameter is split.
+  void recordSplits() {
+    SmallVector<NamedAttribute> splits;
+    for (const auto &[name, split] : splits_)
+      for (auto [dim, axes] : llvm::enumerate(split))
+        if (!axes.empty())
+          splits.push_back(builder_.getNamedAttr(
+              name, builder_.getI64IntegerAttr(int64_t(dim))));
+    module_->setAttr(attrs::kSplits,
+                     builder_.getDictionaryAttr(splits));
   }
 
   /// The parameters no rule names take the sharding propagation gives them

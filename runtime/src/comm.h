@@ -42,6 +42,11 @@ public:
   virtual void allReduceSum(float *data, size_t count) = 0;
   /// Every process ends with rank 0's bytes.
   virtual void broadcast(void *data, size_t bytes) = 0;
+  /// `out` (size() x `bytes`) receives every process's `in` in rank order.
+  virtual void allGather(const void *in, void *out, size_t bytes) = 0;
+  /// The processes of this one that pass the same `color`, ranked by `key`
+  /// (every process must call it).
+  virtual std::unique_ptr<Communicator> split(int color, int key) = 0;
   /// Stops every process of the job (after an error on this one).
   [[noreturn]] virtual void abort(int exitCode) = 0;
 };

@@ -1,4 +1,4 @@
-//===- comm_mpi.cpp - Collectives over MPI_COMM_WORLD ---------------------===//
+//===- comm_mpi.cpp - Collectives over MPI communicators ------------------===//
 
 #include "comm.h"
 
@@ -32,7 +32,10 @@ std::string mpiErrorText(int code) {
 
 class MpiCommunicator final : public Communicator {
 public:
-  MpiCommunicator(const LaunchInfo &launch, double timeoutSeconds) {
+  /// The whole job: MPI_Init, and MPI_Finalize when destroyed.
+  MpiCommunicator(const LaunchInfo &launch, double timeoutSeconds)
+      : comm_(MPI_COMM_WORLD), ownsMpi_(true),
+        timeoutSeconds_(timeoutSeconds) {
     LMC_CHECK_MPI(MPI_Init(nullptr, nullptr), "MPI_Init");
     // Errors come back as codes (and become lmc errors) instead of
     // aborting inside MPI without a message.
@@ -43,11 +46,22 @@ public:
               "MPI reports rank ", rank_, " of ", size_, " but ",
               launch.launcher, " announced rank ", launch.rank, " of ",
               launch.size);
-    if (timeoutSeconds > 0)
-      watchdog_.emplace(concat("process ", rank_, " of ", size_),
-                        timeoutSeconds);
+    startWatchdog();
   }
-  ~MpiCommunicator() override { MPI_Finalize(); }
+  /// A group of the job's processes (from split()).
+  MpiCommunicator(MPI_Comm comm, double timeoutSeconds)
+      : comm_(comm), ownsMpi_(false), timeoutSeconds_(timeoutSeconds) {
+    LMC_CHECK_MPI(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+    LMC_CHECK_MPI(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+    startWatchdog();
+  }
+  ~MpiCommunicator() override {
+    watchdog_.reset();
+    if (ownsMpi_)
+      MPI_Finalize();
+    else
+      MPI_Comm_free(&comm_);
+  }
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -59,7 +73,7 @@ public:
     for (size_t done = 0; done < count;) {
       int chunk = int(std::min<size_t>(count - done, INT_MAX));
       LMC_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, data + done, chunk, MPI_FLOAT,
-                                  MPI_SUM, MPI_COMM_WORLD),
+                                  MPI_SUM, comm_),
                     "MPI_Allreduce");
       done += size_t(chunk);
     }
@@ -71,18 +85,41 @@ public:
     auto *p = static_cast<unsigned char *>(data);
     for (size_t done = 0; done < bytes;) {
       int chunk = int(std::min<size_t>(bytes - done, INT_MAX));
-      LMC_CHECK_MPI(MPI_Bcast(p + done, chunk, MPI_BYTE, 0, MPI_COMM_WORLD),
+      LMC_CHECK_MPI(MPI_Bcast(p + done, chunk, MPI_BYTE, 0, comm_),
                     "MPI_Bcast");
       done += size_t(chunk);
     }
   }
 
+  void allGather(const void *in, void *out, size_t bytes) override {
+    std::optional<CollectiveWatchdog::Watch> watch =
+        watchIf("all-gather", bytes * size_t(size_));
+    LMC_CHECK(bytes <= INT_MAX, "all-gather of ", bytes,
+              " bytes per process: more than MPI's int count");
+    LMC_CHECK_MPI(MPI_Allgather(in, int(bytes), MPI_BYTE, out, int(bytes),
+                                MPI_BYTE, comm_),
+                  "MPI_Allgather");
+  }
+
+  std::unique_ptr<Communicator> split(int color, int key) override {
+    MPI_Comm group;
+    LMC_CHECK_MPI(MPI_Comm_split(comm_, color, key, &group), "MPI_Comm_split");
+    MPI_Comm_set_errhandler(group, MPI_ERRORS_RETURN);
+    return std::make_unique<MpiCommunicator>(group, timeoutSeconds_);
+  }
+
   [[noreturn]] void abort(int exitCode) override {
-    MPI_Abort(MPI_COMM_WORLD, exitCode);
+    MPI_Abort(MPI_COMM_WORLD, exitCode); // the whole job, from any group
     std::_Exit(exitCode);
   }
 
 private:
+  void startWatchdog() {
+    if (timeoutSeconds_ > 0)
+      watchdog_.emplace(concat("process ", rank_, " of ", size_),
+                        timeoutSeconds_);
+  }
+
   std::optional<CollectiveWatchdog::Watch> watchIf(const char *collective,
                                                    size_t bytes) {
     if (!watchdog_)
@@ -90,6 +127,9 @@ private:
     return watchdog_->watch(collective, bytes);
   }
 
+  MPI_Comm comm_;
+  bool ownsMpi_;
+  double timeoutSeconds_;
   int rank_ = 0, size_ = 1;
   std::optional<CollectiveWatchdog> watchdog_;
 };

@@ -37,6 +37,18 @@ const char *roleName(Role role) {
   return "?";
 }
 
+Shape Descriptor::globalShape(const TensorSpec &spec) const {
+  Shape shape = spec.shape;
+  if (spec.splitDim >= 0)
+    shape[size_t(spec.splitDim)] *= modelParallel;
+  return shape;
+}
+
+size_t Descriptor::globalByteSize(const TensorSpec &spec) const {
+  return size_t(lmc::rt::numElements(globalShape(spec))) *
+         dtypeSize(spec.dtype);
+}
+
 std::optional<double> Descriptor::hparam(std::string_view name) const {
   for (const auto &[key, value] : hparams)
     if (key == name)
@@ -94,6 +106,8 @@ enum class LineKind {
   ApplyArg,
   ApplyResult,
   Init,
+  Mesh,
+  Split,
   End
 };
 
@@ -103,7 +117,7 @@ bool isTensorLine(LineKind kind) {
 
 bool isRepeatable(LineKind kind) {
   return kind == LineKind::Hparam || isTensorLine(kind) ||
-         kind == LineKind::Init;
+         kind == LineKind::Init || kind == LineKind::Split;
 }
 
 std::vector<std::string> splitFields(std::string_view line) {
@@ -125,6 +139,13 @@ uint64_t parseUnsigned(const std::string &text, const char *what) {
                 text.find_first_not_of("0123456789") == std::string::npos,
             "invalid ", what, " '", text, "'");
   return std::stoull(text);
+}
+
+int64_t parsePositive(const std::string &text, const char *what) {
+  uint64_t value = parseUnsigned(text, what);
+  LMC_CHECK(value >= 1 && value <= (1 << 24), "invalid ", what, " '", text,
+            "'");
+  return int64_t(value);
 }
 
 double parseFiniteDouble(const std::string &text, const char *what) {
@@ -204,6 +225,7 @@ std::string describe(const TensorSpec &spec) {
 /// Parses the line sequence; cross-line consistency is checked afterwards.
 class DescriptorParser {
 public:
+
   Descriptor parse(std::string_view text, uint64_t weightsSize) {
     size_t pos = 0;
     while (pos < text.size()) {
@@ -309,6 +331,19 @@ private:
       desc_.inits.push_back(init);
       break;
     }
+    case LineKind::Mesh:
+      LMC_CHECK(f.size() == 3, "expected 'mesh <data> <model>'");
+      desc_.dataParallel = parsePositive(f[1], "mesh size");
+      desc_.modelParallel = parsePositive(f[2], "mesh size");
+      break;
+    case LineKind::Split: {
+      LMC_CHECK(seen_.count(LineKind::Mesh), "'split' without a 'mesh' line");
+      LMC_CHECK(f.size() == 3, "expected 'split <name> <dimension>'");
+      uint64_t dim = parseUnsigned(f[2], "split dimension");
+      LMC_CHECK(splits_.emplace(f[1], int(std::min<uint64_t>(dim, 64))).second,
+                "tensor '", f[1], "' split twice");
+      break;
+    }
     case LineKind::End:
       LMC_CHECK(f.size() == 1, "expected 'end'");
       sawEnd_ = true;
@@ -365,6 +400,10 @@ private:
       return LineKind::Schedule;
     if (k == "init")
       return LineKind::Init;
+    if (k == "mesh")
+      return LineKind::Mesh;
+    if (k == "split")
+      return LineKind::Split;
     if (k == "end")
       return LineKind::End;
     static const struct {
@@ -532,6 +571,41 @@ private:
 
     validateSplitStep();
     validateInits(weightsSize);
+    applySplits();
+  }
+
+  /// Every tensor a `split` line names (a param, its gradient and its
+  /// optimizer state each have one) takes this process's slice as its
+  /// shape: what the partitioned steps read and write.
+  void applySplits() {
+    std::set<std::string> applied;
+    for (auto *list : {&desc_.trainArgs, &desc_.trainResults, &desc_.evalArgs,
+                       &desc_.evalResults, &desc_.gradArgs, &desc_.gradResults,
+                       &desc_.applyArgs, &desc_.applyResults})
+      for (TensorSpec &spec : *list) {
+        if (spec.role != Role::Param && spec.role != Role::State &&
+            spec.role != Role::Grad)
+          continue;
+        // Optimizer state `<param>.<slot>` is split like its param.
+        std::string param = spec.role == Role::State
+                                ? spec.name.substr(0, spec.name.rfind('.'))
+                                : spec.name;
+        auto it = splits_.find(param);
+        if (it == splits_.end() || spec.shape.empty())
+          continue;
+        int dim = it->second;
+        LMC_CHECK(dim < int(spec.shape.size()), "split dimension ", dim,
+                  " of '", spec.name, "' is out of range for ",
+                  describe(spec));
+        LMC_CHECK(spec.shape[dim] % desc_.modelParallel == 0, "'", spec.name,
+                  "' dimension ", dim, " of size ", spec.shape[dim],
+                  " does not split over ", desc_.modelParallel, " processes");
+        spec.shape[dim] /= desc_.modelParallel;
+        spec.splitDim = dim;
+        applied.insert(param);
+      }
+    for (const auto &[name, dim] : splits_)
+      LMC_CHECK(applied.count(name), "split of unknown param '", name, "'");
   }
 
   /// grad_step and apply_step are the train step cut in two: their
@@ -685,6 +759,7 @@ private:
   bool sawEnd_ = false;
   std::optional<LineKind> last_;
   std::optional<Role> lastRole_;
+  std::map<std::string, int> splits_; // `split` lines: name -> dimension
 };
 
 } // namespace

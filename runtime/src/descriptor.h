@@ -46,7 +46,11 @@ struct TensorSpec {
   Role role = Role::Param;
   std::string name;
   DType dtype = DType::F32;
+  /// This process's shape: for a tensor split over the `model` processes
+  /// (`split` line), its slice.
   Shape shape;
+  /// The dimension split over the `model` processes, or -1 (whole).
+  int splitDim = -1;
 
   int64_t numElements() const { return lmc::rt::numElements(shape); }
   size_t byteSize() const { return size_t(numElements()) * dtypeSize(dtype); }
@@ -87,6 +91,12 @@ struct Descriptor {
   std::vector<InitSpec> stateInits;
   /// First dimension shared by all train inputs (0 if there are none).
   int64_t batchSize = 0;
+  /// The mesh the steps were partitioned for (`mesh` line; 1 x 1 without).
+  int64_t dataParallel = 1, modelParallel = 1;
+  /// The whole tensor's shape (its shape times the processes on its split
+  /// dimension).
+  Shape globalShape(const TensorSpec &spec) const;
+  size_t globalByteSize(const TensorSpec &spec) const;
 
   std::optional<double> hparam(std::string_view name) const;
   /// Train args with this role, in descriptor order.

@@ -19,6 +19,7 @@
 #include "schedule.h"
 #include "signals.h"
 #include "split_step.h"
+#include "tensor_parallel.h"
 #include "tensorboard.h"
 #include "tokens.h"
 #include "trainer.h"
@@ -103,6 +104,36 @@ Schedule makeSchedule(const Config &config, const Descriptor &desc,
 
 /// Every process starts from rank 0's parameters, state and buffers (as
 /// PyTorch's DDP broadcasts them), whatever each one loaded.
+/// The model and data groups of a model compiled for a mesh (null for
+/// other models).
+struct TensorParallelGroups {
+  std::unique_ptr<Communicator> model, data;
+};
+
+TensorParallelGroups splitTensorParallel(const Config &config,
+                                         const Descriptor &desc,
+                                         Communicator &comm) {
+  const int64_t m = desc.modelParallel;
+  if (m == 1)
+    return {};
+  LMC_CHECK(comm.size() % m == 0, "the model was compiled for --mesh ",
+            "model=", m, ": start a multiple of ", m,
+            " processes (mpirun -np N), not ", comm.size());
+  // Not yet with a split model: they read or write whole tensors on rank 0
+  // alone, or run eval_step (whose collectives need the whole group) there.
+  LMC_CHECK(config.initPath.empty() && config.checkpointDir.empty() &&
+                config.exportOnnxPath.empty() && config.evalInputs.empty() &&
+                config.evalTokens.empty(),
+            "--init, --checkpoint-dir, --export-onnx and evaluation are not "
+            "supported yet for a model compiled with --mesh model=", m);
+  TensorParallelGroups groups;
+  const int rank = comm.rank();
+  groups.model = comm.split(/*color=*/int(rank / m), /*key=*/int(rank % m));
+  groups.data = comm.split(/*color=*/int(rank % m), /*key=*/int(rank / m));
+  setModelGroup(groups.model.get());
+  return groups;
+}
+
 void broadcastState(Communicator &comm, ModelState &state) {
   if (comm.size() == 1)
     return;
@@ -153,7 +184,12 @@ void train(const Config &config, const CompiledModel &model,
             "--grad-accum needs a model with grad_step/apply_step");
   const bool isRoot = comm.rank() == 0;
   checkMemory(config, desc, comm, launch);
-  ModelState state(desc, model.weights);
+  // A tensor-parallel model: groups of modelParallel consecutive ranks split
+  // the parameters; the groups are data parallel with each other.
+  TensorParallelGroups groups = splitTensorParallel(config, desc, comm);
+  Communicator &dataGroup = groups.data ? *groups.data : comm;
+  ModelState state(desc, model.weights,
+                   groups.model ? groups.model->rank() : 0);
   if (!config.initPath.empty())
     state.loadParams(config.initPath);
   HyperParams hyper =
@@ -187,7 +223,7 @@ void train(const Config &config, const CompiledModel &model,
     }
   }
 
-  broadcastState(comm, state);
+  broadcastState(dataGroup, state);
 
   // Only rank 0 reports and writes files.
   MetricsFile metrics(isRoot ? config.metricsPath : std::string(),
@@ -213,18 +249,27 @@ void train(const Config &config, const CompiledModel &model,
                 *runConfig.peakFlops / 1e9, desc.precision.c_str());
   }
   StepFns steps{model.trainStep, model.gradStep, model.applyStep};
-  Trainer trainer(desc, runConfig, steps, comm, state, *data, hyper, schedule,
-                  sinks);
+  Trainer trainer(desc, runConfig, steps, dataGroup, state, *data, hyper,
+                  schedule, sinks);
   if (resumed)
     trainer.resumeFrom(*resumed);
   RunEnd end = trainer.run();
   metrics.close();
   if (tensorboard)
     tensorboard->close();
-  if (end == RunEnd::Completed && !config.savePath.empty() && isRoot) {
+  if (end == RunEnd::Completed && !config.savePath.empty() && groups.model) {
+    std::vector<AlignedBuffer> storage;
+    std::vector<TensorView> whole = wholeTensors(
+        desc, state.views(/*withState=*/false), *groups.model, storage);
+    if (isRoot) {
+      writeSafetensorsFile(config.savePath, whole, {{"format", "pt"}});
+      std::printf("saved parameters to %s\n", config.savePath.c_str());
+    }
+  } else if (end == RunEnd::Completed && !config.savePath.empty() && isRoot) {
     state.saveParams(config.savePath);
     std::printf("saved parameters to %s\n", config.savePath.c_str());
   }
+  setModelGroup(nullptr);
   if (end == RunEnd::Completed && !config.exportOnnxPath.empty() && isRoot) {
     exportOnnx(config.exportOnnxPath, model.onnx, model.onnxSize,
                state.views(/*withState=*/false));

@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "safetensors.h"
+#include "tensor_parallel.h"
 
 #include <cstring>
 
@@ -23,16 +24,24 @@ void allocate(std::array<std::vector<AlignedBuffer>, 2> &storage,
 
 } // namespace
 
-ModelState::ModelState(const Descriptor &desc, const unsigned char *weights)
+ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
+                       int64_t modelRank)
     : params_(desc.params()), states_(desc.trainArgsWithRole(Role::State)),
       buffers_(desc.buffers()) {
   allocate(paramBuffers_, params_, paramIndex_);
   allocate(stateBuffers_, states_, stateIndex_);
   allocate(bufferValues_, buffers_, bufferIndex_);
   // desc.inits is parallel to params() then buffers(), and range-checked.
-  for (size_t i = 0; i < params_.size(); ++i)
-    std::memcpy(param(i).data(), weights + desc.inits[i].offset,
-                desc.inits[i].size);
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const TensorSpec &spec = *params_[i];
+    const unsigned char *init = weights + desc.inits[i].offset;
+    if (spec.splitDim < 0)
+      std::memcpy(param(i).data(), init, desc.inits[i].size);
+    else
+      copySlice(SliceLayout(desc.globalShape(spec), spec.splitDim,
+                            desc.modelParallel, dtypeSize(spec.dtype)),
+                init, param(i).data(), modelRank);
+  }
   for (size_t i = 0; i < buffers_.size(); ++i) {
     const InitSpec &init = desc.inits[params_.size() + i];
     std::memcpy(bufferValue(i).data(), weights + init.offset, init.size);

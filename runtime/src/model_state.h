@@ -23,9 +23,11 @@ namespace lmc::rt {
 class ModelState {
 public:
   /// Allocates params, state and buffers; params and buffers start from the
-  /// embedded init bytes (ranges already validated by parseDescriptor),
-  /// state from zero (or its init line: the loss scale).
-  ModelState(const Descriptor &desc, const unsigned char *weights);
+  /// embedded init bytes (ranges already validated by parseDescriptor; a
+  /// param split over the model group takes slice `modelRank`), state from
+  /// zero (or its init line: the loss scale).
+  ModelState(const Descriptor &desc, const unsigned char *weights,
+             int64_t modelRank = 0);
 
   const std::vector<const TensorSpec *> &params() const { return params_; }
   const std::vector<const TensorSpec *> &states() const { return states_; }

@@ -192,12 +192,6 @@ LogicalResult writeText(llvm::function_ref<void(llvm::raw_ostream &)> print) {
 }
 
 LogicalResult compile(MLIRContext &context, const char *argv0) {
-  if ((!mesh.empty() || !shard.empty()) && compileTo > lmc::Phase::Shard) {
-    llvm::errs() << "lmc: error: sharded training executables are not built "
-                    "yet; --compile-to=shard shows the partitioned step "
-                    "(docs/distributed.md)\n";
-    return failure();
-  }
   OwningOpRef<ModuleOp> module = loadModel(context);
   if (!module)
     return failure();
@@ -260,6 +254,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   lmc::buildLmcLoweringPipeline(lowering, sharding, compileTo);
   if (failed(lowering.run(*module)))
     return failure();
+  lmc::describeSharding(*module, *model);
   if (stopInMlir)
     return writeText([&](llvm::raw_ostream &os) { module->print(os, printingFlags()); });
 

@@ -27,6 +27,26 @@ def LmcMatmulToRuntime : Pass<"lmc-matmul-to-runtime", "::mlir::ModuleOp"> {
                            "::mlir::index::IndexDialect"];
 }
 
+def LmcShardToRuntime : Pass<"lmc-shard-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lowers the partitioned step's collectives to runtime calls";
+  let description = [{
+    After `shard-partition`, on tensors: `shard.all_reduce` (sum) and
+    `shard.all_gather` of f32 tensors become calls to
+    `lmc_rt_model_all_reduce_f32` / `lmc_rt_model_all_gather_f32` on a
+    buffer (`bufferization.to_buffer`, a copy, `to_tensor restrict`), which
+    run over the process's model group (docs/runtime-abi.md);
+    `shard.process_multi_index` becomes `lmc_rt_model_rank`, and
+    `shard.all_slice` a `tensor.extract_slice` at the process's offset. The
+    grid goes away. Any other shard op is an error.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def LmcFuseElementwise : Pass<"lmc-fuse-elementwise"> {
   let summary = "Fuses elementwise linalg chains, keeping contractions named";
   let description = [{

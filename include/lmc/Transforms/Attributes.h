@@ -50,6 +50,11 @@ constexpr llvm::StringLiteral kPrecision = "lmc.precision";
 /// warmup, lr_min, decay_steps, steps} (the DSL's train block sets it); the
 /// descriptor hands it to the runtime, whose flags override it.
 constexpr llvm::StringLiteral kSchedule = "lmc.schedule";
+/// Module: {data = D, model = M}, the mesh the steps are partitioned for
+/// (lmc-shard-annotate).
+constexpr llvm::StringLiteral kMesh = "lmc.mesh";
+/// Module: {<param> = <dimension split over model> : i64, ...}.
+constexpr llvm::StringLiteral kSplits = "lmc.splits";
 
 /// The function names the passes agree on.
 constexpr llvm::StringLiteral kForward = "forward";
