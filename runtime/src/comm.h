@@ -40,6 +40,8 @@ public:
   virtual int size() const = 0;
   /// In place: every process ends with the elementwise sum over all.
   virtual void allReduceSum(float *data, size_t count) = 0;
+  /// In place: every process ends with the elementwise maximum over all.
+  virtual void allReduceMax(float *data, size_t count) = 0;
   /// Every process ends with rank 0's bytes.
   virtual void broadcast(void *data, size_t bytes) = 0;
   /// `out` (size() x `bytes`) receives every process's `in` in rank order.

@@ -67,16 +67,11 @@ public:
   int size() const override { return size_; }
 
   void allReduceSum(float *data, size_t count) override {
-    std::optional<CollectiveWatchdog::Watch> watch =
-        watchIf("all-reduce", count * sizeof(float));
-    // MPI counts are ints: reduce in chunks below INT_MAX elements.
-    for (size_t done = 0; done < count;) {
-      int chunk = int(std::min<size_t>(count - done, INT_MAX));
-      LMC_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, data + done, chunk, MPI_FLOAT,
-                                  MPI_SUM, comm_),
-                    "MPI_Allreduce");
-      done += size_t(chunk);
-    }
+    allReduce(data, count, MPI_SUM);
+  }
+
+  void allReduceMax(float *data, size_t count) override {
+    allReduce(data, count, MPI_MAX);
   }
 
   void broadcast(void *data, size_t bytes) override {
@@ -114,6 +109,19 @@ public:
   }
 
 private:
+  void allReduce(float *data, size_t count, MPI_Op op) {
+    std::optional<CollectiveWatchdog::Watch> watch =
+        watchIf("all-reduce", count * sizeof(float));
+    // MPI counts are ints: reduce in chunks below INT_MAX elements.
+    for (size_t done = 0; done < count;) {
+      int chunk = int(std::min<size_t>(count - done, INT_MAX));
+      LMC_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, data + done, chunk, MPI_FLOAT,
+                                  op, comm_),
+                    "MPI_Allreduce");
+      done += size_t(chunk);
+    }
+  }
+
   void startWatchdog() {
     if (timeoutSeconds_ > 0)
       watchdog_.emplace(concat("process ", rank_, " of ", size_),

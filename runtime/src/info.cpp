@@ -145,7 +145,21 @@ std::string formatModelInfo(const Descriptor &desc) {
     out += concat("data-parallel all-reduce: ",
                   GradientArena(desc.params()).floats * sizeof(float),
                   " bytes per step (gradients: ", bytes, " bytes)\n");
-  out += "mesh: none (data parallel across the processes of mpirun/srun)\n";
+  if (desc.modelParallel == 1) {
+    out += "mesh: none (data parallel across the processes of mpirun/srun)\n";
+    return out;
+  }
+  out += concat("mesh: data=", desc.dataParallel, " model=", desc.modelParallel,
+                " (tensor parallel: ", desc.modelParallel,
+                " processes split the parameters, data parallel across the "
+                "groups)\n");
+  std::string splits;
+  for (const TensorSpec *param : desc.params())
+    if (param->splitDim >= 0)
+      splits += concat(splits.empty() ? "" : ", ", param->name, " dim ",
+                       param->splitDim);
+  out += concat("split over model: ", splits.empty() ? "none" : splits,
+                " (shapes above are one process's slices)\n");
   return out;
 }
 

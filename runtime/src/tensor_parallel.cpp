@@ -111,6 +111,12 @@ extern "C" void lmc_rt_model_all_reduce_f32(float *data, int64_t count) {
                [&] { modelGroup->allReduceSum(data, size_t(count)); });
 }
 
+extern "C" void lmc_rt_model_all_reduce_max_f32(float *data, int64_t count) {
+  if (modelGroup)
+    orAbortJob("model all-reduce",
+               [&] { modelGroup->allReduceMax(data, size_t(count)); });
+}
+
 extern "C" void lmc_rt_model_all_gather_f32(const float *in, float *out,
                                             int64_t outer, int64_t chunk) {
   const int64_t parts = modelGroup ? modelGroup->size() : 1;

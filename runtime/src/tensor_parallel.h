@@ -24,6 +24,8 @@
 extern "C" {
 /// In place: the sum over the model group (f32).
 void lmc_rt_model_all_reduce_f32(float *data, int64_t count);
+/// In place: the maximum over the model group (f32).
+void lmc_rt_model_all_reduce_max_f32(float *data, int64_t count);
 /// `out` = [outer][group size][chunk] from every process's [outer][chunk]
 /// `in`: the whole tensor of slices split along one dimension.
 void lmc_rt_model_all_gather_f32(const float *in, float *out, int64_t outer,

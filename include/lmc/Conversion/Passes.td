@@ -30,9 +30,9 @@ def LmcMatmulToRuntime : Pass<"lmc-matmul-to-runtime", "::mlir::ModuleOp"> {
 def LmcShardToRuntime : Pass<"lmc-shard-to-runtime", "::mlir::ModuleOp"> {
   let summary = "Lowers the partitioned step's collectives to runtime calls";
   let description = [{
-    After `shard-partition`, on tensors: `shard.all_reduce` (sum) and
+    After `shard-partition`, on tensors: `shard.all_reduce` (sum, max) and
     `shard.all_gather` of f32 tensors become calls to
-    `lmc_rt_model_all_reduce_f32` / `lmc_rt_model_all_gather_f32` on a
+    `lmc_rt_model_all_reduce[_max]_f32` / `lmc_rt_model_all_gather_f32` on a
     buffer (`bufferization.to_buffer`, a copy, `to_tensor restrict`), which
     run over the process's model group (docs/runtime-abi.md);
     `shard.process_multi_index` becomes `lmc_rt_model_rank`, and

@@ -23,7 +23,9 @@ using namespace mlir;
 
 namespace {
 
-constexpr llvm::StringLiteral kAllReduce = "lmc_rt_model_all_reduce_f32";
+constexpr llvm::StringLiteral kAllReduceSum = "lmc_rt_model_all_reduce_f32";
+constexpr llvm::StringLiteral kAllReduceMax =
+    "lmc_rt_model_all_reduce_max_f32";
 constexpr llvm::StringLiteral kAllGather = "lmc_rt_model_all_gather_f32";
 constexpr llvm::StringLiteral kRank = "lmc_rt_model_rank";
 
@@ -119,13 +121,18 @@ private:
     if (failed(checkGrid(op, op.getGridAxes())) ||
         failed(checkF32(op, op.getType())))
       return failure();
-    if (op.getReduction() != shard::ReductionKind::Sum)
-      return op.emitError("lmc runs sum all-reduces only");
+    StringRef callee;
+    if (op.getReduction() == shard::ReductionKind::Sum)
+      callee = kAllReduceSum;
+    else if (op.getReduction() == shard::ReductionKind::Max)
+      callee = kAllReduceMax;
+    else
+      return op.emitError("lmc runs sum and max all-reduces only");
     Location loc = op.getLoc();
     Value buffer = copyToBuffer(loc, op.getInput());
     auto type = cast<RankedTensorType>(op.getType());
     Type ptr = LLVM::LLVMPointerType::get(b_.getContext());
-    func::CallOp::create(b_, loc, declare(kAllReduce, {ptr, b_.getI64Type()}, {}),
+    func::CallOp::create(b_, loc, declare(callee, {ptr, b_.getI64Type()}, {}),
                          ValueRange{pointerTo(loc, buffer),
                                     i64(loc, type.getNumElements())});
     op.replaceAllUsesWith(toTensor(loc, buffer, type));
@@ -153,7 +160,6 @@ private:
         b_, loc, declare(kAllGather, {ptr, ptr, i64Type, i64Type}, {}),
         ValueRange{pointerTo(loc, in), pointerTo(loc, out), i64(loc, outer),
                    i64(loc, chunk)});
-    memref::DeallocOp::create(b_, loc, in);
     op.replaceAllUsesWith(toTensor(loc, out, outType));
     op.erase();
     return success();
