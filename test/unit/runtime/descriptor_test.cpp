@@ -470,3 +470,59 @@ TEST(Descriptor, RejectsMalformedLossScaling) {
 }
 
 } // namespace
+
+namespace {
+
+// kValid partitioned for model=2 with W split on its rows (its Adam
+// moments follow), b whole.
+std::string withMesh(const std::string &lines) {
+  std::string text = kValid;
+  return text.insert(text.find("end\n"), lines);
+}
+
+TEST(Descriptor, MeshAndSplits) {
+  Descriptor d = parseDescriptor(withMesh("mesh 1 2\nsplit W 0\n"), 60);
+  EXPECT_EQ(d.dataParallel, 1);
+  EXPECT_EQ(d.modelParallel, 2);
+  const TensorSpec &w = d.trainArgs[0], &b = d.trainArgs[1];
+  EXPECT_EQ(w.shape, (Shape{2, 3}));
+  EXPECT_EQ(w.splitDim, 0);
+  EXPECT_EQ(d.globalShape(w), (Shape{4, 3}));
+  EXPECT_EQ(d.globalByteSize(w), 48u);
+  EXPECT_EQ(b.shape, (Shape{3}));
+  EXPECT_EQ(b.splitDim, -1);
+  EXPECT_EQ(d.trainArgs[2].shape, (Shape{2, 3})); // W.exp_avg
+  EXPECT_EQ(d.trainResults[0].shape, (Shape{2, 3}));
+  EXPECT_EQ(d.evalArgs[0].shape, (Shape{2, 3}));
+  // Split along the columns instead.
+  Descriptor columns =
+      parseDescriptor(withMesh("mesh 1 3\nsplit W 1\n"), 60);
+  EXPECT_EQ(columns.trainArgs[0].shape, (Shape{4, 1}));
+}
+
+TEST(Descriptor, RejectsMalformedSplits) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"split W 0\n", "'split' without a 'mesh' line"},
+      {"mesh 1\n", "expected 'mesh <data> <model>'"},
+      {"mesh 1 0\n", "invalid mesh size '0'"},
+      {"mesh 1 2\nsplit W\n", "expected 'split <name> <dimension>'"},
+      {"mesh 1 2\nsplit W 0\nsplit W 1\n", "tensor 'W' split twice"},
+      {"mesh 1 2\nsplit W 2\n", "split dimension 2 of 'W' is out of range"},
+      {"mesh 1 2\nsplit b 0\n", "'b' dimension 0 of size 3 does not split "
+                                "over 2 processes"},
+      {"mesh 1 2\nsplit V 0\n", "split of unknown param 'V'"},
+      {"mesh 1 2\nsplit W 0\nmesh 1 2\n",
+       "line 'mesh' is out of order or repeated"},
+  };
+  for (const auto &[lines, message] : cases) {
+    try {
+      parseDescriptor(withMesh(lines), 60);
+      ADD_FAILURE() << "accepted: " << lines;
+    } catch (const Error &e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+} // namespace
