@@ -4,7 +4,7 @@
 
 // The step is SPMD over `model` alone (data parallelism is the runtime's):
 // a one-axis grid, and the mesh recorded for the runtime.
-// CHECK: module attributes {lmc.mesh = {data = 2 : i64, model = 2 : i64}}
+// CHECK: module attributes {lmc.mesh = {data = 2 : i64, model = 2 : i64}, lmc.splits = {fc1.bias = 0 : i64, fc1.weight = 0 : i64, fc2.weight = 1 : i64}}
 // CHECK: shard.grid @mesh(shape = 2)
 // NO-MESH-NOT: shard.
 // NO-MESH-NOT: lmc.mesh
