@@ -113,7 +113,10 @@ struct ModelDecl {
 struct TrainEntry {
   std::string key;
   SrcLoc loc;
+  /// `mesh = { data: 2, model: 2 }` is a Call expression named `mesh` with
+  /// keyword arguments; `shard "GLOB" = [...]` keeps GLOB here.
   ExprPtr value;
+  std::string pattern;
 };
 
 struct Program {

@@ -65,6 +65,33 @@ private:
   bool parseBlock(std::vector<StmtPtr> &body);
   StmtPtr parseStmt();
   std::optional<TypeExpr> parseType();
+  /// `{ data: 2, model: 2 }`, as a Call `mesh` with keyword arguments.
+  ExprPtr parseMesh() {
+    auto mesh = std::make_unique<Expr>();
+    mesh->kind = Expr::Call;
+    mesh->name = "mesh";
+    mesh->loc = cur().loc;
+    if (!expect(Tok::LBrace, "'{' (e.g. mesh = { data: 2, model: 2 })"))
+      return nullptr;
+    while (!accept(Tok::RBrace)) {
+      if (!at(Tok::Ident)) {
+        errorHere("a mesh axis name");
+        return nullptr;
+      }
+      mesh->kwargLocs.push_back(cur().loc);
+      std::string axis = take().text;
+      if (!expect(Tok::Colon, "':'"))
+        return nullptr;
+      ExprPtr size = parseExpr();
+      if (!size)
+        return nullptr;
+      mesh->kwargs.emplace_back(std::move(axis), std::move(size));
+      if (!at(Tok::RBrace) && !expect(Tok::Comma, "',' or '}'"))
+        return nullptr;
+    }
+    return mesh;
+  }
+
   ExprPtr parseExpr();
   ExprPtr parseBinary(int minPrecedence);
   ExprPtr parseUnary();
@@ -311,18 +338,20 @@ void Parser::parseTrain(Program &program) {
       continue;
     }
     entry.key = take().text;
-    // mesh and shard are recognized so that they get a precise "not
-    // supported yet" diagnostic; their values are skipped.
-    if (entry.key == "shard" || entry.key == "mesh") {
-      synchronize();
-      program.train.push_back(std::move(entry));
-      continue;
+    if (entry.key == "shard") {
+      if (!at(Tok::String)) {
+        errorHere("a quoted parameter pattern, e.g. shard \"*.fc.weight\" = "
+                  "[_, model]");
+        synchronize();
+        continue;
+      }
+      entry.pattern = take().text;
     }
     if (!expect(Tok::Assign, "'='")) {
       synchronize();
       continue;
     }
-    entry.value = parseExpr();
+    entry.value = entry.key == "mesh" ? parseMesh() : parseExpr();
     if (!entry.value) {
       synchronize();
       continue;

@@ -3,8 +3,8 @@
 // `train { ... }` holds the defaults of the compile: batch, loss, optimizer
 // and its hyperparameters, gradient clipping, seed; the schedule is recorded
 // on the module for the runtime. Flags given on the command line win
-// (applyDslTrainDefaults). f16 precision and sharding are recognized and
-// refused with a located error until their passes exist.
+// (applyDslTrainDefaults); `mesh` and `shard` become the --mesh and --shard
+// of the compile (docs/distributed.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +41,8 @@ private:
   void readEntry(const TrainEntry &entry);
   void readOptimizer(const Expr &e);
   void readSchedule(const Expr &e);
+  void readMesh(const Expr &e);
+  void readShard(const std::string &pattern, const Expr &e);
 
   MLIRContext *context;
   DslTrainSettings &settings;
@@ -178,18 +180,54 @@ void TrainReader::readSchedule(const Expr &e) {
   schedule = b.getDictionaryAttr(entries);
 }
 
+void TrainReader::readMesh(const Expr &e) {
+  std::string mesh;
+  for (auto [i, kw] : llvm::enumerate(e.kwargs)) {
+    const auto &[axis, size] = kw;
+    if (axis != "data" && axis != "model") {
+      error(e.kwargLocs[i]) << "unknown mesh axis '" << axis
+                            << "'; expected data and/or model";
+      continue;
+    }
+    if (size->kind != Expr::Int || size->intValue < 1) {
+      error(size->loc) << "mesh axis '" << axis
+                       << "' needs a positive integer size";
+      continue;
+    }
+    mesh += (mesh.empty() ? "" : ",") + axis + "=" +
+            std::to_string(size->intValue);
+  }
+  settings.mesh = mesh;
+}
+
+void TrainReader::readShard(const std::string &pattern, const Expr &e) {
+  if (e.kind != Expr::List) {
+    error(e.loc) << "expected one entry per dimension, e.g. [_, model]";
+    return;
+  }
+  std::string rule = pattern + "=";
+  for (auto [i, dim] : llvm::enumerate(e.args)) {
+    if (dim->kind != Expr::Name || (dim->name != "_" && dim->name != "model")) {
+      error(dim->loc) << "expected '_' (whole) or 'model' (split over the "
+                         "model processes)";
+      return;
+    }
+    rule += (i ? "," : "") + dim->name;
+  }
+  settings.shard.push_back(rule);
+}
+
 void TrainReader::readEntry(const TrainEntry &entry) {
   const std::string &key = entry.key;
+  const Expr &value = *entry.value;
   if (key == "mesh") {
-    error(entry.loc) << "mesh is not supported yet (data-parallel runs need "
-                        "no mesh: launch the executable with mpirun)";
+    readMesh(value);
     return;
   }
   if (key == "shard") {
-    error(entry.loc) << "shard annotations are not supported yet";
+    readShard(entry.pattern, value);
     return;
   }
-  const Expr &value = *entry.value;
   if (key == "batch" || key == "seed") {
     if (value.kind != Expr::Int || (key == "batch" && value.intValue <= 0) ||
         value.intValue < 0) {
@@ -221,9 +259,6 @@ void TrainReader::readEntry(const TrainEntry &entry) {
     if (value.kind != Expr::Name ||
         !llvm::is_contained({"f32", "bf16", "f16"}, value.name))
       error(value.loc) << "expected a precision: f32, bf16 or f16";
-    else if (value.name == "f16")
-      error(value.loc) << "precision f16 is not supported yet (it needs "
-                          "dynamic loss scaling); use bf16";
     else
       settings.precision = value.name;
   } else {

@@ -248,9 +248,14 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   if (failed(applyPassManagerCLOptions(lowering)))
     return failure();
   applyDefaultTimingPassManagerCLOptions(lowering);
+  // The command line's mesh replaces the DSL's; its shard rules come first
+  // (the first rule matching a parameter wins).
   lmc::ShardingOptions sharding;
-  sharding.mesh = mesh;
-  sharding.shard = llvm::join(shard, ";");
+  sharding.mesh = mesh.getNumOccurrences() ? mesh.getValue()
+                                           : dslSettings.mesh.value_or("");
+  std::vector<std::string> rules(shard.begin(), shard.end());
+  llvm::append_range(rules, dslSettings.shard);
+  sharding.shard = llvm::join(rules, ";");
   lmc::buildLmcLoweringPipeline(lowering, sharding, compileTo);
   if (failed(lowering.run(*module)))
     return failure();

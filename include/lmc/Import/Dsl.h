@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace lmc {
 
@@ -44,7 +45,11 @@ struct DslTrainSettings {
   std::optional<double> lr, momentum, beta1, beta2, eps, weightDecay;
   std::optional<double> clipGradNorm;
   std::optional<uint64_t> seed;
-  std::optional<std::string> precision; // f32 | bf16
+  std::optional<std::string> precision; // f32 | bf16 | f16
+  /// `mesh = { data: D, model: M }` as --mesh takes it: "data=D,model=M".
+  std::optional<std::string> mesh;
+  /// `shard "GLOB" = [_, model]` as --shard takes it: "GLOB=_,model".
+  std::vector<std::string> shard;
 };
 
 /// Imports a `.lmc` file. Errors are emitted as diagnostics on `context`
