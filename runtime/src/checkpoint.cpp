@@ -6,6 +6,7 @@
 #include "error.h"
 #include "file_io.h"
 #include "safetensors.h"
+#include "tensor_parallel.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -203,9 +204,14 @@ std::string Checkpointer::save(ModelState &state, const CheckpointMeta &meta) {
   const auto start = std::chrono::steady_clock::now();
   const std::string path = dir_ + "/" + checkpointFileName(meta.step);
   std::vector<TensorView> tensors = state.views(/*withState=*/true);
+  std::vector<AlignedBuffer> gathered;
+  if (group_)
+    tensors = wholeTensors(*desc_, tensors, *group_, gathered);
+  lastPath_ = path;
+  if (!writes_)
+    return path;
   writeSafetensorsFile(
       path, tensors, checkpointMetadata(meta, fingerprint_, dataCrc(tensors)));
-  lastPath_ = path;
   lastSaveMs_ = 1000.0 * std::chrono::duration<double>(
                              std::chrono::steady_clock::now() - start)
                              .count();

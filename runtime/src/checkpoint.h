@@ -11,6 +11,8 @@
 #ifndef LMC_RUNTIME_CHECKPOINT_H
 #define LMC_RUNTIME_CHECKPOINT_H
 
+#include "comm.h"
+#include "descriptor.h"
 #include "model_state.h"
 
 #include <cstdint>
@@ -59,6 +61,15 @@ public:
   /// Creates `dir` if it does not exist (one level).
   Checkpointer(std::string dir, int64_t keep, uint64_t fingerprint);
 
+  /// A tensor-parallel run: the processes of `group` (all of them call
+  /// save) gather the split tensors, and only the one with `writes` writes
+  /// the file.
+  void gatherOver(const Descriptor &desc, Communicator &group, bool writes) {
+    desc_ = &desc;
+    group_ = &group;
+    writes_ = writes;
+  }
+
   /// Writes a checkpoint of the current params and state; then deletes the
   /// oldest checkpoints beyond --keep. Returns the path.
   std::string save(ModelState &state, const CheckpointMeta &meta);
@@ -85,6 +96,9 @@ private:
   uint64_t fingerprint_;
   std::string lastPath_;
   double lastSaveMs_ = 0;
+  const Descriptor *desc_ = nullptr;
+  Communicator *group_ = nullptr;
+  bool writes_ = true;
 };
 
 } // namespace lmc::rt

@@ -119,13 +119,12 @@ TensorParallelGroups splitTensorParallel(const Config &config,
   LMC_CHECK(comm.size() % m == 0, "the model was compiled for --mesh ",
             "model=", m, ": start a multiple of ", m,
             " processes (mpirun -np N), not ", comm.size());
-  // Not yet with a split model: they read or write whole tensors on rank 0
-  // alone, or run eval_step (whose collectives need the whole group) there.
-  LMC_CHECK(config.initPath.empty() && config.checkpointDir.empty() &&
-                config.exportOnnxPath.empty() && config.evalInputs.empty() &&
+  // Not yet with a split model: they run on rank 0 alone, and eval_step's
+  // collectives need the whole model group.
+  LMC_CHECK(config.exportOnnxPath.empty() && config.evalInputs.empty() &&
                 config.evalTokens.empty(),
-            "--init, --checkpoint-dir, --export-onnx and evaluation are not "
-            "supported yet for a model compiled with --mesh model=", m);
+            "--export-onnx and evaluation are not supported yet for a model "
+            "compiled with --mesh model=", m);
   TensorParallelGroups groups;
   const int rank = comm.rank();
   groups.model = comm.split(/*color=*/int(rank / m), /*key=*/int(rank % m));
@@ -223,6 +222,12 @@ void train(const Config &config, const CompiledModel &model,
     }
   }
 
+  // Tensor parallel: the first model group makes the checkpoints (its
+  // processes gather the split tensors, rank 0 writes).
+  const bool inFirstModelGroup = groups.model && dataGroup.rank() == 0;
+  if (checkpoints && groups.model)
+    checkpoints->gatherOver(desc, *groups.model, isRoot);
+
   broadcastState(dataGroup, state);
 
   // Only rank 0 reports and writes files.
@@ -239,6 +244,8 @@ void train(const Config &config, const CompiledModel &model,
   TrainerSinks sinks;
   if (isRoot)
     sinks = {evaluator.get(), &metrics, tensorboard.get(), checkpoints.get()};
+  else if (inFirstModelGroup)
+    sinks.checkpoints = checkpoints.get();
   // MFU against --peak-flops, else against the matmul kernel's measured
   // throughput (only rank 0 reports).
   Config runConfig = config;

@@ -27,7 +27,8 @@ void allocate(std::array<std::vector<AlignedBuffer>, 2> &storage,
 ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
                        int64_t modelRank)
     : params_(desc.params()), states_(desc.trainArgsWithRole(Role::State)),
-      buffers_(desc.buffers()) {
+      buffers_(desc.buffers()), modelParallel_(desc.modelParallel),
+      modelRank_(modelRank) {
   allocate(paramBuffers_, params_, paramIndex_);
   allocate(stateBuffers_, states_, stateIndex_);
   allocate(bufferValues_, buffers_, bufferIndex_);
@@ -85,15 +86,16 @@ void *ModelState::buffer(const TensorSpec &spec, bool next) {
 namespace {
 
 void checkTensor(const SafetensorsFile &file, const TensorSpec &spec,
-                 const std::string &source, const char *what) {
+                 const Shape &shape, const std::string &source,
+                 const char *what) {
   const SafetensorsTensor *t = file.find(spec.name);
   LMC_CHECK(t, source, ": missing ", what, " '", spec.name, "'");
   LMC_CHECK(t->dtype == safetensorsDTypeName(spec.dtype), source, ": ", what,
             " '", spec.name, "' has dtype ", t->dtype, ", the model expects ",
             safetensorsDTypeName(spec.dtype));
-  LMC_CHECK(t->shape == spec.shape, source, ": ", what, " '", spec.name,
+  LMC_CHECK(t->shape == shape, source, ": ", what, " '", spec.name,
             "' has shape ", formatShape(t->shape), ", the model expects ",
-            formatShape(spec.shape));
+            formatShape(shape));
 }
 
 } // namespace
@@ -109,15 +111,28 @@ std::vector<ModelState::Group> ModelState::groups(bool withState) {
 void ModelState::restore(const SafetensorsFile &file, const std::string &source,
                          bool withState) {
   std::vector<Group> restored = groups(withState);
+  // Files hold whole tensors: a split one has the shape of all slices.
+  auto wholeShape = [&](const TensorSpec &spec) {
+    Shape shape = spec.shape;
+    if (spec.splitDim >= 0)
+      shape[size_t(spec.splitDim)] *= modelParallel_;
+    return shape;
+  };
   for (const Group &group : restored)
     for (const TensorSpec *spec : *group.specs)
-      checkTensor(file, *spec, source, group.what);
+      checkTensor(file, *spec, wholeShape(*spec), source, group.what);
   // Copy only after everything validated, so a bad file changes nothing.
   for (const Group &group : restored)
     for (size_t i = 0; i < group.specs->size(); ++i) {
-      const SafetensorsTensor *t = file.find((*group.specs)[i]->name);
-      std::memcpy((*group.storage)[current_][i].data(), file.data(*t),
-                  t->end - t->begin);
+      const TensorSpec &spec = *(*group.specs)[i];
+      const SafetensorsTensor *t = file.find(spec.name);
+      void *to = (*group.storage)[current_][i].data();
+      if (spec.splitDim < 0)
+        std::memcpy(to, file.data(*t), t->end - t->begin);
+      else
+        copySlice(SliceLayout(wholeShape(spec), spec.splitDim, modelParallel_,
+                              dtypeSize(spec.dtype)),
+                  file.data(*t), to, modelRank_);
     }
 }
 

@@ -55,7 +55,9 @@ public:
   void commitBuffers();
 
   /// Replaces the current params and buffers with the tensors of a
-  /// safetensors file; each must be present with the same dtype and shape.
+  /// safetensors file; each must be present with the same dtype and shape
+  /// (the whole shape of a split one, of which this process takes its
+  /// slice).
   void loadParams(const std::string &path);
   /// Writes the current params and buffers atomically (keys = their names,
   /// as in a PyTorch state_dict).
@@ -88,6 +90,8 @@ private:
   std::unordered_map<std::string, int> paramIndex_, stateIndex_, bufferIndex_;
   Storage paramBuffers_, stateBuffers_, bufferValues_;
   int current_ = 0;
+  /// Processes splitting the split tensors, and this one's slice.
+  int64_t modelParallel_ = 1, modelRank_ = 0;
 };
 
 } // namespace lmc::rt
