@@ -7,7 +7,9 @@
  * destructor, exactly what a kill -9 or the OOM killer leaves behind.
  *
  *===----------------------------------------------------------------------===*/
+#ifndef _GNU_SOURCE /* RTLD_NEXT; the build may define it already */
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
