@@ -268,6 +268,10 @@ private:
     auto [name, role] = nameAndRole(attrs);
     if (!tensor || tensor.getRank() == 0)
       return std::nullopt;
+    // Model outputs (eval_step's logits) leave whole: the runtime computes
+    // accuracy on them.
+    if (role == "output")
+      return Split(tensor.getRank(), builder_.getDenseI16ArrayAttr({}));
     std::optional<std::string> param = paramOf(name, role);
     if (!param)
       return std::nullopt;

@@ -108,6 +108,12 @@ Schedule makeSchedule(const Config &config, const Descriptor &desc,
 /// other models).
 struct TensorParallelGroups {
   std::unique_ptr<Communicator> model, data;
+  TensorParallelGroups() = default;
+  TensorParallelGroups(TensorParallelGroups &&) = default;
+  ~TensorParallelGroups() {
+    if (model)
+      setModelGroup(nullptr); // the compiled steps must not outlive it
+  }
 };
 
 TensorParallelGroups splitTensorParallel(const Config &config,
@@ -119,12 +125,6 @@ TensorParallelGroups splitTensorParallel(const Config &config,
   LMC_CHECK(comm.size() % m == 0, "the model was compiled for --mesh ",
             "model=", m, ": start a multiple of ", m,
             " processes (mpirun -np N), not ", comm.size());
-  // Not yet with a split model: they run on rank 0 alone, and eval_step's
-  // collectives need the whole model group.
-  LMC_CHECK(config.exportOnnxPath.empty() && config.evalInputs.empty() &&
-                config.evalTokens.empty(),
-            "--export-onnx and evaluation are not supported yet for a model "
-            "compiled with --mesh model=", m);
   TensorParallelGroups groups;
   const int rank = comm.rank();
   groups.model = comm.split(/*color=*/int(rank / m), /*key=*/int(rank % m));
@@ -223,7 +223,8 @@ void train(const Config &config, const CompiledModel &model,
   }
 
   // Tensor parallel: the first model group makes the checkpoints (its
-  // processes gather the split tensors, rank 0 writes).
+  // processes gather the split tensors, rank 0 writes) and evaluates (rank 0
+  // reports).
   const bool inFirstModelGroup = groups.model && dataGroup.rank() == 0;
   if (checkpoints && groups.model)
     checkpoints->gatherOver(desc, *groups.model, isRoot);
@@ -244,8 +245,8 @@ void train(const Config &config, const CompiledModel &model,
   TrainerSinks sinks;
   if (isRoot)
     sinks = {evaluator.get(), &metrics, tensorboard.get(), checkpoints.get()};
-  else if (inFirstModelGroup)
-    sinks.checkpoints = checkpoints.get();
+  else if (inFirstModelGroup) // eval_step's collectives need the group
+    sinks = {evaluator.get(), nullptr, nullptr, checkpoints.get()};
   // MFU against --peak-flops, else against the matmul kernel's measured
   // throughput (only rank 0 reports).
   Config runConfig = config;
@@ -264,22 +265,20 @@ void train(const Config &config, const CompiledModel &model,
   metrics.close();
   if (tensorboard)
     tensorboard->close();
-  if (end == RunEnd::Completed && !config.savePath.empty() && groups.model) {
-    std::vector<AlignedBuffer> storage;
-    std::vector<TensorView> whole = wholeTensors(
-        desc, state.views(/*withState=*/false), *groups.model, storage);
-    if (isRoot) {
-      writeSafetensorsFile(config.savePath, whole, {{"format", "pt"}});
-      std::printf("saved parameters to %s\n", config.savePath.c_str());
-    }
-  } else if (end == RunEnd::Completed && !config.savePath.empty() && isRoot) {
-    state.saveParams(config.savePath);
+  if (end != RunEnd::Completed)
+    return;
+  // Files hold whole tensors: with a split model, gathered from the group.
+  std::vector<AlignedBuffer> gathered;
+  std::vector<TensorView> params = state.views(/*withState=*/false);
+  if (groups.model && (!config.savePath.empty() ||
+                       !config.exportOnnxPath.empty()))
+    params = wholeTensors(desc, params, *groups.model, gathered);
+  if (!config.savePath.empty() && isRoot) {
+    writeSafetensorsFile(config.savePath, params, {{"format", "pt"}});
     std::printf("saved parameters to %s\n", config.savePath.c_str());
   }
-  setModelGroup(nullptr);
-  if (end == RunEnd::Completed && !config.exportOnnxPath.empty() && isRoot) {
-    exportOnnx(config.exportOnnxPath, model.onnx, model.onnxSize,
-               state.views(/*withState=*/false));
+  if (!config.exportOnnxPath.empty() && isRoot) {
+    exportOnnx(config.exportOnnxPath, model.onnx, model.onnxSize, params);
     std::printf("exported the ONNX model with the trained parameters to %s\n",
                 config.exportOnnxPath.c_str());
   }
