@@ -181,8 +181,9 @@ private:
         auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[i]);
         if (role != "param" || !type || splits_.count(name))
           continue;
+        const std::string &param = name; // lambdas cannot capture bindings
         ShardRule *rule = llvm::find_if(
-            rules_, [&](ShardRule &r) { return r.glob.match(name); });
+            rules_, [&](ShardRule &r) { return r.glob.match(param); });
         if (rule == rules_.end())
           continue;
         rule->used = true;
