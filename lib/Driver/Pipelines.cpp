@@ -4,6 +4,7 @@
 #include "lmc/Conversion/Passes.h"
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
 #include "lmc/Transforms/Passes.h"
+#include "lmc/Transforms/ReshapeSharding.h"
 
 #include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/InitAllDialects.h"
@@ -20,6 +21,7 @@ void registerLmcDialects(DialectRegistry &registry) {
   registry.insert<LmcDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  registerReshapeShardingModels(registry);
 }
 
 void registerLmcPasses() {

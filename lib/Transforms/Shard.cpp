@@ -17,9 +17,11 @@
 #include "lmc/Transforms/Attributes.h"
 #include "lmc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Shard/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -318,6 +320,97 @@ private:
   llvm::StringMap<Split> splits_;
 };
 
+/// Upstream's linalg ShardingInterface rejects indexing maps with constant
+/// results, which lmc's lowering uses for size-1 dimensions (keep-dims
+/// reductions write [b, t, 1] through (d0, d1, d2) -> (d0, d1, 0), and
+/// broadcasts read it so). Each such 0 becomes a loop of its own, of extent
+/// 1: parallel where an output reads it, a one-iteration reduction
+/// otherwise (the body ignores the accumulator then, as before).
+void giveUnitDimensionsLoops(ModuleOp module) {
+  SmallVector<linalg::GenericOp> generics;
+  module.walk([&](linalg::GenericOp op) {
+    for (AffineMap map : op.getIndexingMapsArray())
+      if (llvm::any_of(map.getResults(), [](AffineExpr e) {
+            return isa<AffineConstantExpr>(e);
+          })) {
+        generics.push_back(op);
+        return;
+      }
+  });
+  for (linalg::GenericOp op : generics) {
+    MLIRContext *context = op.getContext();
+    unsigned loops = op.getNumLoops();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    const unsigned firstInit = op.getNumDpsInputs();
+    SmallVector<SmallVector<AffineExpr>> results(maps.size());
+    SmallVector<bool> readByOutput;
+    for (auto [k, map] : llvm::enumerate(maps))
+      for (AffineExpr e : map.getResults()) {
+        if (!isa<AffineConstantExpr>(e)) {
+          results[k].push_back(e);
+          continue;
+        }
+        results[k].push_back(getAffineDimExpr(loops + readByOutput.size(),
+                                              context));
+        readByOutput.push_back(k >= firstInit);
+      }
+    const unsigned newLoops = loops + readByOutput.size();
+    SmallVector<AffineMap> newMaps;
+    for (const SmallVector<AffineExpr> &exprs : results)
+      newMaps.push_back(AffineMap::get(newLoops, 0, exprs, context));
+    for (bool parallel : readByOutput)
+      iterators.push_back(parallel ? utils::IteratorType::parallel
+                                   : utils::IteratorType::reduction);
+    OpBuilder b(op);
+    auto replacement = linalg::GenericOp::create(
+        b, op.getLoc(), op.getResultTypes(), op.getDpsInputs(),
+        op.getDpsInits(), newMaps, iterators);
+    replacement.getRegion().takeBody(op.getRegion());
+    op.replaceAllUsesWith(replacement.getResults());
+    op.erase();
+  }
+}
+
+/// Upstream partitions `arith.constant` only when it is a splat. Any other
+/// tensor constant (a position table, an index list) becomes a
+/// linalg.generic that reads it element by element from inside its body,
+/// where partitioning copies it unchanged; the generic reads its iteration
+/// index, so lmc-shard-complete keeps it replicated.
+void wrapNonSplatConstants(ModuleOp module) {
+  SmallVector<arith::ConstantOp> constants;
+  module.walk([&](arith::ConstantOp op) {
+    auto value = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (value && !value.isSplat() && isa<func::FuncOp>(op->getParentOp()))
+      constants.push_back(op);
+  });
+  for (arith::ConstantOp op : constants) {
+    auto type = cast<RankedTensorType>(op.getType());
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                          type.getElementType());
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{type}, ValueRange{}, ValueRange{empty},
+        ArrayRef<AffineMap>{
+            b.getMultiDimIdentityMap(unsigned(type.getRank()))},
+        SmallVector<utils::IteratorType>(type.getRank(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange) {
+          Value table = arith::ConstantOp::create(nested, nestedLoc, type,
+                                                  op.getValue());
+          SmallVector<Value> indices;
+          for (int64_t d = 0; d < type.getRank(); ++d)
+            indices.push_back(linalg::IndexOp::create(nested, nestedLoc, d));
+          Value element =
+              tensor::ExtractOp::create(nested, nestedLoc, table, indices);
+          linalg::YieldOp::create(nested, nestedLoc, element);
+        });
+    op.replaceAllUsesWith(generic.getResult(0));
+    op.erase();
+  }
+}
+
 struct LmcShardAnnotate
     : impl::LmcShardAnnotateBase<LmcShardAnnotate> {
   using Base::Base;
@@ -350,6 +443,8 @@ struct LmcShardAnnotate
         return fail();
       rules.push_back(std::move(*rule));
     }
+    giveUnitDimensionsLoops(module);
+    wrapNonSplatConstants(module);
     auto run = [&](OpPassManager &pm, Operation *op) {
       return runPipeline(pm, op);
     };
@@ -402,6 +497,14 @@ struct LmcShardComplete : impl::LmcShardCompleteBase<LmcShardComplete> {
       return shard::ShardingOp::create(b, loc, grid,
                                        {b.getDenseI16ArrayAttr({})});
     };
+    // Propagation writes some replicated shardings as an empty split list,
+    // which partitioning then rejects without a message (and the printer
+    // writes as text the parser rejects): one empty entry means the same.
+    func.walk([&](shard::ShardingOp sharding) {
+      if (sharding.getSplitAxes().getAxes().empty())
+        sharding.setSplitAxesAttr(shard::GridAxesArrayAttr::get(
+            sharding.getContext(), {b.getDenseI16ArrayAttr({})}));
+    });
     // An op that reads its iteration index would need each process's slice
     // offset added to it, which upstream partitioning does not do (it
     // produces invalid IR): such ops run replicated, on gathered operands.
@@ -427,12 +530,54 @@ struct LmcShardComplete : impl::LmcShardCompleteBase<LmcShardComplete> {
               shard.getShardingMutable().assign(replicated(op->getLoc()));
             }
     });
-    // Arguments nothing reads (partitioning crashes on a bare one).
+    // Arguments no op annotates (partitioning crashes on a bare one): those
+    // nothing reads, and those only read inside a region (a gather's table).
     b.setInsertionPointToStart(&func.getBody().front());
     for (BlockArgument arg : func.getArguments())
-      if (isa<RankedTensorType>(arg.getType()) && arg.use_empty())
+      if (isa<RankedTensorType>(arg.getType()) && !definedSharding(arg) &&
+          !usedSharding(arg))
         shard::ShardOp::create(b, arg.getLoc(), arg, replicated(arg.getLoc()),
                                /*annotate_for_users=*/true);
+    // A tensor read inside a region (tensor.extract in a gather's body)
+    // is read whole, with global indices: it must not be split.
+    WalkResult captured = func.walk([&](Operation *op) {
+      if (op->getParentOp() == func)
+        return WalkResult::advance();
+      for (Value operand : op->getOperands()) {
+        if (!isa<RankedTensorType>(operand.getType()) ||
+            operand.getParentRegion() != &func.getBody())
+          continue;
+        Value sharding = definedSharding(operand);
+        if (!sharding)
+          sharding = usedSharding(operand);
+        auto splits = sharding
+                          ? sharding.getDefiningOp<shard::ShardingOp>()
+                                .getSplitAxes()
+                                .getAxes()
+                          : ArrayRef<shard::GridAxesAttr>{};
+        if (llvm::any_of(splits, [](shard::GridAxesAttr axes) {
+              return !axes.empty();
+            })) {
+          op->emitError("lmc cannot split a tensor that '")
+              << op->getName()
+              << "' reads inside a region (a gather's table) yet; keep it "
+                 "whole with --shard";
+          return WalkResult::interrupt();
+        }
+        // And it is read through an annotation, as every tensor must be.
+        Operation *outer = op;
+        while (outer->getParentOp() != func)
+          outer = outer->getParentOp();
+        b.setInsertionPoint(outer);
+        op->replaceUsesOfWith(
+            operand, shard::ShardOp::create(b, op->getLoc(), operand,
+                                            replicated(op->getLoc()),
+                                            /*annotate_for_users=*/true));
+      }
+      return WalkResult::advance();
+    });
+    if (captured.wasInterrupted())
+      return signalPassFailure();
     // Results: every tensor an op defines gets a sharding of its own.
     func.walk([&](Operation *op) {
       if (isa<shard::ShardOp, shard::ShardingOp>(op) ||

@@ -123,7 +123,11 @@ def LmcShardAnnotate : Pass<"lmc-shard-annotate", "::mlir::ModuleOp"> {
     argument and on its result, and so do its gradient and its optimizer
     state (`<param>.<slot>`, same shape); with a `data` axis the inputs are
     split on their first (batch) dimension over it. Everything else is left
-    to upstream `sharding-propagation`.
+    to upstream `sharding-propagation`. First it rewrites two forms upstream
+    cannot shard: constant-0 indexing map results (size-1 dimensions of
+    keep-dims reductions and their broadcasts) get loops of extent 1, and
+    non-splat tensor constants move into the body of a generic that reads
+    them element by element.
   }];
   let options = [
     Option<"mesh", "mesh", "std::string", /*default=*/"\"\"",
@@ -143,7 +147,11 @@ def LmcShardComplete : Pass<"lmc-shard-complete", "::mlir::func::FuncOp"> {
     annotation: a constant returned as it is, or a tensor argument no
     sharded op reads, stays bare and partitioning fails without a message.
     This pass, run between the two, annotates each such value (function
-    arguments and op results) as replicated on the function's grid.
+    arguments and op results) as replicated on the function's grid, gives
+    every direct read an annotation with the value's own sharding, runs ops
+    that read `linalg.index` replicated, routes tensors read inside a region
+    (a gather's table) through an annotation (and refuses split ones), and
+    writes propagation's empty replicated split lists as `[[]]`.
   }];
   let dependentDialects = ["::mlir::shard::ShardDialect"];
 }
