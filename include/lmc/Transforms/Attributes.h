@@ -55,6 +55,8 @@ constexpr llvm::StringLiteral kSchedule = "lmc.schedule";
 constexpr llvm::StringLiteral kMesh = "lmc.mesh";
 /// Module: {<param> = <dimension split over model> : i64, ...}.
 constexpr llvm::StringLiteral kSplits = "lmc.splits";
+/// The one-axis `shard.grid` (the `model` processes) lmc partitions over.
+constexpr llvm::StringLiteral kShardGrid = "mesh";
 
 /// The function names the passes agree on.
 constexpr llvm::StringLiteral kForward = "forward";

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lmc/Conversion/Passes.h"
+#include "lmc/Transforms/Attributes.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
@@ -64,7 +65,7 @@ private:
   /// The grid is one axis, `model`, whose processes the runtime's model
   /// group are (lmc-shard-annotate builds no other).
   LogicalResult checkGrid(Operation *op, ArrayRef<shard::GridAxis> axes) {
-    auto grid = module_.lookupSymbol<shard::GridOp>("mesh");
+    auto grid = module_.lookupSymbol<shard::GridOp>(lmc::attrs::kShardGrid);
     if (!grid || grid.getRank() != 1 || axes.size() > 1)
       return op->emitError("lmc runs collectives over its one-axis grid "
                            "@mesh only");
