@@ -102,8 +102,6 @@ Schedule makeSchedule(const Config &config, const Descriptor &desc,
   return schedule;
 }
 
-/// Every process starts from rank 0's parameters, state and buffers (as
-/// PyTorch's DDP broadcasts them), whatever each one loaded.
 /// The model and data groups of a model compiled for a mesh (null for
 /// other models).
 struct TensorParallelGroups {
@@ -116,8 +114,7 @@ struct TensorParallelGroups {
   }
 };
 
-TensorParallelGroups splitTensorParallel(const Config &config,
-                                         const Descriptor &desc,
+TensorParallelGroups splitTensorParallel(const Descriptor &desc,
                                          Communicator &comm) {
   const int64_t m = desc.modelParallel;
   if (m == 1)
@@ -133,6 +130,8 @@ TensorParallelGroups splitTensorParallel(const Config &config,
   return groups;
 }
 
+/// Every process starts from rank 0's parameters, state and buffers (as
+/// PyTorch's DDP broadcasts them), whatever each one loaded.
 void broadcastState(Communicator &comm, ModelState &state) {
   if (comm.size() == 1)
     return;
@@ -185,7 +184,7 @@ void train(const Config &config, const CompiledModel &model,
   checkMemory(config, desc, comm, launch);
   // A tensor-parallel model: groups of modelParallel consecutive ranks split
   // the parameters; the groups are data parallel with each other.
-  TensorParallelGroups groups = splitTensorParallel(config, desc, comm);
+  TensorParallelGroups groups = splitTensorParallel(desc, comm);
   Communicator &dataGroup = groups.data ? *groups.data : comm;
   ModelState state(desc, model.weights,
                    groups.model ? groups.model->rank() : 0);

@@ -63,7 +63,6 @@ std::vector<TensorView> wholeTensors(const Descriptor &desc,
   for (const TensorSpec &arg : desc.trainArgs)
     specs.emplace(arg.name, &arg);
   std::vector<TensorView> whole;
-  storage.reserve(views.size() * 2);
   for (const TensorView &view : views) {
     auto it = specs.find(view.name);
     if (it == specs.end() || it->second->splitDim < 0) {
@@ -72,15 +71,14 @@ std::vector<TensorView> wholeTensors(const Descriptor &desc,
     }
     const TensorSpec &spec = *it->second;
     const size_t sliceBytes = spec.byteSize();
-    AlignedBuffer &gathered =
-        storage.emplace_back(sliceBytes * size_t(group.size()));
-    group.allGather(view.data, gathered.data(), sliceBytes);
-    AlignedBuffer &assembled = storage.emplace_back(desc.globalByteSize(spec));
+    void *gathered =
+        storage.emplace_back(sliceBytes * size_t(group.size())).data();
+    group.allGather(view.data, gathered, sliceBytes);
+    void *assembled = storage.emplace_back(desc.globalByteSize(spec)).data();
     assembleSlices(SliceLayout(desc.globalShape(spec), spec.splitDim,
                                group.size(), dtypeSize(spec.dtype)),
-                   gathered.data(), assembled.data());
-    whole.push_back(
-        {view.name, view.dtype, desc.globalShape(spec), assembled.data()});
+                   gathered, assembled);
+    whole.push_back({view.name, view.dtype, desc.globalShape(spec), assembled});
   }
   return whole;
 }
