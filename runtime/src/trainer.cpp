@@ -73,12 +73,16 @@ void Trainer::resumeFrom(const CheckpointMeta &meta) {
             "the checkpoint was written with ",
             meta.shuffle ? "--shuffle" : "no --shuffle", " and --seed ",
             meta.seed, "; pass the same flags to resume");
-  LMC_CHECK(meta.dataCursor == meta.step * globalBatch(),
-            "checkpoint data cursor ", meta.dataCursor, " does not match step ",
-            meta.step, " x ", globalBatch(), " samples per step (batch ",
-            desc_.batchSize, " x --grad-accum ", config_.gradAccum, " x ",
-            comm_.size(), " processes); resume with the settings the "
-            "checkpoint was written with");
+  if (meta.dataCursor != meta.step * globalBatch())
+    std::printf("note: the checkpoint's run drew %lld samples in %lld steps; "
+                "this one draws %lld per step (batch %lld x --grad-accum "
+                "%lld x %d processes), continuing from sample %lld\n",
+                (long long)meta.dataCursor, (long long)meta.step,
+                (long long)globalBatch(), (long long)desc_.batchSize,
+                (long long)config_.gradAccum, comm_.size(),
+                (long long)meta.dataCursor);
+  cursorBase_ = meta.dataCursor;
+  cursorStep_ = meta.step;
   if (schedule_.kind != ScheduleKind::Constant &&
       meta.totalSteps != schedule_.totalSteps)
     std::printf("note: the checkpoint's %s schedule spans %lld steps, this "
@@ -93,7 +97,7 @@ void Trainer::resumeFrom(const CheckpointMeta &meta) {
 CheckpointMeta Trainer::checkpointMeta(int64_t step) const {
   CheckpointMeta meta;
   meta.step = step;
-  meta.dataCursor = step * globalBatch();
+  meta.dataCursor = cursorBase_ + (step - cursorStep_) * globalBatch();
   meta.numSamples = data_.numSamples();
   meta.seed = config_.seed;
   meta.shuffle = config_.shuffle;
@@ -150,7 +154,7 @@ RunEnd Trainer::run() {
   // Micro-batch k of this process takes the job's micro-batch
   // rank * accum + k of the step's samples.
   auto fillMicroBatch = [&](int64_t step, int64_t k) {
-    const int64_t first = (step - 1) * stepSamples +
+    const int64_t first = cursorBase_ + (step - 1 - cursorStep_) * stepSamples +
                           (comm_.rank() * config_.gradAccum + k) * batch;
     for (int64_t i = 0; i < batch; ++i)
       samples[size_t(i)] = order.sampleAt(first + i);

@@ -87,6 +87,10 @@ private:
   /// The loss scale the next step uses.
   double currentLossScale();
   int64_t stepsDone_ = 0;
+  /// The data cursor (samples drawn) at step `cursorStep_`: a resumed run
+  /// continues from the checkpoint's cursor, whatever the samples per step
+  /// were then (a different process count or --grad-accum).
+  int64_t cursorBase_ = 0, cursorStep_ = 0;
   int64_t skippedSteps_ = 0;
   int64_t lastCheckpointStep_ = -1;
 };

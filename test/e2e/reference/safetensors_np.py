@@ -36,6 +36,13 @@ def save(path, tensors, metadata=None):
             f.write(b)
 
 
+def metadata(path):
+    """The file's __metadata__ (str -> str)."""
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        return json.loads(f.read(n)).get("__metadata__", {})
+
+
 def load(path):
     with open(path, "rb") as f:
         data = f.read()
@@ -49,3 +56,11 @@ def load(path):
         dt = np.dtype(_DTYPES[info["dtype"]]).newbyteorder("<")
         out[name] = np.frombuffer(data[base + b:base + e], dtype=dt).reshape(info["shape"]).copy()
     return out
+
+
+if __name__ == "__main__":
+    # safetensors_np.py metadata FILE KEY: prints one metadata value.
+    import sys
+    if len(sys.argv) != 4 or sys.argv[1] != "metadata":
+        sys.exit("usage: safetensors_np.py metadata FILE KEY")
+    print(metadata(sys.argv[2])[sys.argv[3]])
