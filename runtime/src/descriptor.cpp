@@ -37,11 +37,15 @@ const char *roleName(Role role) {
   return "?";
 }
 
-Shape Descriptor::globalShape(const TensorSpec &spec) const {
+Shape wholeShape(const TensorSpec &spec, int64_t modelParallel) {
   Shape shape = spec.shape;
   if (spec.splitDim >= 0)
     shape[size_t(spec.splitDim)] *= modelParallel;
   return shape;
+}
+
+Shape Descriptor::globalShape(const TensorSpec &spec) const {
+  return wholeShape(spec, modelParallel);
 }
 
 size_t Descriptor::globalByteSize(const TensorSpec &spec) const {
@@ -225,7 +229,6 @@ std::string describe(const TensorSpec &spec) {
 /// Parses the line sequence; cross-line consistency is checked afterwards.
 class DescriptorParser {
 public:
-
   Descriptor parse(std::string_view text, uint64_t weightsSize) {
     size_t pos = 0;
     while (pos < text.size()) {

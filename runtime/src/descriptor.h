@@ -56,6 +56,10 @@ struct TensorSpec {
   size_t byteSize() const { return size_t(numElements()) * dtypeSize(dtype); }
 };
 
+/// The whole tensor's shape: `spec`'s times `modelParallel` on its split
+/// dimension (its own shape when it is not split).
+Shape wholeShape(const TensorSpec &spec, int64_t modelParallel);
+
 /// The initial value of a param or buffer.
 struct InitSpec {
   std::string name;

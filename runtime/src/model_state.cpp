@@ -112,15 +112,10 @@ void ModelState::restore(const SafetensorsFile &file, const std::string &source,
                          bool withState) {
   std::vector<Group> restored = groups(withState);
   // Files hold whole tensors: a split one has the shape of all slices.
-  auto wholeShape = [&](const TensorSpec &spec) {
-    Shape shape = spec.shape;
-    if (spec.splitDim >= 0)
-      shape[size_t(spec.splitDim)] *= modelParallel_;
-    return shape;
-  };
   for (const Group &group : restored)
     for (const TensorSpec *spec : *group.specs)
-      checkTensor(file, *spec, wholeShape(*spec), source, group.what);
+      checkTensor(file, *spec, wholeShape(*spec, modelParallel_), source,
+                  group.what);
   // Copy only after everything validated, so a bad file changes nothing.
   for (const Group &group : restored)
     for (size_t i = 0; i < group.specs->size(); ++i) {
@@ -130,8 +125,8 @@ void ModelState::restore(const SafetensorsFile &file, const std::string &source,
       if (spec.splitDim < 0)
         std::memcpy(to, file.data(*t), t->end - t->begin);
       else
-        copySlice(SliceLayout(wholeShape(spec), spec.splitDim, modelParallel_,
-                              dtypeSize(spec.dtype)),
+        copySlice(SliceLayout(wholeShape(spec, modelParallel_), spec.splitDim,
+                              modelParallel_, dtypeSize(spec.dtype)),
                   file.data(*t), to, modelRank_);
     }
 }

@@ -117,17 +117,20 @@ extern "C" void lmc_rt_model_all_reduce_max_f32(float *data, int64_t count) {
 
 extern "C" void lmc_rt_model_all_gather_f32(const float *in, float *out,
                                             int64_t outer, int64_t chunk) {
-  const int64_t parts = modelGroup ? modelGroup->size() : 1;
   const size_t sliceBytes = size_t(outer * chunk) * sizeof(float);
-  std::vector<float> gathered(size_t(outer * chunk * parts));
-  if (modelGroup)
-    orAbortJob("model all-gather", [&] {
-      modelGroup->allGather(in, gathered.data(), sliceBytes);
-    });
-  else
-    std::memcpy(gathered.data(), in, sliceBytes);
-  SliceLayout layout({outer, parts * chunk}, 1, parts, sizeof(float));
-  assembleSlices(layout, gathered.data(), out);
+  if (!modelGroup) {
+    std::memcpy(out, in, sliceBytes);
+    return;
+  }
+  const int64_t parts = modelGroup->size();
+  // Gathered along the first dimension the slices already lie in order.
+  std::vector<float> staging(outer == 1 ? 0 : size_t(outer * chunk * parts));
+  float *gathered = outer == 1 ? out : staging.data();
+  orAbortJob("model all-gather",
+             [&] { modelGroup->allGather(in, gathered, sliceBytes); });
+  if (outer != 1)
+    assembleSlices(SliceLayout({outer, parts * chunk}, 1, parts, sizeof(float)),
+                   gathered, out);
 }
 
 extern "C" int64_t lmc_rt_model_rank(void) {

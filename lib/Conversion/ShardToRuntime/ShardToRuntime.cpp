@@ -152,7 +152,10 @@ private:
     int64_t outer = 1, chunk = 1;
     for (auto [d, size] : llvm::enumerate(inType.getShape()))
       (int64_t(d) < axis ? outer : chunk) *= size;
-    Value in = copyToBuffer(loc, op.getInput());
+    // Read only: the input's own buffer (all_reduce needs a copy to write).
+    Value in = bufferization::ToBufferOp::create(
+        b_, loc, MemRefType::get(inType.getShape(), inType.getElementType()),
+        op.getInput(), /*read_only=*/true);
     Value out = memref::AllocOp::create(
         b_, loc, MemRefType::get(outType.getShape(), outType.getElementType()));
     Type ptr = LLVM::LLVMPointerType::get(b_.getContext());

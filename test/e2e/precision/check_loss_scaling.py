@@ -19,15 +19,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "reference"))
 import safetensors_np  # noqa: E402
+from checks import fail  # noqa: E402
 
 # (scale, growth tracker) after each step 1..6.
 EXPECTED = [(65536, 1), (65536, 2), (32768, 0), (32768, 1), (32768, 2),
             (65536, 0)]
 
-
-def fail(message):
-    print("MISMATCH: " + message)
-    sys.exit(1)
 
 
 def main():

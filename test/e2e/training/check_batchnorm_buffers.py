@@ -32,6 +32,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "reference"))
 import safetensors_np  # noqa: E402
+from checks import fail  # noqa: E402
 
 MOMENTUM, EPS = 0.9, 1e-3
 INITIAL = {
@@ -73,10 +74,6 @@ def simulate(x, t, lr, batch, per_step, processes):
         p["bias"] = p["bias"] - lr * grads["bias"]
     return p
 
-
-def fail(message):
-    print("MISMATCH: " + message)
-    sys.exit(1)
 
 
 def main():

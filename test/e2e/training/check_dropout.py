@@ -30,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "reference"))
 import safetensors_np  # noqa: E402
+from checks import fail  # noqa: E402
 
 FEATURES, SAMPLES, RATIO, STREAM = 256, 8, np.float32(0.25), 42
 MASK64 = (1 << 64) - 1
@@ -51,10 +52,6 @@ def random_uniform(key, count, stream):
     bits = [mix((base + i * GAMMA) & MASK64) for i in range(count)]
     return np.array([b >> 40 for b in bits], dtype=np.float32) * np.float32(2.0 ** -24)
 
-
-def fail(message):
-    print("MISMATCH: " + message)
-    sys.exit(1)
 
 
 def write_model(directory):

@@ -26,11 +26,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "reference"))
 import safetensors_np  # noqa: E402
+from checks import fail  # noqa: E402
 
-
-def fail(message):
-    print("MISMATCH: " + message)
-    sys.exit(1)
 
 
 def compare_arrays(got, want, atol, rtol):
