@@ -72,7 +72,10 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
 
 void buildLmcLoweringPipeline(OpPassManager &pm,
                               const ShardingOptions &sharding, Phase last) {
-  pm.addPass(createConvertLmcToLinalg());
+  ConvertLmcToLinalgOptions toLinalg;
+  // Upstream sharding propagation sees through linalg ops but not loops.
+  toLinalg.scatterLoops = sharding.mesh.empty();
+  pm.addPass(createConvertLmcToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   if (!sharding.mesh.empty()) {
     LmcShardAnnotateOptions annotate;

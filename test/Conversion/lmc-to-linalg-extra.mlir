@@ -124,26 +124,6 @@ func.func @gather(%t: tensor<5x3xf32>, %i: tensor<2x4xi64>) -> tensor<2x4x3xf32>
 
 // -----
 
-// Scatter-add reduces over the index dimensions, adding an update where its
-// index equals the output row.
-// CHECK-DAG: #[[UPD:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
-// CHECK-DAG: #[[IX:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
-// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
-// CHECK-LABEL: func.func @scatter_add
-// CHECK: %[[ZERO:.*]] = linalg.fill
-// CHECK: linalg.generic {indexing_maps = [#[[UPD]], #[[IX]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%arg0, %arg1 : tensor<2x4x3xf32>, tensor<2x4xi64>) outs(%[[ZERO]] : tensor<5x3xf32>)
-// CHECK: ^bb0(%[[U:.*]]: f32, %{{.*}}: i64, %[[ACC:.*]]: f32):
-// CHECK: %[[ROW:.*]] = linalg.index 0 : index
-// CHECK: %[[HERE:.*]] = arith.cmpi eq, %{{.*}}, %[[ROW]] : index
-// CHECK: %[[SUM:.*]] = arith.addf %[[ACC]], %[[U]] : f32
-// CHECK: arith.select %[[HERE]], %[[SUM]], %[[ACC]] : f32
-func.func @scatter_add(%u: tensor<2x4x3xf32>, %i: tensor<2x4xi64>) -> tensor<5x3xf32> {
-  %0 = lmc.scatter_add %u, %i, axis = 0 : tensor<2x4x3xf32>, tensor<2x4xi64> -> tensor<5x3xf32>
-  return %0 : tensor<5x3xf32>
-}
-
-// -----
-
 // A mode_select left for the lowering (a function differentiated directly,
 // as lmc-gradcheck does) is the training computation.
 // CHECK-LABEL: func.func @mode_select

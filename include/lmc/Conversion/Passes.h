@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
@@ -29,8 +30,10 @@ namespace lmc {
 #define GEN_PASS_REGISTRATION
 #include "lmc/Conversion/Passes.h.inc"
 
-/// Patterns lowering every lmc op to linalg/tensor/arith/math on tensors.
-void populateLmcToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// Patterns lowering every lmc op to linalg/tensor/arith/math on tensors
+/// (and scatter-add to scf loops when `scatterLoops`).
+void populateLmcToLinalgPatterns(mlir::RewritePatternSet &patterns,
+                                 bool scatterLoops = true);
 
 } // namespace lmc
 

@@ -9,7 +9,14 @@ def ConvertLmcToLinalg : Pass<"convert-lmc-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Lowers lmc ops to linalg, tensor, arith and math on tensors";
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
-    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"scatterLoops", "scatter-loops", "bool", /*default=*/"true",
+           "Lower scatter-add to a loop nest over its updates (O(updates)); "
+           "false keeps one linalg.generic reducing over the indices "
+           "(O(result x indices)), which upstream sharding propagation "
+           "sees through">];
 }
 
 def LmcMatmulToRuntime : Pass<"lmc-matmul-to-runtime", "::mlir::ModuleOp"> {

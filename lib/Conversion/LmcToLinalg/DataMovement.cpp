@@ -3,7 +3,8 @@
 // Each op becomes one linalg.generic over its result that computes the
 // source position from linalg.index and reads it with tensor.extract (no
 // strided subviews, so bufferization needs no generic memref copies).
-// Scatter-add is a reduction over the index dimensions. Random numbers are
+// Scatter-add is a loop nest over its updates, or (for sharding, which
+// sees only linalg) a reduction over the index dimensions. Random numbers are
 // a hash of the key and the linear index, likewise computed per element.
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +13,7 @@
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -267,10 +269,60 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
   }
 };
 
+/// A loop nest over the updates (outer dims, index dims, inner dims) that
+/// adds each update into its row of a zero-filled result carried through
+/// the loops: O(updates) work, where ScatterAddAsReduction below is
+/// O(result x indices) (the GPT benchmark's embedding gradient took a
+/// quarter of its step that way). Bufferization updates the result in
+/// place.
+struct ScatterAddAsLoops : public OpConversionPattern<ScatterAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Value init = buildFilled(rewriter, loc, type,
+                             rewriter.getFloatAttr(type.getElementType(), 0.0));
+    auto updatesType = cast<RankedTensorType>(op.getUpdates().getType());
+    if (updatesType.getNumElements() == 0) {
+      rewriter.replaceOp(op, init);
+      return success();
+    }
+    int64_t axis = op.getAxis();
+    int64_t indexRank = op.getIndices().getType().getRank();
+    int64_t size = type.getDimSize(axis);
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t extent : updatesType.getShape()) {
+      lbs.push_back(index(rewriter, loc, 0));
+      ubs.push_back(index(rewriter, loc, extent));
+      steps.push_back(index(rewriter, loc, 1));
+    }
+    Value updates = adaptor.getUpdates(), indices = adaptor.getIndices();
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps, ValueRange{init},
+        [&](OpBuilder &b, Location l, ValueRange ivs,
+            ValueRange acc) -> scf::ValueVector {
+          ValueRange indexIvs = ivs.slice(axis, indexRank);
+          Value raw = tensor::ExtractOp::create(b, l, indices, indexIvs);
+          SmallVector<Value> at(ivs.take_front(axis));
+          at.push_back(normalizeIndex(b, l, raw, size));
+          llvm::append_range(at, ivs.drop_front(axis + indexRank));
+          Value sum = arith::AddFOp::create(
+              b, l, tensor::ExtractOp::create(b, l, acc[0], at),
+              tensor::ExtractOp::create(b, l, updates, ivs));
+          return {tensor::InsertOp::create(b, l, sum, acc[0], at)};
+        });
+    rewriter.replaceOp(op, nest.results);
+    return success();
+  }
+};
+
 /// Iteration space: the result dimensions, then the index dimensions
 /// (reductions); each update is added where its index equals the result
-/// position along the axis.
-struct ScatterAddLowering : public OpConversionPattern<ScatterAddOp> {
+/// position along the axis. O(result x indices), but a linalg op.
+struct ScatterAddAsReduction : public OpConversionPattern<ScatterAddOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
@@ -415,11 +467,15 @@ struct ModeSelectLowering : public OpConversionPattern<ModeSelectOp> {
 
 } // namespace
 
-void populateDataMovementLoweringPatterns(RewritePatternSet &patterns) {
+void populateDataMovementLoweringPatterns(RewritePatternSet &patterns,
+                                          bool scatterLoops) {
   patterns.add<ConvertLowering, ConcatLowering, SliceLowering,
-               SliceGradLowering, GatherLowering, ScatterAddLowering,
-               ModeSelectLowering, RandomUniformLowering>(
-      patterns.getContext());
+               SliceGradLowering, GatherLowering, ModeSelectLowering,
+               RandomUniformLowering>(patterns.getContext());
+  if (scatterLoops)
+    patterns.add<ScatterAddAsLoops>(patterns.getContext());
+  else
+    patterns.add<ScatterAddAsReduction>(patterns.getContext());
 }
 
 } // namespace lmc::lowering

@@ -234,13 +234,15 @@ struct TransposeLowering : public OpConversionPattern<TransposeOp> {
 
 struct ConvertLmcToLinalgPass
     : public lmc::impl::ConvertLmcToLinalgBase<ConvertLmcToLinalgPass> {
+  using ConvertLmcToLinalgBase::ConvertLmcToLinalgBase;
   void runOnOperation() override {
     ConversionTarget target(getContext());
     target.addIllegalDialect<LmcDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
-                           arith::ArithDialect, math::MathDialect>();
+                           arith::ArithDialect, math::MathDialect,
+                           scf::SCFDialect>();
     RewritePatternSet patterns(&getContext());
-    populateLmcToLinalgPatterns(patterns);
+    populateLmcToLinalgPatterns(patterns, scatterLoops);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
@@ -249,11 +251,12 @@ struct ConvertLmcToLinalgPass
 
 } // namespace
 
-void lmc::populateLmcToLinalgPatterns(RewritePatternSet &patterns) {
+void lmc::populateLmcToLinalgPatterns(RewritePatternSet &patterns,
+                                      bool scatterLoops) {
   populateElementwisePatterns(patterns);
   patterns.add<CmpLowering, BroadcastInDimLowering, ReshapeLowering,
                TransposeLowering>(patterns.getContext());
   populateReductionLoweringPatterns(patterns);
-  populateDataMovementLoweringPatterns(patterns);
+  populateDataMovementLoweringPatterns(patterns, scatterLoops);
   populateConvolutionLoweringPatterns(patterns);
 }

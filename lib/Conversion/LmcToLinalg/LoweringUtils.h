@@ -59,8 +59,10 @@ mlir::Value buildReduceAlong(mlir::OpBuilder &b, mlir::Location loc,
                                  combine);
 
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
-/// lmc.convert, concat, slice, slice_grad, gather, scatter_add.
-void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// lmc.convert, concat, slice, slice_grad, gather, scatter_add (as loops
+/// when `scatterLoops`, else as one linalg.generic).
+void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns,
+                                          bool scatterLoops);
 /// lmc.conv, conv_input_grad, conv_weight_grad, max_pool, max_pool_grad.
 void populateConvolutionLoweringPatterns(mlir::RewritePatternSet &patterns);
 
