@@ -87,6 +87,14 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
       func.removeArgAttrsAttr();
       func.removeResAttrsAttr();
     }
+  // Outlined loop nests stay out of line: inlined back, -O3 would face the
+  // one huge function again.
+  module.walk([](LLVM::LLVMFuncOp func) {
+    if (!func->removeAttr(attrs::kOutlined))
+      return;
+    func.setLinkage(LLVM::Linkage::Internal);
+    func.setNoInline(true);
+  });
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, context, "lmc_model");
   if (!llvmModule)

@@ -109,6 +109,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       "lmc-matmul-to-runtime,"
       "convert-linalg-to-loops,"
       "lower-affine,"
+      "lmc-outline-loop-nests,"
       "convert-scf-to-cf,"
       "expand-strided-metadata,"
       "finalize-memref-to-llvm,"

@@ -85,4 +85,28 @@ def LmcApproximateMath : Pass<"lmc-approximate-math"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LmcOutlineLoopNests : Pass<"lmc-outline-loop-nests", "::mlir::ModuleOp"> {
+  let summary = "Moves each top-level loop nest of a function into its own";
+  let description = [{
+    On buffers and `scf.for` loops (after `convert-linalg-to-loops`), every
+    loop nest in the entry block of a defined function becomes a private
+    function `<caller>_loop<N>` tagged `lmc.outlined`, called once in its
+    place. LLVM's -O3 is superlinear in function size (ScalarEvolution walks
+    the chain of a step's hundreds of loop nests): outlined, the benchmark
+    GPT compiles in seconds instead of minutes. The emitter gives outlined
+    functions internal linkage and `noinline`.
+
+    What a nest reads from its caller becomes an argument, except constants
+    and memref views (`expand_shape`, `collapse_shape`, `subview`, casts,
+    `get_global`), which are cloned in with their operands: arguments are
+    then scalars and identity-layout buffers, as the bare-pointer calling
+    convention needs, each passed once. A buffer the caller allocated is
+    `llvm.noalias` (no other argument can reach fresh memory), which spares
+    the vectorizer runtime alias checks. Nests with results, or that read a
+    strided buffer that is not a view, stay where they are.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // LMC_CONVERSION_PASSES_TD

@@ -57,6 +57,9 @@ constexpr llvm::StringLiteral kMesh = "lmc.mesh";
 constexpr llvm::StringLiteral kSplits = "lmc.splits";
 /// The one-axis `shard.grid` (the `model` processes) lmc partitions over.
 constexpr llvm::StringLiteral kShardGrid = "mesh";
+/// Function: a loop nest lmc-outline-loop-nests moved out of its caller;
+/// emitted with internal linkage and never inlined back.
+constexpr llvm::StringLiteral kOutlined = "lmc.outlined";
 
 /// The function names the passes agree on.
 constexpr llvm::StringLiteral kForward = "forward";

@@ -1,0 +1,146 @@
+//===- OutlineLoopNests.cpp - Each loop nest of a step in its own function ===//
+//
+// LLVM optimizes functions one at a time, and some of its analyses are
+// superlinear in a function's size: a GPT's train_step of ~400 loop nests
+// spent minutes in IndVarSimplify. Outlined, each nest is a small function
+// of its own (see the pass description in Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Conversion/Passes.h"
+#include "lmc/Transforms/Attributes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace lmc {
+#define GEN_PASS_DEF_LMCOUTLINELOOPNESTS
+#include "lmc/Conversion/Passes.h.inc"
+} // namespace lmc
+
+using namespace mlir;
+
+namespace lmc {
+namespace {
+
+/// Ops cloned into the outlined function rather than passed to it: cheap,
+/// side-effect free, and (for views) turning an argument with a strided
+/// layout into one with the identity layout.
+bool isCloned(Operation *op) {
+  return op->hasTrait<OpTrait::ConstantLike>() ||
+         isa<memref::ExpandShapeOp, memref::CollapseShapeOp,
+             memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
+             memref::GetGlobalOp>(op);
+}
+
+/// Whether a value can be an argument under the bare-pointer calling
+/// convention.
+bool isPassable(Value value) {
+  if (auto memref = dyn_cast<MemRefType>(value.getType()))
+    return memref.hasStaticShape() && memref.getLayout().isIdentity();
+  return value.getType().isIntOrIndexOrFloat();
+}
+
+/// The values `loop` reads from outside itself, and the ops to clone so
+/// that the rest are passable; fails when one is not.
+struct Captures {
+  SmallVector<Value> arguments;          // distinct, in first-use order
+  SmallVector<Operation *> clonedOps;    // in dominance order
+};
+
+FailureOr<Captures> findCaptures(scf::ForOp loop) {
+  Captures captures;
+  llvm::SetVector<Value> arguments;
+  llvm::SetVector<Operation *> cloned;
+  bool passable = true;
+  // Depth first through cloned ops, so that an op's operands are handled
+  // (and its cloned producers listed) before it.
+  std::function<void(Value)> capture = [&](Value value) {
+    if (loop.getRegion().isAncestor(value.getParentRegion()))
+      return; // defined inside
+    Operation *def = value.getDefiningOp();
+    if (def && isCloned(def)) {
+      if (cloned.contains(def))
+        return;
+      for (Value operand : def->getOperands())
+        capture(operand);
+      cloned.insert(def);
+      return;
+    }
+    passable &= isPassable(value);
+    arguments.insert(value);
+  };
+  loop->walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      capture(operand);
+  });
+  if (!passable)
+    return failure();
+  captures.arguments = arguments.takeVector();
+  captures.clonedOps = cloned.takeVector();
+  return captures;
+}
+
+/// Outlines `loop` into a function placed after `previous` (the caller or
+/// its last outlined nest), which then becomes that function.
+void outline(scf::ForOp loop, func::FuncOp caller, SymbolTable &symbols,
+             Operation *&previous, int64_t &counter) {
+  if (loop.getNumResults() != 0)
+    return;
+  FailureOr<Captures> captures = findCaptures(loop);
+  if (failed(captures))
+    return;
+
+  Location loc = loop.getLoc();
+  OpBuilder builder(caller);
+  builder.setInsertionPointAfter(previous);
+  auto type = builder.getFunctionType(
+      ValueRange(captures->arguments).getTypes(), {});
+  auto callee = func::FuncOp::create(
+      builder, loc, (caller.getSymName() + "_loop" + Twine(counter++)).str(),
+      type);
+  callee.setPrivate();
+  callee->setAttr(attrs::kOutlined, builder.getUnitAttr());
+  symbols.insert(callee, builder.getInsertionPoint()); // renames on a clash
+  previous = callee;
+  for (auto [i, value] : llvm::enumerate(captures->arguments))
+    if (value.getDefiningOp<memref::AllocOp>())
+      callee.setArgAttr(i, "llvm.noalias", builder.getUnitAttr());
+
+  Block *body = callee.addEntryBlock();
+  IRMapping mapping;
+  mapping.map(captures->arguments, body->getArguments());
+  builder.setInsertionPointToStart(body);
+  for (Operation *op : captures->clonedOps)
+    builder.clone(*op, mapping);
+  builder.clone(*loop, mapping);
+  func::ReturnOp::create(builder, loc);
+
+  builder.setInsertionPoint(loop);
+  func::CallOp::create(builder, loc, callee, captures->arguments);
+  loop.erase();
+}
+
+struct OutlineLoopNestsPass
+    : public impl::LmcOutlineLoopNestsBase<OutlineLoopNestsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> callers(module.getOps<func::FuncOp>());
+    for (func::FuncOp caller : callers) {
+      if (caller.isExternal() || caller->hasAttr(attrs::kOutlined))
+        continue;
+      int64_t counter = 0;
+      Operation *previous = caller;
+      for (Operation &op :
+           llvm::make_early_inc_range(caller.getBody().front()))
+        if (auto loop = dyn_cast<scf::ForOp>(op))
+          outline(loop, caller, symbols, previous, counter);
+    }
+  }
+};
+
+} // namespace
+} // namespace lmc
