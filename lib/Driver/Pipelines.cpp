@@ -102,6 +102,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
   constexpr llvm::StringLiteral kPipeline =
       "func.func(lmc-fuse-elementwise),"
       "canonicalize,cse,"
+      "lmc-untie-fills,"
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"

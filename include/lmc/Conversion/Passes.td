@@ -85,6 +85,23 @@ def LmcApproximateMath : Pass<"lmc-approximate-math"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LmcUntieFills : Pass<"lmc-untie-fills"> {
+  let summary = "Gives every op that writes into a tensor fill a fill of its own";
+  let description = [{
+    Run between `cse` and bufferization: CSE merges identical
+    `linalg.fill`s, and one zero tensor becomes the destination of many ops
+    that accumulate into it (matmuls, reductions). Bufferization then fills
+    one buffer and copies it for every destination but one (about 100 MB
+    of memcpy per step of the benchmark GPT). This pass clones the fill in
+    front of each op that uses it as a destination, except the first in
+    program order when nothing else reads the fill (the fill's own
+    destination, a `tensor.empty`, may stay shared: bufferization does not
+    copy undefined contents). Uses that only read the fill keep the
+    original.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def LmcOutlineLoopNests : Pass<"lmc-outline-loop-nests", "::mlir::ModuleOp"> {
   let summary = "Moves each top-level loop nest of a function into its own";
   let description = [{

@@ -26,16 +26,31 @@ Value buildFloat(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
 }
 
+namespace {
+/// Lets a sum reduction's running addition be reassociated (`acc + x` with
+/// fastmath `reassoc`): LLVM then vectorizes the reduction loop, keeping a
+/// partial sum per vector lane as PyTorch's and BLAS's reductions do. The
+/// result's last bits depend on the vector width, not on the run.
+void allowReassociation(Value yielded, Value accumulator) {
+  auto add = yielded.getDefiningOp<arith::AddFOp>();
+  if (add && llvm::is_contained(add->getOperands(), accumulator))
+    add.setFastmath(arith::FastMathFlags::reassoc);
+}
+} // namespace
+
 Value buildGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
                    Value init, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
                    AffineMap resultMap,
                    ArrayRef<utils::IteratorType> iterators, BodyBuilder body) {
   SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(resultMap);
+  bool reduces = llvm::is_contained(iterators, utils::IteratorType::reduction);
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
         Value result = body(nested, nestedLoc, args);
+        if (reduces)
+          allowReassociation(result, args.back());
         linalg::YieldOp::create(nested, nestedLoc, result);
       });
   return generic.getResult(0);

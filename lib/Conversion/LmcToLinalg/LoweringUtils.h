@@ -16,7 +16,8 @@ using BodyBuilder =
 /// A linalg.generic over the iteration space `shape` with one result of
 /// `resultType` (indexed by `resultMap`) and inputs indexed by `inputMaps`.
 /// The body receives the input scalars followed by the current output
-/// scalar and returns the value to yield.
+/// scalar and returns the value to yield. With reduction iterators, a
+/// yielded `output + x` is marked reassociable (a vectorized sum).
 mlir::Value buildGeneric(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::RankedTensorType resultType, mlir::Value init,
                          mlir::ValueRange inputs,

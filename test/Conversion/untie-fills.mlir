@@ -1,0 +1,46 @@
+// RUN: lmc-opt %s -split-input-file -lmc-untie-fills | FileCheck %s
+
+// One zero tensor (as CSE leaves it) is the destination of two matmuls and
+// read by an add: each matmul gets a fill of its own, placed in front of
+// it, and the reader keeps the original.
+// CHECK-LABEL: func.func @shared_zero
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<4x4xf32>
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<4x4xf32>)
+// CHECK: %[[FILL1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<4x4xf32>)
+// CHECK: %[[M1:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>) outs(%[[FILL1]] : tensor<4x4xf32>)
+// CHECK: %[[FILL2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<4x4xf32>)
+// CHECK: %[[M2:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>) outs(%[[FILL2]] : tensor<4x4xf32>)
+// CHECK: linalg.add ins(%[[M1]], %[[FILL]] : tensor<4x4xf32>, tensor<4x4xf32>) outs(%[[M2]] : tensor<4x4xf32>)
+func.func @shared_zero(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x4xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m1 = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%fill : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m2 = linalg.matmul ins(%b, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%fill : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %sum = linalg.add ins(%m1, %fill : tensor<4x4xf32>, tensor<4x4xf32>) outs(%m2 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %sum : tensor<4x4xf32>
+}
+
+// -----
+
+// Only destinations: the first keeps the original fill, the second gets a
+// clone. A fill with one use is left alone.
+// CHECK-LABEL: func.func @only_destinations
+// CHECK: %[[FILL:.*]] = linalg.fill
+// CHECK: linalg.matmul {{.*}} outs(%[[FILL]] : tensor<4x4xf32>)
+// CHECK: %[[CLONE:.*]] = linalg.fill
+// CHECK: linalg.matmul {{.*}} outs(%[[CLONE]] : tensor<4x4xf32>)
+// CHECK: %[[SINGLE:.*]] = linalg.fill
+// CHECK-NEXT: linalg.matmul {{.*}} outs(%[[SINGLE]] : tensor<2x2xf32>)
+// CHECK-NOT: linalg.fill
+func.func @only_destinations(%a: tensor<4x4xf32>, %c: tensor<2x2xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<2x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x4xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m1 = linalg.matmul ins(%a, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%fill : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m2 = linalg.matmul ins(%a, %m1 : tensor<4x4xf32>, tensor<4x4xf32>) outs(%fill : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %small = tensor.empty() : tensor<2x2xf32>
+  %single = linalg.fill ins(%zero : f32) outs(%small : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %m3 = linalg.matmul ins(%c, %c : tensor<2x2xf32>, tensor<2x2xf32>) outs(%single : tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %m1, %m2, %m3 : tensor<4x4xf32>, tensor<4x4xf32>, tensor<2x2xf32>
+}
