@@ -6,6 +6,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -79,6 +80,7 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
                          const ModelDescription &model) {
   registerBuiltinDialectTranslation(*module.getContext());
   registerLLVMDialectTranslation(*module.getContext());
+  registerOpenMPDialectTranslation(*module.getContext());
   // The entry points' tags live in the descriptor; LLVM translation has no
   // use for them (and would warn about every one).
   for (StringRef entry : {attrs::kTrainStep, attrs::kEvalStep,
@@ -187,10 +189,13 @@ LogicalResult linkExecutable(MLIRContext *ctx, StringRef objectPath,
   if (!linker)
     return emitError(UnknownLoc::get(ctx),
                      "lmc: no C++ linker ('c++') on PATH");
-  llvm::SmallVector<StringRef> args{*linker,     objectPath,   runtime,
-                                    kernels,     "-lopenblas", "-lmpi",
-                                    "-lm",       "-lpthread",  "-o",
-                                    outputPath};
+  // libomp is LLVM's, found where it was at build time (rpath).
+  llvm::SmallVector<StringRef> args{
+      *linker,     objectPath, runtime,
+      kernels,     "-lopenblas", "-lmpi",
+      "-L" LMC_OPENMP_LIBDIR, "-lomp", "-Wl,-rpath," LMC_OPENMP_LIBDIR,
+      "-lm",       "-lpthread", "-o",
+      outputPath};
 #ifdef LMC_SANITIZE_LINK_FLAG
   args.push_back(LMC_SANITIZE_LINK_FLAG); // sanitized runtime (LMC_SANITIZE)
 #endif

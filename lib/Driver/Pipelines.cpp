@@ -11,6 +11,7 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -71,7 +72,8 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
 }
 
 void buildLmcLoweringPipeline(OpPassManager &pm,
-                              const ShardingOptions &sharding, Phase last) {
+                              const ShardingOptions &sharding, Phase last,
+                              bool multithreaded) {
   ConvertLmcToLinalgOptions toLinalg;
   // Upstream sharding propagation sees through linalg ops but not loops.
   toLinalg.scatterLoops = sharding.mesh.empty();
@@ -98,19 +100,22 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
   if (!sharding.mesh.empty())
     pm.addPass(createLmcShardToRuntime());
   // Spelled as a textual pipeline so that it reads like `lmc-opt` flags and
-  // can be replayed there step by step.
-  constexpr llvm::StringLiteral kPipeline =
+  // can be replayed there step by step. Multithreaded, the parallel
+  // dimensions of big loop nests become OpenMP work-sharing loops.
+  std::string pipeline = llvm::formatv(
       "func.func(lmc-fuse-elementwise),"
       "canonicalize,cse,"
       "lmc-untie-fills,"
-      "one-shot-bufferize{bufferize-function-boundaries "
+      "one-shot-bufferize{{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
-      "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
+      "buffer-results-to-out-params{{hoist-static-allocs "
+      "modify-public-functions},"
       "buffer-deallocation-pipeline,"
       "lmc-matmul-to-runtime,"
-      "convert-linalg-to-loops,"
+      "{0},"
       "lower-affine,"
       "lmc-outline-loop-nests,"
+      "{1}"
       "convert-scf-to-cf,"
       "expand-strided-metadata,"
       "finalize-memref-to-llvm,"
@@ -119,13 +124,24 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       "convert-math-to-libm,"
       // bf16 conversions as integer arithmetic (no libgcc/compiler-rt
       // helpers, the same rounding on every CPU).
-      "arith-expand{include-bf16},"
+      "arith-expand{{include-bf16},"
       "convert-arith-to-llvm,"
       "convert-index-to-llvm,"
       "convert-cf-to-llvm,"
-      "convert-func-to-llvm{use-bare-ptr-memref-call-conv},"
-      "reconcile-unrealized-casts";
-  if (failed(parsePassPipeline(kPipeline, pm)))
+      "convert-func-to-llvm{{use-bare-ptr-memref-call-conv},"
+      // After the functions: its own function patterns would pass memref
+      // descriptors where the callers pass bare pointers.
+      "{2}"
+      "reconcile-unrealized-casts",
+      multithreaded
+          ? "convert-linalg-to-parallel-loops,lmc-parallelize-loops"
+          : "convert-linalg-to-loops",
+      // canonicalize inlines the alloca scope the conversion wraps each
+      // iteration in (the bodies allocate nothing; scf-to-cf would leave
+      // the scope with several blocks, which it cannot have).
+      multithreaded ? "convert-scf-to-openmp,canonicalize," : "",
+      multithreaded ? "convert-openmp-to-llvm," : "");
+  if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("lmc: malformed lowering pipeline");
 }
 

@@ -4,6 +4,7 @@
 
 #include <cblas.h>
 #include <dlfcn.h>
+#include <omp.h>
 
 #include <climits>
 #include <cstdio>
@@ -38,10 +39,46 @@ void batchedMatmul(Gemm gemm, const In *A, const In *B, Out *C, int64_t batch,
   // Leading dimension = row length of the matrix as stored.
   const int64_t lda = transA ? M : K;
   const int64_t ldb = transB ? K : N;
-  for (int64_t b = 0; b < batch; ++b)
-    gemm(CblasRowMajor, ta, tb, blasint(M), blasint(N), blasint(K), Out(1),
-         A + b * M * K, blasint(lda), B + b * K * N, blasint(ldb), Out(1),
-         C + b * M * N, blasint(N));
+  // One thread pool for the whole step: the OpenMP threads that run the
+  // compiled loops also share the GEMMs (each calls the single-threaded
+  // BLAS), by batch, else by rows of C, else by columns.
+  const int threads = omp_get_max_threads();
+  const bool small = double(batch) * M * N * K < 1 << 20;
+  if (threads == 1 || small) {
+    for (int64_t b = 0; b < batch; ++b)
+      gemm(CblasRowMajor, ta, tb, blasint(M), blasint(N), blasint(K), Out(1),
+           A + b * M * K, blasint(lda), B + b * K * N, blasint(ldb), Out(1),
+           C + b * M * N, blasint(N));
+    return;
+  }
+  if (batch >= threads) {
+#pragma omp parallel for schedule(static)
+    for (int64_t b = 0; b < batch; ++b)
+      gemm(CblasRowMajor, ta, tb, blasint(M), blasint(N), blasint(K), Out(1),
+           A + b * M * K, blasint(lda), B + b * K * N, blasint(ldb), Out(1),
+           C + b * M * N, blasint(N));
+    return;
+  }
+  const bool byRows = M >= N;
+  const int64_t extent = byRows ? M : N;
+  for (int64_t b = 0; b < batch; ++b) {
+    const In *a = A + b * M * K, *bm = B + b * K * N;
+    Out *c = C + b * M * N;
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < threads; ++t) {
+      int64_t lo = extent * t / threads, hi = extent * (t + 1) / threads;
+      if (hi <= lo)
+        continue;
+      if (byRows) // rows lo..hi of A (a column block when transposed) and C
+        gemm(CblasRowMajor, ta, tb, blasint(hi - lo), blasint(N), blasint(K),
+             Out(1), a + (transA ? lo : lo * K), blasint(lda), bm,
+             blasint(ldb), Out(1), c + lo * N, blasint(N));
+      else // columns lo..hi of B (a row block when transposed) and C
+        gemm(CblasRowMajor, ta, tb, blasint(M), blasint(hi - lo), blasint(K),
+             Out(1), a, blasint(lda), bm + (transB ? lo * K : lo),
+             blasint(ldb), Out(1), c + lo, blasint(N));
+    }
+  }
 }
 
 float bf16ToFloat(uint16_t bits) {
@@ -150,4 +187,9 @@ extern "C" void lmc_rt_matmul_f64(const double *A, const double *B, double *C,
                                 transB);
 }
 
-void lmc_rt_set_threads(int n) { openblas_set_num_threads(n); }
+void lmc_rt_set_threads(int n) {
+  // The OpenMP threads run everything parallel, GEMM slices included; a
+  // threaded BLAS would be a second pool contending for the same cores.
+  openblas_set_num_threads(1);
+  omp_set_num_threads(n);
+}

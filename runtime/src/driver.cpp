@@ -173,7 +173,7 @@ void train(const Config &config, const CompiledModel &model,
 
   if (config.threads)
     lmc_rt_set_threads(static_cast<int>(std::min<int64_t>(*config.threads, 1024)));
-  else if (launch.localSize > 1) // share the cores with the local processes
+  else // all cores, shared with the other local processes
     lmc_rt_set_threads(std::max(
         1, int(std::thread::hardware_concurrency()) / launch.localSize));
   LMC_CHECK(config.exportOnnxPath.empty() || model.onnx,

@@ -86,3 +86,21 @@ func.func @f() {
   return
 }
 func.func private @f_loop0()
+
+// -----
+
+// A parallel nest (an OpenMP loop later) is outlined the same way.
+// CHECK-LABEL: func.func @parallel
+// CHECK: call @parallel_loop0(%{{.*}}) : (memref<64xf32>) -> ()
+// CHECK: func.func private @parallel_loop0(%{{.*}}: memref<64xf32>) attributes {lmc.outlined}
+// CHECK: scf.parallel
+func.func @parallel(%a: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    memref.store %zero, %a[%i] : memref<64xf32>
+  }
+  return
+}

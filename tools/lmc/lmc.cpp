@@ -256,7 +256,8 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   std::vector<std::string> rules(shard.begin(), shard.end());
   llvm::append_range(rules, dslSettings.shard);
   sharding.shard = llvm::join(rules, ";");
-  lmc::buildLmcLoweringPipeline(lowering, sharding, compileTo);
+  lmc::buildLmcLoweringPipeline(lowering, sharding, compileTo,
+                                /*multithreaded=*/true);
   if (failed(lowering.run(*module)))
     return failure();
   lmc::describeSharding(*module, *model);

@@ -102,11 +102,30 @@ def LmcUntieFills : Pass<"lmc-untie-fills"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LmcParallelizeLoops : Pass<"lmc-parallelize-loops"> {
+  let summary = "Keeps the scf.parallel loops worth running on several threads";
+  let description = [{
+    After `convert-linalg-to-parallel-loops` (before `convert-scf-to-openmp`
+    turns what stays parallel into OpenMP work-sharing loops): a loop nest
+    with fewer than `min-work` innermost iterations becomes sequential
+    `scf.for` loops (forking threads costs microseconds); a larger one keeps
+    its leading dimensions parallel until they give 64 chunks of work, and
+    runs the others as `scf.for` loops inside, so that each thread gets
+    contiguous rows and the innermost loop still vectorizes. The last
+    dimension stays sequential unless it is the only one.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
+           "Innermost iterations below which a nest runs on one thread">];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def LmcOutlineLoopNests : Pass<"lmc-outline-loop-nests", "::mlir::ModuleOp"> {
   let summary = "Moves each top-level loop nest of a function into its own";
   let description = [{
-    On buffers and `scf.for` loops (after `convert-linalg-to-loops`), every
-    loop nest in the entry block of a defined function becomes a private
+    On buffers and loops (after `convert-linalg-to-loops`), every `scf.for`
+    or `scf.parallel` nest without results in the entry block of a defined
+    function becomes a private
     function `<caller>_loop<N>` tagged `lmc.outlined`, called once in its
     place. LLVM's -O3 is superlinear in function size (ScalarEvolution walks
     the chain of a step's hundreds of loop nests): outlined, the benchmark
@@ -119,8 +138,8 @@ def LmcOutlineLoopNests : Pass<"lmc-outline-loop-nests", "::mlir::ModuleOp"> {
     then scalars and identity-layout buffers, as the bare-pointer calling
     convention needs, each passed once. A buffer the caller allocated is
     `llvm.noalias` (no other argument can reach fresh memory), which spares
-    the vectorizer runtime alias checks. Nests with results, or that read a
-    strided buffer that is not a view, stay where they are.
+    the vectorizer runtime alias checks. Nests that read a strided buffer
+    that is not a view stay where they are.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect"];

@@ -65,10 +65,13 @@ void buildLmcTrainingPipeline(mlir::OpPassManager &pm,
 /// lmc on tensors → LLVM dialect with the bare-pointer calling convention
 /// (docs/runtime-abi.md): linalg, sharding (with a mesh: annotation,
 /// upstream propagation and SPMD partitioning), fusion, bufferization, BLAS
-/// calls, loops. `last` = Shard stops after partitioning.
+/// calls, loops. `last` = Shard stops after partitioning. `multithreaded`:
+/// big loop nests run as OpenMP loops (the executable links libomp; the
+/// in-process JIT of the test tools does not).
 void buildLmcLoweringPipeline(mlir::OpPassManager &pm,
                               const ShardingOptions &sharding = {},
-                              Phase last = Phase::LLVM);
+                              Phase last = Phase::LLVM,
+                              bool multithreaded = false);
 
 } // namespace lmc
 

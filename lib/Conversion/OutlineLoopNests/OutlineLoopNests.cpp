@@ -43,14 +43,14 @@ bool isPassable(Value value) {
   return value.getType().isIntOrIndexOrFloat();
 }
 
-/// The values `loop` reads from outside itself, and the ops to clone so
+/// The values a loop nest reads from outside itself, and the ops to clone so
 /// that the rest are passable; fails when one is not.
 struct Captures {
   SmallVector<Value> arguments;          // distinct, in first-use order
   SmallVector<Operation *> clonedOps;    // in dominance order
 };
 
-FailureOr<Captures> findCaptures(scf::ForOp loop) {
+FailureOr<Captures> findCaptures(Operation *loop) {
   Captures captures;
   llvm::SetVector<Value> arguments;
   llvm::SetVector<Operation *> cloned;
@@ -58,7 +58,7 @@ FailureOr<Captures> findCaptures(scf::ForOp loop) {
   // Depth first through cloned ops, so that an op's operands are handled
   // (and its cloned producers listed) before it.
   std::function<void(Value)> capture = [&](Value value) {
-    if (loop.getRegion().isAncestor(value.getParentRegion()))
+    if (loop->getRegion(0).isAncestor(value.getParentRegion()))
       return; // defined inside
     Operation *def = value.getDefiningOp();
     if (def && isCloned(def)) {
@@ -85,15 +85,13 @@ FailureOr<Captures> findCaptures(scf::ForOp loop) {
 
 /// Outlines `loop` into a function placed after `previous` (the caller or
 /// its last outlined nest), which then becomes that function.
-void outline(scf::ForOp loop, func::FuncOp caller, SymbolTable &symbols,
+void outline(Operation *loop, func::FuncOp caller, SymbolTable &symbols,
              Operation *&previous, int64_t &counter) {
-  if (loop.getNumResults() != 0)
-    return;
   FailureOr<Captures> captures = findCaptures(loop);
   if (failed(captures))
     return;
 
-  Location loc = loop.getLoc();
+  Location loc = loop->getLoc();
   OpBuilder builder(caller);
   builder.setInsertionPointAfter(previous);
   auto type = builder.getFunctionType(
@@ -120,7 +118,7 @@ void outline(scf::ForOp loop, func::FuncOp caller, SymbolTable &symbols,
 
   builder.setInsertionPoint(loop);
   func::CallOp::create(builder, loc, callee, captures->arguments);
-  loop.erase();
+  loop->erase();
 }
 
 struct OutlineLoopNestsPass
@@ -136,8 +134,8 @@ struct OutlineLoopNestsPass
       Operation *previous = caller;
       for (Operation &op :
            llvm::make_early_inc_range(caller.getBody().front()))
-        if (auto loop = dyn_cast<scf::ForOp>(op))
-          outline(loop, caller, symbols, previous, counter);
+        if (isa<scf::ForOp, scf::ParallelOp>(op) && op.getNumResults() == 0)
+          outline(&op, caller, symbols, previous, counter);
     }
   }
 };

@@ -37,7 +37,8 @@ void lmc_rt_matmul_f16(const uint16_t *A, const uint16_t *B, float *C,
                        int64_t batch, int64_t M, int64_t N, int64_t K,
                        int64_t transA, int64_t transB);
 
-/// Sets how many threads the kernels (the BLAS) may use; n >= 1.
+/// Sets how many threads the kernels (the BLAS) and the compiled loop nests
+/// (OpenMP) may use; n >= 1.
 void lmc_rt_set_threads(int n);
 
 #ifdef __cplusplus

@@ -1,0 +1,71 @@
+// RUN: lmc-opt %s -split-input-file -lmc-parallelize-loops | FileCheck %s
+// RUN: lmc-opt %s -split-input-file -lmc-parallelize-loops=min-work=1 | FileCheck %s --check-prefix=ALL
+
+// 8 x 128 x 256 iterations: the leading dimensions stay parallel until they
+// give 64 chunks (8 x 128 here), the last one becomes an inner scf.for.
+// CHECK-LABEL: func.func @big
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = (%c0, %c0) to (%c8, %c128) step (%c1, %c1)
+// CHECK-NEXT: scf.for %[[K:.*]] = %c0 to %c256 step %c1
+// CHECK-NEXT: memref.load %{{.*}}[%[[I]], %[[J]], %[[K]]]
+// CHECK-NOT: scf.parallel
+func.func @big(%a: memref<8x128x256xf32>, %b: memref<8x128x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%c8, %c128, %c256) step (%c1, %c1, %c1) {
+    %x = memref.load %a[%i, %j, %k] : memref<8x128x256xf32>
+    memref.store %x, %b[%i, %j, %k] : memref<8x128x256xf32>
+  }
+  return
+}
+
+// -----
+
+// The work counts the sequential loops inside (a reduction over 1024
+// columns of 64 rows: 65536 iterations): one parallel dimension is kept,
+// the only one.
+// CHECK-LABEL: func.func @rows_reduction
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c64) step (%c1)
+// CHECK-NEXT: scf.for
+func.func @rows_reduction(%a: memref<64x1024xf32>, %sum: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    scf.for %k = %c0 to %c1024 step %c1 {
+      %x = memref.load %a[%i, %k] : memref<64x1024xf32>
+      %s = memref.load %sum[%i] : memref<64xf32>
+      %t = arith.addf %s, %x : f32
+      memref.store %t, %sum[%i] : memref<64xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Below min-work (4 x 16 iterations) a nest is sequential loops in the
+// same order; with min-work=1 it stays parallel on its first dimension.
+// CHECK-LABEL: func.func @small
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for %[[I:.*]] = %c0 to %c4 step %c1
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c16 step %c1
+// CHECK-NEXT: memref.load %{{.*}}[%[[I]], %[[J]]]
+// ALL-LABEL: func.func @small
+// ALL: scf.parallel (%{{.*}}) = (%c0) to (%c4) step (%c1)
+// ALL-NEXT: scf.for %{{.*}} = %c0 to %c16 step %c1
+func.func @small(%a: memref<4x16xf32>, %b: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c16) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<4x16xf32>
+    memref.store %x, %b[%i, %j] : memref<4x16xf32>
+  }
+  return
+}
