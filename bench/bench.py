@@ -106,11 +106,11 @@ def compile_lmc(name, work):
 def time_lmc(name, work, exe, threads):
     steps = MODELS[name][2]
     metrics = os.path.join(work, f"{name}_metrics.jsonl")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
-    subprocess.run([exe, "--input", f"x={work}/{name}_x.npy", "--input",
+    subprocess.run([exe, "--threads", str(threads), "--input",
+                    f"x={work}/{name}_x.npy", "--input",
                     f"labels={work}/{name}_y.npy", "--steps", str(steps),
                     "--log-every", "1", "--metrics", metrics], check=True,
-                   env=env, stdout=subprocess.DEVNULL)
+                   stdout=subprocess.DEVNULL)
     ms = [json.loads(l)["ms"] for l in open(metrics) if '"ms"' in l]
     return statistics.median(ms[len(ms) // 10:])
 

@@ -4,13 +4,17 @@
 
 #include <cblas.h>
 #include <dlfcn.h>
-#include <omp.h>
 
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+// libomp's API (declared here: each compiler ships its own omp.h, and the
+// fuzz build's clang has none).
+extern "C" int omp_get_max_threads(void);
+extern "C" void omp_set_num_threads(int n);
 
 namespace {
 

@@ -104,3 +104,24 @@ func.func @parallel(%a: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// A buffer another argument views (memref.view is not cloned in) is not
+// noalias: both arguments reach the same memory.
+// CHECK-LABEL: func.func @viewed
+// CHECK: func.func private @viewed_loop0(%{{.*}}: memref<128xi8>, %{{.*}}: memref<32xf32>) attributes {lmc.outlined}
+func.func @viewed() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %byte = arith.constant 0 : i8
+  %buf = memref.alloc() : memref<128xi8>
+  %v = memref.view %buf[%c0][] : memref<128xi8> to memref<32xf32>
+  scf.for %i = %c0 to %c32 step %c1 {
+    memref.store %byte, %buf[%i] : memref<128xi8>
+    memref.store %zero, %v[%i] : memref<32xf32>
+  }
+  return
+}

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace lmc {
@@ -83,6 +84,13 @@ FailureOr<Captures> findCaptures(Operation *loop) {
   return captures;
 }
 
+/// The buffer `value` views (itself when it is no view).
+Value viewRoot(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
 /// Outlines `loop` into a function placed after `previous` (the caller or
 /// its last outlined nest), which then becomes that function.
 void outline(Operation *loop, func::FuncOp caller, SymbolTable &symbols,
@@ -103,8 +111,12 @@ void outline(Operation *loop, func::FuncOp caller, SymbolTable &symbols,
   callee->setAttr(attrs::kOutlined, builder.getUnitAttr());
   symbols.insert(callee, builder.getInsertionPoint()); // renames on a clash
   previous = callee;
+  // A fresh allocation no other argument views is noalias.
+  llvm::DenseMap<Value, int> argumentsPerRoot;
+  for (Value value : captures->arguments)
+    ++argumentsPerRoot[viewRoot(value)];
   for (auto [i, value] : llvm::enumerate(captures->arguments))
-    if (value.getDefiningOp<memref::AllocOp>())
+    if (value.getDefiningOp<memref::AllocOp>() && argumentsPerRoot[value] == 1)
       callee.setArgAttr(i, "llvm.noalias", builder.getUnitAttr());
 
   Block *body = callee.addEntryBlock();
