@@ -270,13 +270,86 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
 };
 
 /// A loop nest over the updates (outer dims, index dims, inner dims) that
-/// adds each update into its row of a zero-filled result carried through
-/// the loops: O(updates) work, where ScatterAddAsReduction below is
-/// O(result x indices) (the GPT benchmark's embedding gradient took a
-/// quarter of its step that way). Bufferization updates the result in
-/// place.
-struct ScatterAddAsLoops : public OpConversionPattern<ScatterAddOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// adds each update into its row of `init` (zeros) carried through the
+/// loops: O(updates) work. Bufferization updates the result in place.
+Value buildScatterLoops(OpBuilder &b, Location loc, ScatterAddOp op,
+                        Value updates, Value indices, Value init) {
+  auto updatesType = cast<RankedTensorType>(updates.getType());
+  int64_t axis = op.getAxis();
+  int64_t indexRank = op.getIndices().getType().getRank();
+  int64_t size = op.getType().getDimSize(axis);
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t extent : updatesType.getShape()) {
+    lbs.push_back(index(b, loc, 0));
+    ubs.push_back(index(b, loc, extent));
+    steps.push_back(index(b, loc, 1));
+  }
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, ValueRange{init},
+      [&](OpBuilder &nb, Location l, ValueRange ivs,
+          ValueRange acc) -> scf::ValueVector {
+        ValueRange indexIvs = ivs.slice(axis, indexRank);
+        Value raw = tensor::ExtractOp::create(nb, l, indices, indexIvs);
+        SmallVector<Value> at(ivs.take_front(axis));
+        at.push_back(normalizeIndex(nb, l, raw, size));
+        llvm::append_range(at, ivs.drop_front(axis + indexRank));
+        Value sum = arith::AddFOp::create(
+            nb, l, tensor::ExtractOp::create(nb, l, acc[0], at),
+            tensor::ExtractOp::create(nb, l, updates, ivs));
+        return {tensor::InsertOp::create(nb, l, sum, acc[0], at)};
+      });
+  return nest.results.front();
+}
+
+/// One linalg.generic whose iteration space is the result dimensions, then
+/// the index dimensions (reductions); each update is added where its index
+/// equals the result position along the axis. O(result x indices), but a
+/// linalg op.
+Value buildScatterReduction(OpBuilder &b, Location loc, ScatterAddOp op,
+                            Value updates, Value indices, Value init) {
+  RankedTensorType type = op.getType();
+  int64_t axis = op.getAxis();
+  int64_t rank = type.getRank();
+  int64_t indexRank = op.getIndices().getType().getRank();
+  int64_t numDims = rank + indexRank;
+  auto dim = [&](int64_t d) { return b.getAffineDimExpr(d); };
+  SmallVector<AffineExpr> updateExprs, indexExprs, resultExprs;
+  for (int64_t d = 0; d < axis; ++d)
+    updateExprs.push_back(dim(d));
+  for (int64_t d = 0; d < indexRank; ++d) {
+    updateExprs.push_back(dim(rank + d));
+    indexExprs.push_back(dim(rank + d));
+  }
+  for (int64_t d = axis + 1; d < rank; ++d)
+    updateExprs.push_back(dim(d));
+  for (int64_t d = 0; d < rank; ++d)
+    resultExprs.push_back(dim(d));
+  MLIRContext *ctx = op.getContext();
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.append(indexRank, utils::IteratorType::reduction);
+  int64_t size = type.getDimSize(axis);
+  return buildGeneric(
+      b, loc, type, init, ValueRange{updates, indices},
+      {AffineMap::get(numDims, 0, updateExprs, ctx),
+       AffineMap::get(numDims, 0, indexExprs, ctx)},
+      AffineMap::get(numDims, 0, resultExprs, ctx), iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value target = normalizeIndex(nb, l, args[1], size);
+        Value here = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                           target,
+                                           linalg::IndexOp::create(nb, l, axis));
+        Value sum = arith::AddFOp::create(nb, l, args[2], args[0]);
+        return arith::SelectOp::create(nb, l, here, sum, args[2]);
+      });
+}
+
+/// Scatter-add as loops (the GPT benchmark's embedding gradient took a
+/// quarter of its step as the reduction) or, for sharding, as the
+/// reduction.
+struct ScatterAddLowering : public OpConversionPattern<ScatterAddOp> {
+  ScatterAddLowering(MLIRContext *ctx, bool asLoops)
+      : OpConversionPattern<ScatterAddOp>(ctx), asLoops(asLoops) {}
 
   LogicalResult
   matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
@@ -285,96 +358,16 @@ struct ScatterAddAsLoops : public OpConversionPattern<ScatterAddOp> {
     RankedTensorType type = op.getType();
     Value init = buildFilled(rewriter, loc, type,
                              rewriter.getFloatAttr(type.getElementType(), 0.0));
-    auto updatesType = cast<RankedTensorType>(op.getUpdates().getType());
-    if (updatesType.getNumElements() == 0) {
-      rewriter.replaceOp(op, init);
-      return success();
-    }
-    int64_t axis = op.getAxis();
-    int64_t indexRank = op.getIndices().getType().getRank();
-    int64_t size = type.getDimSize(axis);
-    SmallVector<Value> lbs, ubs, steps;
-    for (int64_t extent : updatesType.getShape()) {
-      lbs.push_back(index(rewriter, loc, 0));
-      ubs.push_back(index(rewriter, loc, extent));
-      steps.push_back(index(rewriter, loc, 1));
-    }
-    Value updates = adaptor.getUpdates(), indices = adaptor.getIndices();
-    scf::LoopNest nest = scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, steps, ValueRange{init},
-        [&](OpBuilder &b, Location l, ValueRange ivs,
-            ValueRange acc) -> scf::ValueVector {
-          ValueRange indexIvs = ivs.slice(axis, indexRank);
-          Value raw = tensor::ExtractOp::create(b, l, indices, indexIvs);
-          SmallVector<Value> at(ivs.take_front(axis));
-          at.push_back(normalizeIndex(b, l, raw, size));
-          llvm::append_range(at, ivs.drop_front(axis + indexRank));
-          Value sum = arith::AddFOp::create(
-              b, l, tensor::ExtractOp::create(b, l, acc[0], at),
-              tensor::ExtractOp::create(b, l, updates, ivs));
-          return {tensor::InsertOp::create(b, l, sum, acc[0], at)};
-        });
-    rewriter.replaceOp(op, nest.results);
-    return success();
-  }
-};
-
-/// Iteration space: the result dimensions, then the index dimensions
-/// (reductions); each update is added where its index equals the result
-/// position along the axis. O(result x indices), but a linalg op.
-struct ScatterAddAsReduction : public OpConversionPattern<ScatterAddOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RankedTensorType type = op.getType();
-    Type elementType = type.getElementType();
-    int64_t axis = op.getAxis();
-    int64_t rank = type.getRank();
-    int64_t indexRank = op.getIndices().getType().getRank();
-    int64_t numDims = rank + indexRank;
-    Value init = buildFilled(rewriter, loc, type,
-                             rewriter.getFloatAttr(elementType, 0.0));
-    if (op.getUpdates().getType().getNumElements() == 0) {
-      rewriter.replaceOp(op, init);
-      return success();
-    }
-    auto dim = [&](int64_t d) { return rewriter.getAffineDimExpr(d); };
-    SmallVector<AffineExpr> updateExprs, indexExprs, resultExprs;
-    for (int64_t d = 0; d < axis; ++d)
-      updateExprs.push_back(dim(d));
-    for (int64_t d = 0; d < indexRank; ++d) {
-      updateExprs.push_back(dim(rank + d));
-      indexExprs.push_back(dim(rank + d));
-    }
-    for (int64_t d = axis + 1; d < rank; ++d)
-      updateExprs.push_back(dim(d));
-    for (int64_t d = 0; d < rank; ++d)
-      resultExprs.push_back(dim(d));
-    MLIRContext *ctx = op.getContext();
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    iterators.append(indexRank, utils::IteratorType::reduction);
-    int64_t size = type.getDimSize(axis);
-    Value result = buildGeneric(
-        rewriter, loc, type, init,
-        ValueRange{adaptor.getUpdates(), adaptor.getIndices()},
-        {AffineMap::get(numDims, 0, updateExprs, ctx),
-         AffineMap::get(numDims, 0, indexExprs, ctx)},
-        AffineMap::get(numDims, 0, resultExprs, ctx), iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value target = normalizeIndex(b, l, args[1], size);
-          Value here = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::eq, target,
-              linalg::IndexOp::create(b, l, axis));
-          Value sum = arith::AddFOp::create(b, l, args[2], args[0]);
-          return arith::SelectOp::create(b, l, here, sum, args[2]);
-        });
+    Value result = init;
+    if (op.getUpdates().getType().getNumElements() != 0)
+      result = (asLoops ? buildScatterLoops : buildScatterReduction)(
+          rewriter, loc, op, adaptor.getUpdates(), adaptor.getIndices(),
+          init);
     rewriter.replaceOp(op, result);
     return success();
   }
+
+  bool asLoops;
 };
 
 /// An i64 constant with the bits of `v`.
@@ -472,10 +465,7 @@ void populateDataMovementLoweringPatterns(RewritePatternSet &patterns,
   patterns.add<ConvertLowering, ConcatLowering, SliceLowering,
                SliceGradLowering, GatherLowering, ModeSelectLowering,
                RandomUniformLowering>(patterns.getContext());
-  if (scatterLoops)
-    patterns.add<ScatterAddAsLoops>(patterns.getContext());
-  else
-    patterns.add<ScatterAddAsReduction>(patterns.getContext());
+  patterns.add<ScatterAddLowering>(patterns.getContext(), scatterLoops);
 }
 
 } // namespace lmc::lowering
