@@ -6,8 +6,11 @@ For each model: export from PyTorch to ONNX, compile with build/bin/lmc,
 then alternate R runs of lmc's executable and of PyTorch's own training loop
 (same initial weights, same data, same optimizer, same thread count) and
 report the median step time, achieved GFLOP/s (FLOPs per step as lmc's
---info counts them), the ratio lmc/PyTorch and the share of the measured
-OpenBLAS sgemm peak. Needs torch and numpy (bench only, not the tests).
+--info counts them), the ratio lmc/PyTorch, the share of the measured
+OpenBLAS sgemm peak, and the peak resident memory of each side's training
+process (a separate run of each: lmc's executable, and a Python process
+that imports torch and trains). Needs torch and numpy (bench only, not the
+tests).
 """
 import argparse
 import json
@@ -57,17 +60,23 @@ MODELS = {
 }
 
 
-def export(name, work):
-    """Exports the model with its initial weights (torch.manual_seed(0))
-    and writes 8 batches of data: x / labels as .npy, class labels for the
-    MLPs, next-byte targets for the GPT."""
-    sizes, batch, _ = MODELS[name]
+def make_model(name):
+    """The model with its initial weights (torch.manual_seed(0))."""
+    sizes = MODELS[name][0]
     torch.manual_seed(0)
+    return gpt_module().GPT() if sizes == "gpt" else MLP(sizes)
+
+
+def export(name, work):
+    """Exports the model with its initial weights and writes 8 batches of
+    data: x / labels as .npy, class labels for the MLPs, next-byte targets
+    for the GPT."""
+    sizes, batch, _ = MODELS[name]
+    model = make_model(name)
     rng = np.random.default_rng(0)
     path = os.path.join(work, f"{name}.onnx")
     if sizes == "gpt":
         gpt = gpt_module()
-        model = gpt.GPT()
         example = torch.zeros(batch, gpt.CTX, dtype=torch.long)
         torch.onnx.export(model, (example,), path, dynamo=False,
                           opset_version=17, input_names=["x"],
@@ -77,7 +86,6 @@ def export(name, work):
         x = rng.integers(0, gpt.VOCAB, (batch * 8, gpt.CTX)).astype(np.int64)
         y = rng.integers(0, gpt.VOCAB, (batch * 8, gpt.CTX)).astype(np.int64)
     else:
-        model = MLP(sizes)
         torch.onnx.export(model, torch.zeros(batch, sizes[0]), path,
                           dynamo=False, opset_version=17, input_names=["x"],
                           output_names=["logits"])
@@ -103,13 +111,34 @@ def compile_lmc(name, work):
     return exe, flops, compile_s
 
 
+def lmc_command(name, work, exe, threads):
+    return [exe, "--threads", str(threads), "--input",
+            f"x={work}/{name}_x.npy", "--input", f"labels={work}/{name}_y.npy",
+            "--steps", str(MODELS[name][2])]
+
+
+# Runs argv[1:] and prints its peak RSS in KiB. A small process of its own:
+# a child forked from this one (torch loaded) would count this process's
+# pages in its peak until it execs.
+RSS_PROBE = """
+import os, subprocess, sys
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(child.pid, 0)
+sys.exit(f"{sys.argv[1]} failed ({status})") if status else print(usage.ru_maxrss)
+"""
+
+
+def peak_rss_mib(command):
+    """Peak resident memory of one run of `command`."""
+    out = subprocess.run([sys.executable, "-c", RSS_PROBE] + command,
+                         check=True, capture_output=True, text=True).stdout
+    return int(out) / 1024
+
+
 def time_lmc(name, work, exe, threads):
-    steps = MODELS[name][2]
     metrics = os.path.join(work, f"{name}_metrics.jsonl")
-    subprocess.run([exe, "--threads", str(threads), "--input",
-                    f"x={work}/{name}_x.npy", "--input",
-                    f"labels={work}/{name}_y.npy", "--steps", str(steps),
-                    "--log-every", "1", "--metrics", metrics], check=True,
+    subprocess.run(lmc_command(name, work, exe, threads) +
+                   ["--log-every", "1", "--metrics", metrics], check=True,
                    stdout=subprocess.DEVNULL)
     ms = [json.loads(l)["ms"] for l in open(metrics) if '"ms"' in l]
     return statistics.median(ms[len(ms) // 10:])
@@ -150,13 +179,21 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--models", default="digits,mlp,gpt")
+    # Internal: the PyTorch side of the memory measurement, in a process
+    # of its own.
+    parser.add_argument("--torch-train", nargs=2, metavar=("MODEL", "DIR"))
     o = parser.parse_args()
+    if o.torch_train:
+        name, work = o.torch_train
+        time_torch(name, make_model(name), np.load(f"{work}/{name}_x.npy"),
+                   np.load(f"{work}/{name}_y.npy"), o.threads)
+        return
     work = tempfile.mkdtemp(prefix="lmc-bench-")
     peak = sgemm_peak(work, o.threads)
     print(f"sgemm peak: {peak:.0f} GFLOP/s on {o.threads} thread(s)")
     print("| model | batch | lmc ms | PyTorch ms | lmc/PyTorch | lmc GFLOP/s "
-          "| % of sgemm peak | compile s |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| % of sgemm peak | compile s | lmc peak MiB | PyTorch peak MiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name in o.models.split(","):
         model, x, y = export(name, work)
         exe, flops, compile_s = compile_lmc(name, work)
@@ -166,8 +203,12 @@ def main():
             torch_ms.append(time_torch(name, model, x, y, o.threads))
         a, t = statistics.median(lmc_ms), statistics.median(torch_ms)
         gflops = flops / (a * 1e-3) / 1e9
+        lmc_mib = peak_rss_mib(lmc_command(name, work, exe, o.threads))
+        torch_mib = peak_rss_mib([sys.executable, __file__, "--threads",
+                                  str(o.threads), "--torch-train", name, work])
         print(f"| {name} | {MODELS[name][1]} | {a:.3f} | {t:.3f} | {a / t:.2f} "
-              f"| {gflops:.1f} | {100 * gflops / peak:.0f}% | {compile_s:.1f} |")
+              f"| {gflops:.1f} | {100 * gflops / peak:.0f}% | {compile_s:.1f} "
+              f"| {lmc_mib:.0f} | {torch_mib:.0f} |")
         sys.stdout.flush()
 
 
