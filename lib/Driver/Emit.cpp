@@ -190,12 +190,19 @@ LogicalResult linkExecutable(MLIRContext *ctx, StringRef objectPath,
     return emitError(UnknownLoc::get(ctx),
                      "lmc: no C++ linker ('c++') on PATH");
   // libomp is LLVM's, found where it was at build time (rpath).
-  llvm::SmallVector<StringRef> args{
-      *linker,     objectPath, runtime,
-      kernels,     "-lopenblas", "-lmpi",
-      "-L" LMC_OPENMP_LIBDIR, "-lomp", "-Wl,-rpath," LMC_OPENMP_LIBDIR,
-      "-lm",       "-lpthread", "-o",
-      outputPath};
+  llvm::SmallVector<StringRef> args{*linker,
+                                    objectPath,
+                                    runtime,
+                                    kernels,
+                                    "-lopenblas",
+                                    "-lmpi",
+                                    "-L" LMC_OPENMP_LIBDIR,
+                                    "-lomp",
+                                    "-Wl,-rpath," LMC_OPENMP_LIBDIR,
+                                    "-lm",
+                                    "-lpthread",
+                                    "-o",
+                                    outputPath};
 #ifdef LMC_SANITIZE_LINK_FLAG
   args.push_back(LMC_SANITIZE_LINK_FLAG); // sanitized runtime (LMC_SANITIZE)
 #endif

@@ -48,15 +48,8 @@ void batchedMatmul(Gemm gemm, const In *A, const In *B, Out *C, int64_t batch,
   // BLAS), by batch, else by rows of C, else by columns.
   const int threads = omp_get_max_threads();
   const bool small = double(batch) * M * N * K < 1 << 20;
-  if (threads == 1 || small) {
-    for (int64_t b = 0; b < batch; ++b)
-      gemm(CblasRowMajor, ta, tb, blasint(M), blasint(N), blasint(K), Out(1),
-           A + b * M * K, blasint(lda), B + b * K * N, blasint(ldb), Out(1),
-           C + b * M * N, blasint(N));
-    return;
-  }
-  if (batch >= threads) {
-#pragma omp parallel for schedule(static)
+  if (threads == 1 || small || batch >= threads) {
+#pragma omp parallel for schedule(static) if (threads > 1 && !small)
     for (int64_t b = 0; b < batch; ++b)
       gemm(CblasRowMajor, ta, tb, blasint(M), blasint(N), blasint(K), Out(1),
            A + b * M * K, blasint(lda), B + b * K * N, blasint(ldb), Out(1),

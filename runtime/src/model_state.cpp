@@ -33,16 +33,9 @@ ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
   allocate(stateBuffers_, states_, stateIndex_);
   allocate(bufferValues_, buffers_, bufferIndex_);
   // desc.inits is parallel to params() then buffers(), and range-checked.
-  for (size_t i = 0; i < params_.size(); ++i) {
-    const TensorSpec &spec = *params_[i];
-    const unsigned char *init = weights + desc.inits[i].offset;
-    if (spec.splitDim < 0)
-      std::memcpy(param(i).data(), init, desc.inits[i].size);
-    else
-      copySlice(SliceLayout(desc.globalShape(spec), spec.splitDim,
-                            desc.modelParallel, dtypeSize(spec.dtype)),
-                init, param(i).data(), modelRank);
-  }
+  for (size_t i = 0; i < params_.size(); ++i)
+    copyOwnPart(*params_[i], modelParallel_, modelRank_,
+                weights + desc.inits[i].offset, param(i).data());
   for (size_t i = 0; i < buffers_.size(); ++i) {
     const InitSpec &init = desc.inits[params_.size() + i];
     std::memcpy(bufferValue(i).data(), weights + init.offset, init.size);
@@ -120,14 +113,9 @@ void ModelState::restore(const SafetensorsFile &file, const std::string &source,
   for (const Group &group : restored)
     for (size_t i = 0; i < group.specs->size(); ++i) {
       const TensorSpec &spec = *(*group.specs)[i];
-      const SafetensorsTensor *t = file.find(spec.name);
-      void *to = (*group.storage)[current_][i].data();
-      if (spec.splitDim < 0)
-        std::memcpy(to, file.data(*t), t->end - t->begin);
-      else
-        copySlice(SliceLayout(wholeShape(spec, modelParallel_), spec.splitDim,
-                              modelParallel_, dtypeSize(spec.dtype)),
-                  file.data(*t), to, modelRank_);
+      copyOwnPart(spec, modelParallel_, modelRank_,
+                  file.data(*file.find(spec.name)),
+                  (*group.storage)[current_][i].data());
     }
 }
 

@@ -42,6 +42,16 @@ void copySlice(const SliceLayout &layout, const void *whole, void *slice,
                 layout.chunkBytes);
 }
 
+void copyOwnPart(const TensorSpec &spec, int64_t modelParallel,
+                 int64_t modelRank, const void *whole, void *local) {
+  if (spec.splitDim < 0)
+    std::memcpy(local, whole, spec.byteSize());
+  else
+    copySlice(SliceLayout(wholeShape(spec, modelParallel), spec.splitDim,
+                          modelParallel, dtypeSize(spec.dtype)),
+              whole, local, modelRank);
+}
+
 void assembleSlices(const SliceLayout &layout, const void *gathered,
                     void *whole) {
   auto *from = static_cast<const unsigned char *>(gathered);
@@ -75,10 +85,11 @@ std::vector<TensorView> wholeTensors(const Descriptor &desc,
         storage.emplace_back(sliceBytes * size_t(group.size())).data();
     group.allGather(view.data, gathered, sliceBytes);
     void *assembled = storage.emplace_back(desc.globalByteSize(spec)).data();
-    assembleSlices(SliceLayout(desc.globalShape(spec), spec.splitDim,
-                               group.size(), dtypeSize(spec.dtype)),
+    Shape shape = desc.globalShape(spec);
+    assembleSlices(SliceLayout(shape, spec.splitDim, group.size(),
+                               dtypeSize(spec.dtype)),
                    gathered, assembled);
-    whole.push_back({view.name, view.dtype, desc.globalShape(spec), assembled});
+    whole.push_back({view.name, view.dtype, shape, assembled});
   }
   return whole;
 }
@@ -123,8 +134,12 @@ extern "C" void lmc_rt_model_all_gather_f32(const float *in, float *out,
     return;
   }
   const int64_t parts = modelGroup->size();
-  // Gathered along the first dimension the slices already lie in order.
-  std::vector<float> staging(outer == 1 ? 0 : size_t(outer * chunk * parts));
+  // Gathered along the first dimension the slices already lie in order;
+  // otherwise they are staged (in a buffer kept across steps) and
+  // interleaved.
+  thread_local std::vector<float> staging;
+  if (outer != 1)
+    staging.resize(size_t(outer * chunk * parts));
   float *gathered = outer == 1 ? out : staging.data();
   orAbortJob("model all-gather",
              [&] { modelGroup->allGather(in, gathered, sliceBytes); });

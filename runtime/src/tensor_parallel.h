@@ -50,6 +50,10 @@ struct SliceLayout {
 /// Copies slice `part` of `whole` into `slice`.
 void copySlice(const SliceLayout &layout, const void *whole, void *slice,
                int64_t part);
+/// Copies this process's part of the whole tensor `spec` names (all of it
+/// when it is not split; slice `modelRank` of `modelParallel` when it is).
+void copyOwnPart(const TensorSpec &spec, int64_t modelParallel,
+                 int64_t modelRank, const void *whole, void *local);
 /// `gathered` holds the slices one after another ([part][outer][chunk]);
 /// writes the whole tensor ([outer][part][chunk]).
 void assembleSlices(const SliceLayout &layout, const void *gathered,
