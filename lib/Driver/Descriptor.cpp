@@ -1,8 +1,8 @@
 //===- Descriptor.cpp - the runtime descriptor of a compiled model --------===//
 //
 // Turns the tags of the entry points (`train_step`, `eval_step`,
-// `grad_step`, `apply_step`) into the descriptor text and
-// weight blob of docs/runtime-abi.md.
+// `grad_step`, `apply_step` and, when there is one, `chunk_step`) into the
+// descriptor text and weight blob of docs/runtime-abi.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -189,7 +189,10 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
   os << "activations " << peakLiveBytes(grad) << '\n';
   if (auto schedule = module->getAttrOfType<DictionaryAttr>(attrs::kSchedule))
     describeSchedule(os, schedule);
-  for (func::FuncOp entry : {train, eval, grad, apply})
+  SmallVector<func::FuncOp> entries{train, eval, grad, apply};
+  if (auto chunk = module.lookupSymbol<func::FuncOp>(attrs::kChunkStep))
+    entries.push_back(chunk);
+  for (func::FuncOp entry : entries)
     if (failed(describeEntryPoint(os, entry)))
       return failure();
 

@@ -84,7 +84,8 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
   // The entry points' tags live in the descriptor; LLVM translation has no
   // use for them (and would warn about every one).
   for (StringRef entry : {attrs::kTrainStep, attrs::kEvalStep,
-                          attrs::kGradStep, attrs::kApplyStep})
+                          attrs::kGradStep, attrs::kApplyStep,
+                          attrs::kChunkStep})
     if (auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(entry)) {
       func.removeArgAttrsAttr();
       func.removeResAttrsAttr();
@@ -109,6 +110,10 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
     }
     addPackedEntryPoint(*llvmModule, entry, ("lmc_" + entry).str());
   }
+  // Optional: not built for models with dynamic loss scaling.
+  if (llvmModule->getFunction(attrs::kChunkStep))
+    addPackedEntryPoint(*llvmModule, attrs::kChunkStep,
+                        ("lmc_" + attrs::kChunkStep).str());
   std::string text = model.descriptor;
   addConstantBytes(*llvmModule, "lmc_model_descriptor",
                    llvm::ArrayRef<char>(text.c_str(), text.size() + 1), 1);

@@ -89,10 +89,31 @@ constexpr double kInitialLossScale = 65536.0;
 constexpr llvm::StringLiteral kLossScaleState = "loss_scaler.scale";
 constexpr llvm::StringLiteral kGrowthTrackerState = "loss_scaler.growth_tracker";
 
+/// torch.nn.utils.clip_grad_norm_'s factor for the global norm
+/// `totalNorm`: min(1, max_norm / (norm + 1e-6)), and 1 when max_norm is 0.
+Value clipCoefficient(OpBuilder &b, Location loc, Value totalNorm,
+                      Value maxNorm) {
+  Value zero = buildSplatLike(b, loc, maxNorm, 0.0);
+  Value one = buildSplatLike(b, loc, maxNorm, 1.0);
+  Value tiny = buildSplatLike(b, loc, maxNorm, 1e-6);
+  Value ratio = DivOp::create(b, loc, maxNorm,
+                              AddOp::create(b, loc, totalNorm, tiny));
+  Value below = buildCompare(b, loc, "lt", ratio, one);
+  Value clamped = buildSelect(b, loc, below, ratio, one);
+  Value enabled = buildCompare(b, loc, "gt", maxNorm, zero);
+  return buildSelect(b, loc, enabled, clamped, one);
+}
+
+/// Multiplies every gradient by the scalar `factor`.
+void scaleGradients(OpBuilder &b, Location loc, SmallVectorImpl<Value> &grads,
+                    Value factor) {
+  for (Value &g : grads)
+    g = MulOp::create(b, loc, g, buildBroadcastScalar(b, loc, factor, g));
+}
+
 /// torch.nn.utils.clip_grad_norm_: the global norm is the norm of the
-/// per-parameter norms; every gradient is scaled by
-/// min(1, max_norm / (norm + 1e-6)), and not at all when max_norm is 0.
-/// Returns the norm before clipping and replaces `grads` by the clipped ones.
+/// per-parameter norms. Returns the norm before clipping and replaces
+/// `grads` by the clipped ones.
 Value clipGradients(OpBuilder &b, Location loc, SmallVectorImpl<Value> &grads,
                     Value maxNorm) {
   Value sumOfSquares = buildSplatLike(b, loc, maxNorm, 0.0);
@@ -110,18 +131,7 @@ Value clipGradients(OpBuilder &b, Location loc, SmallVectorImpl<Value> &grads,
     sumOfSquares = AddOp::create(b, loc, sumOfSquares, normSquared);
   }
   Value totalNorm = SqrtOp::create(b, loc, sumOfSquares);
-
-  Value zero = buildSplatLike(b, loc, maxNorm, 0.0);
-  Value one = buildSplatLike(b, loc, maxNorm, 1.0);
-  Value tiny = buildSplatLike(b, loc, maxNorm, 1e-6);
-  Value ratio = DivOp::create(b, loc, maxNorm,
-                              AddOp::create(b, loc, totalNorm, tiny));
-  Value below = buildCompare(b, loc, "lt", ratio, one);
-  Value clamped = buildSelect(b, loc, below, ratio, one);
-  Value enabled = buildCompare(b, loc, "gt", maxNorm, zero);
-  Value coefficient = buildSelect(b, loc, enabled, clamped, one);
-  for (Value &g : grads)
-    g = MulOp::create(b, loc, g, buildBroadcastScalar(b, loc, coefficient, g));
+  scaleGradients(b, loc, grads, clipCoefficient(b, loc, totalNorm, maxNorm));
   return totalNorm;
 }
 
@@ -134,6 +144,11 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
                             StringRef(optimizer))) {
       module.emitError("unknown optimizer '")
           << optimizer << "'; expected sgd, momentum, adam or adamw";
+      return signalPassFailure();
+    }
+    if (chunkElements < 1) {
+      module.emitError("chunk-elements must be >= 1, got ")
+          << int64_t(chunkElements);
       return signalPassFailure();
     }
     auto forward = module.lookupSymbol<func::FuncOp>(attrs::kForward);
@@ -149,6 +164,8 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     buildGradStep(module, grad, *slots);
     func::FuncOp apply = buildApplyStep(module, *slots);
     buildTrainStep(module, grad, apply, *slots);
+    if (!slots->lossScaling)
+      buildChunkStep(module, *slots);
     resolveModeSelects(grad, /*training=*/true);
     func::FuncOp evalForward = forward.clone();
     evalForward.setName((attrs::kForward + "_eval").str());
@@ -364,10 +381,9 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     if (s.lossScaling) {
       // Unscale (the scale is a power of two: exact).
       Value scale = states[states.size() - 2];
-      Value inverse = DivOp::create(b, loc, buildSplatLike(b, loc, scale, 1.0),
-                                    scale);
-      for (Value &g : grads)
-        g = MulOp::create(b, loc, g, buildBroadcastScalar(b, loc, inverse, g));
+      scaleGradients(b, loc, grads,
+                     DivOp::create(b, loc,
+                                   buildSplatLike(b, loc, scale, 1.0), scale));
     }
     Value gradNorm = clipGradients(b, loc, grads, hypers.back());
     SmallVector<Value> newParams, newStates;
@@ -384,6 +400,43 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     returned.push_back(gradNorm);
     func::ReturnOp::create(b, loc, returned);
     return step;
+  }
+
+  /// `@chunk_step(param, states, grad, hypers, grad_norm) -> (param,
+  /// states)`: apply_step's update of one chunk of `chunkElements` floats
+  /// of the parameters laid end to end (ZeRO-1: each data-parallel process
+  /// updates its own range and keeps only its range's state). The runtime
+  /// computes the global gradient norm, so clipping scales this chunk by
+  /// the same factor apply_step would.
+  void buildChunkStep(ModuleOp module, const Slots &s) {
+    Builder builder(module.getContext());
+    auto chunkType =
+        RankedTensorType::get({int64_t(chunkElements)}, builder.getF32Type());
+    SmallVector<Slot> states;
+    for (StringRef slot : stateSlots(optimizer))
+      states.push_back({chunkType, "state", ("chunk." + slot).str(), nullptr});
+    Slot param{chunkType, "param", "chunk", nullptr};
+    Slot grad{chunkType, "grad", "chunk", nullptr};
+    SmallVector<Slot> args{param};
+    llvm::append_range(args, states);
+    args.push_back(grad);
+    llvm::append_range(args, s.hypers);
+    args.push_back(s.gradNorm);
+    SmallVector<Slot> results = concat({param}, states);
+    func::FuncOp step = createEntryPoint(module, attrs::kChunkStep, args,
+                                         results);
+    OpBuilder b = OpBuilder::atBlockEnd(&step.getBody().front());
+    Location loc = step.getLoc();
+    ValueRange stepArgs = step.getArguments();
+    ValueRange hypers = stepArgs.slice(2 + states.size(), s.hypers.size());
+    SmallVector<Value> grads{stepArgs[1 + states.size()]};
+    scaleGradients(b, loc, grads,
+                   clipCoefficient(b, loc, stepArgs.back(), hypers.back()));
+    SmallVector<Value> returned, newStates;
+    update(b, loc, stepArgs[0], grads[0], stepArgs.slice(1, states.size()),
+           hypers, returned, newStates);
+    llvm::append_range(returned, newStates);
+    func::ReturnOp::create(b, loc, returned);
   }
 
   /// `@train_step(params, states, buffers, inputs, hypers[, rng_key]) ->

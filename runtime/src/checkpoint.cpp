@@ -7,6 +7,7 @@
 #include "file_io.h"
 #include "safetensors.h"
 #include "tensor_parallel.h"
+#include "zero.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -207,6 +208,13 @@ std::string Checkpointer::save(ModelState &state, const CheckpointMeta &meta) {
   std::vector<AlignedBuffer> gathered;
   if (group_)
     tensors = wholeTensors(*desc_, tensors, *group_, gathered);
+  if (state.stateShard()) {
+    LMC_CHECK(statesGroup_, "internal error: sharded state without a group "
+              "to gather it from");
+    std::vector<TensorView> states =
+        wholeShardedStates(state, *statesGroup_, gathered);
+    tensors.insert(tensors.end(), states.begin(), states.end());
+  }
   lastPath_ = path;
   if (!writes_)
     return path;

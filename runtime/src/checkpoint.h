@@ -70,6 +70,14 @@ public:
     writes_ = writes;
   }
 
+  /// ZeRO-1: each process of `group` holds a range of the optimizer state;
+  /// all of them call save, which gathers the whole state, and only the one
+  /// with `writes` writes the file.
+  void gatherStatesOver(Communicator &group, bool writes) {
+    statesGroup_ = &group;
+    writes_ = writes;
+  }
+
   /// Writes a checkpoint of the current params and state; then deletes the
   /// oldest checkpoints beyond --keep. Returns the path.
   std::string save(ModelState &state, const CheckpointMeta &meta);
@@ -98,6 +106,7 @@ private:
   double lastSaveMs_ = 0;
   const Descriptor *desc_ = nullptr;
   Communicator *group_ = nullptr;
+  Communicator *statesGroup_ = nullptr;
   bool writes_ = true;
 };
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace lmc::rt {
 
@@ -46,6 +47,15 @@ public:
   virtual void broadcast(void *data, size_t bytes) = 0;
   /// `out` (size() x `bytes`) receives every process's `in` in rank order.
   virtual void allGather(const void *in, void *out, size_t bytes) = 0;
+  /// `in` is size() parts laid end to end, part r of `counts[r]` floats;
+  /// `out` (counts[rank()] floats) receives the elementwise sum over all
+  /// processes of their part rank().
+  virtual void reduceScatterSum(const float *in, float *out,
+                                const std::vector<size_t> &counts) = 0;
+  /// In place: `data` is size() parts laid end to end as above; every
+  /// process ends with every process's own part in its place.
+  virtual void allGatherParts(float *data,
+                              const std::vector<size_t> &counts) = 0;
   /// The processes of this one that pass the same `color`, ranked by `key`
   /// (every process must call it).
   virtual std::unique_ptr<Communicator> split(int color, int key) = 0;

@@ -96,6 +96,29 @@ public:
                   "MPI_Allgather");
   }
 
+  void reduceScatterSum(const float *in, float *out,
+                        const std::vector<size_t> &counts) override {
+    std::vector<int> intCounts = mpiCounts(counts, "reduce-scatter");
+    std::optional<CollectiveWatchdog::Watch> watch =
+        watchIf("reduce-scatter", total(counts) * sizeof(float));
+    LMC_CHECK_MPI(MPI_Reduce_scatter(in, out, intCounts.data(), MPI_FLOAT,
+                                     MPI_SUM, comm_),
+                  "MPI_Reduce_scatter");
+  }
+
+  void allGatherParts(float *data, const std::vector<size_t> &counts) override {
+    std::vector<int> intCounts = mpiCounts(counts, "all-gather");
+    std::vector<int> offsets(counts.size());
+    for (size_t r = 1; r < counts.size(); ++r)
+      offsets[r] = offsets[r - 1] + intCounts[r - 1];
+    std::optional<CollectiveWatchdog::Watch> watch =
+        watchIf("all-gather", total(counts) * sizeof(float));
+    LMC_CHECK_MPI(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data,
+                                 intCounts.data(), offsets.data(), MPI_FLOAT,
+                                 comm_),
+                  "MPI_Allgatherv");
+  }
+
   std::unique_ptr<Communicator> split(int color, int key) override {
     MPI_Comm group;
     LMC_CHECK_MPI(MPI_Comm_split(comm_, color, key, &group), "MPI_Comm_split");
@@ -120,6 +143,23 @@ private:
                     "MPI_Allreduce");
       done += size_t(chunk);
     }
+  }
+
+  static size_t total(const std::vector<size_t> &counts) {
+    size_t sum = 0;
+    for (size_t count : counts)
+      sum += count;
+    return sum;
+  }
+
+  /// One count per process; MPI's counts and offsets are ints.
+  std::vector<int> mpiCounts(const std::vector<size_t> &counts,
+                             const char *collective) const {
+    LMC_CHECK(counts.size() == size_t(size_), collective, " with ",
+              counts.size(), " parts among ", size_, " processes");
+    LMC_CHECK(total(counts) <= INT_MAX, collective, " of ", total(counts),
+              " floats: more than MPI's int count");
+    return std::vector<int>(counts.begin(), counts.end());
   }
 
   void startWatchdog() {

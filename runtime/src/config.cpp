@@ -131,7 +131,13 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.threads = parseCount(flag, value(), 1);
     else if (flag == "--collective-timeout")
       config.collectiveTimeout = parseNonNegativeReal(flag, value());
-    else if (flag == "--grad-accum")
+    else if (flag == "--zero") {
+      std::string stage = value();
+      if (stage != "0" && stage != "1")
+        throw UsageError(concat(
+            "--zero expects a ZeRO stage, 0 or 1, got '", stage, "'"));
+      config.zeroStage = stage == "1" ? 1 : 0;
+    } else if (flag == "--grad-accum")
       config.gradAccum = parseCount(flag, value(), 1);
     else if (flag == "--log-every")
       config.logEvery = parseCount(flag, value(), 1);
@@ -268,6 +274,9 @@ std::string usageText(const std::string &program) {
       "  --collective-timeout S      end the job when a collective waits\n"
       "                              longer than S seconds for another\n"
       "                              process (default 600; 0: forever)\n"
+      "  --zero 1                    ZeRO-1: each process keeps and updates\n"
+      "                              the optimizer state of 1/N of the\n"
+      "                              parameters (default 0: all of it)\n"
       "parameters:\n"
       "  --init FILE.safetensors     start from these parameters\n"
       "  --save FILE.safetensors     write the final parameters\n"

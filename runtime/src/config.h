@@ -64,6 +64,8 @@ struct Config {
   std::optional<int64_t> threads;   // --threads N (default: all cores)
   /// --collective-timeout SECONDS (0: wait forever).
   double collectiveTimeout = 600;
+  /// --zero 1: ZeRO stage 1, optimizer state sharded over the processes.
+  int zeroStage = 0;
   /// --memory-budget BYTES (0: no check; default: physical memory).
   std::optional<uint64_t> memoryBudget;
   bool info = false;                 // --info

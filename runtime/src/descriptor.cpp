@@ -109,6 +109,8 @@ enum class LineKind {
   GradResult,
   ApplyArg,
   ApplyResult,
+  ChunkArg,
+  ChunkResult,
   Init,
   Mesh,
   Split,
@@ -116,7 +118,7 @@ enum class LineKind {
 };
 
 bool isTensorLine(LineKind kind) {
-  return kind >= LineKind::TrainArg && kind <= LineKind::ApplyResult;
+  return kind >= LineKind::TrainArg && kind <= LineKind::ChunkResult;
 }
 
 bool isRepeatable(LineKind kind) {
@@ -182,6 +184,10 @@ std::vector<Role> allowedRoles(LineKind kind) {
     return {Role::Param, Role::State, Role::Grad, Role::Hyper};
   case LineKind::ApplyResult:
     return {Role::Param, Role::State, Role::GradNorm};
+  case LineKind::ChunkArg:
+    return {Role::Param, Role::State, Role::Grad, Role::Hyper, Role::GradNorm};
+  case LineKind::ChunkResult:
+    return {Role::Param, Role::State};
   default:
     return {};
   }
@@ -325,6 +331,8 @@ private:
     case LineKind::GradResult:
     case LineKind::ApplyArg:
     case LineKind::ApplyResult:
+    case LineKind::ChunkArg:
+    case LineKind::ChunkResult:
       addTensor(kind, parseTensorLine(f, kind));
       break;
     case LineKind::Init: {
@@ -415,7 +423,8 @@ private:
     } steps[] = {{"train", LineKind::TrainArg, LineKind::TrainResult},
                  {"eval", LineKind::EvalArg, LineKind::EvalResult},
                  {"grad", LineKind::GradArg, LineKind::GradResult},
-                 {"apply", LineKind::ApplyArg, LineKind::ApplyResult}};
+                 {"apply", LineKind::ApplyArg, LineKind::ApplyResult},
+                 {"chunk", LineKind::ChunkArg, LineKind::ChunkResult}};
     for (const auto &step : steps)
       if (k == step.step && f.size() >= 2 && (f[1] == "arg" || f[1] == "result"))
         return f[1] == "arg" ? step.arg : step.result;
@@ -456,8 +465,12 @@ private:
       return desc_.gradResults;
     case LineKind::ApplyArg:
       return desc_.applyArgs;
-    default:
+    case LineKind::ApplyResult:
       return desc_.applyResults;
+    case LineKind::ChunkArg:
+      return desc_.chunkArgs;
+    default:
+      return desc_.chunkResults;
     }
   }
 
@@ -573,6 +586,7 @@ private:
               "expected exactly one 'eval result loss loss'");
 
     validateSplitStep();
+    validateChunkStep();
     validateInits(weightsSize);
     applySplits();
   }
@@ -659,9 +673,69 @@ private:
     expectSection("apply result", desc_.applyResults, applyResults);
   }
 
+  /// chunk_step is apply_step's update of one chunk of the flattened
+  /// parameters: one param, grad and state slot of the chunk's shape each,
+  /// apply_step's hypers and the gradient norm. Its slots must be every
+  /// param's optimizer state, `<param>.<slot>` for each `chunk.<slot>`.
+  void validateChunkStep() {
+    if (desc_.chunkArgs.empty() && desc_.chunkResults.empty())
+      return;
+    LMC_CHECK(desc_.hasSplitStep(), "'chunk' lines need 'grad' and 'apply' "
+              "lines");
+    LMC_CHECK(!desc_.hasLossScaling(),
+              "'chunk' lines with dynamic loss scaling");
+    const TensorSpec &first = desc_.chunkArgs.front();
+    LMC_CHECK(first.role == Role::Param && first.name == "chunk" &&
+                  first.dtype == DType::F32 && first.shape.size() == 1 &&
+                  first.shape[0] > 0,
+              "the first 'chunk arg' must be 'param chunk f32 1 <elements>'");
+    LMC_CHECK(first.shape[0] % 16 == 0, "a chunk of ", first.shape[0],
+              " floats is not whole 64-byte lines");
+    TensorSpec param = first;
+    TensorSpec grad = param;
+    grad.role = Role::Grad;
+    std::vector<TensorSpec> slots;
+    for (const TensorSpec &arg : desc_.chunkArgs)
+      if (arg.role == Role::State) {
+        LMC_CHECK(arg.name.rfind("chunk.", 0) == 0 && arg.name.size() > 6,
+                  "chunk state '", arg.name, "' is not named chunk.<slot>");
+        TensorSpec slot = param;
+        slot.role = Role::State;
+        slot.name = arg.name;
+        slots.push_back(slot);
+      }
+    std::vector<const TensorSpec *> params = desc_.params();
+    std::set<std::string> states;
+    for (const TensorSpec *state : desc_.trainArgsWithRole(Role::State))
+      states.insert(state->name);
+    LMC_CHECK(states.size() == params.size() * slots.size(),
+              "the train step has ", states.size(), " states, the chunk "
+              "slots imply ", params.size() * slots.size());
+    for (const TensorSpec *p : params)
+      for (const TensorSpec &slot : slots)
+        LMC_CHECK(states.count(p->name + slot.name.substr(5)),
+                  "param '", p->name, "' has no state '",
+                  p->name + slot.name.substr(5), "' for '", slot.name, "'");
+
+    std::vector<TensorSpec> args{param};
+    args.insert(args.end(), slots.begin(), slots.end());
+    args.push_back(grad);
+    for (const TensorSpec &hyper : desc_.applyArgs)
+      if (hyper.role == Role::Hyper)
+        args.push_back(hyper);
+    args.push_back({Role::GradNorm, "grad_norm", DType::F32, {}});
+    expectSection("chunk arg", desc_.chunkArgs, args, "the apply section");
+    std::vector<TensorSpec> results{param};
+    results.insert(results.end(), slots.begin(), slots.end());
+    expectSection("chunk result", desc_.chunkResults, results,
+                  "the chunk arg section");
+  }
+
+  /// `source`: where the expected lines follow from, for the message.
   static void expectSection(const char *section,
                             const std::vector<TensorSpec> &actual,
-                            const std::vector<TensorSpec> &expected) {
+                            const std::vector<TensorSpec> &expected,
+                            const char *source = "the train section") {
     for (size_t i = 0; i < std::max(actual.size(), expected.size()); ++i) {
       auto line = [&](const std::vector<TensorSpec> &list) {
         return i < list.size()
@@ -673,8 +747,8 @@ private:
                     actual[i].role == expected[i].role &&
                     actual[i].name == expected[i].name &&
                     sameType(actual[i], expected[i]),
-                "'", section, "' line ", i + 1, " is ", line(actual),
-                ", the train section implies ", line(expected));
+                "'", section, "' line ", i + 1, " is ", line(actual), ", ",
+                source, " implies ", line(expected));
     }
   }
 

@@ -89,6 +89,10 @@ struct Descriptor {
   /// (params, buffers, inputs) -> (grads, buffers, loss) and apply_step
   /// (params, states, grads, hypers) -> (params, states[, grad_norm]).
   std::vector<TensorSpec> gradArgs, gradResults, applyArgs, applyResults;
+  /// apply_step's update of one chunk of the flattened parameters
+  /// (optional; ZeRO-1): (param, states, grad, hypers, grad_norm) ->
+  /// (param, states), each tensor of chunkElements() floats.
+  std::vector<TensorSpec> chunkArgs, chunkResults;
   /// Parallel to params() followed by buffers(), same order.
   std::vector<InitSpec> inits;
   /// The states with an initial value (the loss scale); others start at 0.
@@ -118,6 +122,11 @@ struct Descriptor {
   bool hasGradNorm() const;
   /// Whether the model has grad_step / apply_step.
   bool hasSplitStep() const { return !gradArgs.empty(); }
+  /// Whether the model has chunk_step, and the floats of its chunk.
+  bool hasChunkStep() const { return !chunkArgs.empty(); }
+  int64_t chunkElements() const {
+    return chunkArgs.empty() ? 0 : chunkArgs.front().shape[0];
+  }
   /// Whether the step does dynamic loss scaling (state loss_scaler.scale):
   /// it skips an update with a non-finite gradient itself.
   bool hasLossScaling() const;

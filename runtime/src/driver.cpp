@@ -23,6 +23,7 @@
 #include "tensorboard.h"
 #include "tokens.h"
 #include "trainer.h"
+#include "zero.h"
 
 #include "lmc/runtime/kernels.h"
 
@@ -137,8 +138,10 @@ void broadcastState(Communicator &comm, ModelState &state) {
     return;
   for (size_t i = 0; i < state.params().size(); ++i)
     comm.broadcast(state.param(i).data(), state.params()[i]->byteSize());
-  for (size_t i = 0; i < state.states().size(); ++i)
-    comm.broadcast(state.state(i).data(), state.states()[i]->byteSize());
+  // A sharded state is each process's own range (ZeRO-1).
+  if (!state.stateShard())
+    for (size_t i = 0; i < state.states().size(); ++i)
+      comm.broadcast(state.state(i).data(), state.states()[i]->byteSize());
   broadcastBuffers(comm, state);
 }
 
@@ -155,10 +158,13 @@ void checkMemory(const Config &config, const Descriptor &desc,
                           " processes on this machine")
                  : std::string("physical memory");
   }
+  const bool zero = config.zeroStage == 1;
   if (budget > 0)
-    checkMemoryBudget(
-        estimateMemory(desc, config.gradAccum > 1 || comm.size() > 1), budget,
-        source);
+    checkMemoryBudget(estimateMemory(desc,
+                                     config.gradAccum > 1 || comm.size() > 1 ||
+                                         zero,
+                                     zero ? comm.size() : 1),
+                      budget, source);
 }
 
 void train(const Config &config, const CompiledModel &model,
@@ -188,6 +194,20 @@ void train(const Config &config, const CompiledModel &model,
   Communicator &dataGroup = groups.data ? *groups.data : comm;
   ModelState state(desc, model.weights,
                    groups.model ? groups.model->rank() : 0);
+  if (config.zeroStage == 1) {
+    LMC_CHECK(desc.hasChunkStep() && model.chunkStep,
+              "--zero 1 needs a model with chunk_step (models with dynamic "
+              "loss scaling, --precision f16, have none: ZeRO-1 does not "
+              "support loss scaling yet)");
+    LMC_CHECK(!groups.model, "--zero 1 with a tensor-parallel model "
+              "(--mesh model=", desc.modelParallel, ") is not supported yet");
+    StateShard shard = zeroShard(desc, dataGroup.rank(), dataGroup.size());
+    std::printf("ZeRO-1: optimizer state sharded over %d processes (process "
+                "0 keeps %zu of %zu floats per state slot)\n",
+                dataGroup.size(), shard.end - shard.begin,
+                GradientArena(desc.params()).lossSlot);
+    state.shardStates(std::move(shard));
+  }
   if (!config.initPath.empty())
     state.loadParams(config.initPath);
   HyperParams hyper =
@@ -227,6 +247,9 @@ void train(const Config &config, const CompiledModel &model,
   const bool inFirstModelGroup = groups.model && dataGroup.rank() == 0;
   if (checkpoints && groups.model)
     checkpoints->gatherOver(desc, *groups.model, isRoot);
+  // ZeRO-1: every process takes part in gathering the optimizer state.
+  if (checkpoints && state.stateShard())
+    checkpoints->gatherStatesOver(dataGroup, isRoot);
 
   broadcastState(dataGroup, state);
 
@@ -246,6 +269,8 @@ void train(const Config &config, const CompiledModel &model,
     sinks = {evaluator.get(), &metrics, tensorboard.get(), checkpoints.get()};
   else if (inFirstModelGroup) // eval_step's collectives need the group
     sinks = {evaluator.get(), nullptr, nullptr, checkpoints.get()};
+  else if (state.stateShard())
+    sinks.checkpoints = checkpoints.get();
   // MFU against --peak-flops, else against the matmul kernel's measured
   // throughput (only rank 0 reports).
   Config runConfig = config;
@@ -255,7 +280,8 @@ void train(const Config &config, const CompiledModel &model,
                 "(set it with --peak-flops)\n",
                 *runConfig.peakFlops / 1e9, desc.precision.c_str());
   }
-  StepFns steps{model.trainStep, model.gradStep, model.applyStep};
+  StepFns steps{model.trainStep, model.gradStep, model.applyStep,
+                model.chunkStep};
   Trainer trainer(desc, runConfig, steps, dataGroup, state, *data, hyper,
                   schedule, sinks);
   if (resumed)

@@ -19,6 +19,9 @@ struct CompiledModel {
   /// The train step in two halves; null for models without them.
   StepFn gradStep = nullptr;
   StepFn applyStep = nullptr;
+  /// apply_step's update of one chunk of the flattened parameters (ZeRO-1);
+  /// null for models without it.
+  StepFn chunkStep = nullptr;
   /// The ONNX model to export with trained weights (lmc_model_onnx); null
   /// for models not compiled from ONNX.
   const unsigned char *onnx = nullptr;

@@ -4,7 +4,7 @@
 
 #include "error.h"
 #include "memory.h"
-#include "split_step.h"
+#include "gradient_arena.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -19,6 +19,7 @@ int main(int argc, char **argv) {
       lmc_eval_step,
       lmc_grad_step,
       lmc_apply_step,
+      lmc_chunk_step,
       hasOnnx ? lmc_model_onnx : nullptr,
       hasOnnx ? lmc_model_onnx_size : 0};
   return lmc::rt::runTrainingMain(argc, argv, model);

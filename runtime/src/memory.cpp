@@ -25,13 +25,18 @@ std::string describe(uint64_t bytes) {
 
 } // namespace
 
-MemoryNeed estimateMemory(const Descriptor &desc, bool splitStep) {
+MemoryNeed estimateMemory(const Descriptor &desc, bool splitStep,
+                          int64_t stateShards) {
   MemoryNeed need;
   // Model buffers (BatchNorm statistics) are double-buffered like params.
   need.params = bytesOf(desc.params()) + bytesOf(desc.buffers());
-  need.states = bytesOf(desc.trainArgsWithRole(Role::State));
+  need.states =
+      bytesOf(desc.trainArgsWithRole(Role::State)) / uint64_t(stateShards);
   if (splitStep)
     need.gradients = need.params;
+  // ZeRO-1 also lays the params end to end for the all-gather.
+  if (stateShards > 1)
+    need.gradients += bytesOf(desc.params());
   need.activations = desc.activationBytes;
   need.inputs = bytesOf(desc.trainArgsWithRole(Role::Input));
   for (const TensorSpec &arg : desc.evalArgs)

@@ -20,6 +20,7 @@ struct MemoryNeed {
   uint64_t params = 0;      // and model buffers; x2: double-buffered
   uint64_t states = 0;      // x2, likewise
   uint64_t gradients = 0;   // the accumulation arena (split step only)
+                            // and ZeRO-1's params arena
   uint64_t activations = 0; // the descriptor's estimate
   uint64_t inputs = 0;      // one train batch and one eval batch
 
@@ -29,8 +30,10 @@ struct MemoryNeed {
 };
 
 /// The estimate for `desc`; `splitStep`: the run accumulates gradients in
-/// an arena (--grad-accum > 1 or several processes).
-MemoryNeed estimateMemory(const Descriptor &desc, bool splitStep);
+/// an arena (--grad-accum > 1 or several processes); `stateShards`: the
+/// processes ZeRO-1 shards the optimizer state over (1: none).
+MemoryNeed estimateMemory(const Descriptor &desc, bool splitStep,
+                          int64_t stateShards = 1);
 
 /// Physical memory of this machine in bytes (0 if unknown).
 uint64_t physicalMemory();

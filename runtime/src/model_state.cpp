@@ -6,6 +6,7 @@
 #include "safetensors.h"
 #include "tensor_parallel.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace lmc::rt {
@@ -45,6 +46,18 @@ ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
                 weights + init.offset, init.size);
 }
 
+void ModelState::shardStates(StateShard shard) {
+  LMC_CHECK(shard.offsets.size() == params_.size() && shard.begin <= shard.end,
+            "internal error: a state shard for another model");
+  const size_t bytes = (shard.end - shard.begin) * sizeof(float);
+  for (auto &blocks : stateBuffers_) {
+    blocks.clear();
+    for (size_t slot = 0; slot < shard.slots.size(); ++slot)
+      blocks.emplace_back(bytes);
+  }
+  shard_ = std::move(shard);
+}
+
 void ModelState::commitBuffers() {
   for (size_t i = 0; i < buffers_.size(); ++i)
     std::memcpy(bufferValue(i).data(), bufferValues_[1 - current_][i].data(),
@@ -65,8 +78,11 @@ void *ModelState::buffer(const TensorSpec &spec, bool next) {
   const int parity = next ? 1 - current_ : current_;
   if (spec.role == Role::Param)
     return paramBuffers_[parity][size_t(paramIndex(spec.name))].data();
-  if (spec.role == Role::State)
+  if (spec.role == Role::State) {
+    LMC_CHECK(!shard_, "internal error: whole state '", spec.name,
+              "' asked of a sharded state");
     return stateBuffers_[parity][size_t(stateIndex(spec.name))].data();
+  }
   if (spec.role == Role::Buffer) {
     auto it = bufferIndex_.find(spec.name);
     return it == bufferIndex_.end()
@@ -96,9 +112,34 @@ void checkTensor(const SafetensorsFile &file, const TensorSpec &spec,
 std::vector<ModelState::Group> ModelState::groups(bool withState) {
   std::vector<Group> all = {{&params_, &paramBuffers_, "parameter"},
                             {&buffers_, &bufferValues_, "buffer"}};
-  if (withState)
+  if (withState && !shard_)
     all.push_back({&states_, &stateBuffers_, "optimizer state"});
   return all;
+}
+
+void ModelState::restoreStateRanges(const SafetensorsFile &file) {
+  const StateShard &shard = *shard_;
+  for (const TensorSpec *state : states_) {
+    // `<param>.<slot>`: parseDescriptor checked that every state is one.
+    const size_t dot = state->name.rfind('.');
+    const size_t param = size_t(paramIndex(state->name.substr(0, dot)));
+    const auto slot = std::find(shard.slots.begin(), shard.slots.end(),
+                                state->name.substr(dot + 1));
+    LMC_CHECK(slot != shard.slots.end(), "internal error: state '",
+              state->name, "' has no slot in the shard");
+    // The part of the tensor inside this process's range of the arena.
+    const size_t first = shard.offsets[param];
+    const size_t lo = std::max(first, shard.begin);
+    const size_t hi =
+        std::min(first + size_t(state->numElements()), shard.end);
+    if (lo >= hi)
+      continue;
+    const uint8_t *whole = file.data(*file.find(state->name));
+    float *range = stateRange(size_t(slot - shard.slots.begin()), false)
+                       .as<float>();
+    std::memcpy(range + (lo - shard.begin), whole + (lo - first) * sizeof(float),
+                (hi - lo) * sizeof(float));
+  }
 }
 
 void ModelState::restore(const SafetensorsFile &file, const std::string &source,
@@ -109,6 +150,10 @@ void ModelState::restore(const SafetensorsFile &file, const std::string &source,
     for (const TensorSpec *spec : *group.specs)
       checkTensor(file, *spec, wholeShape(*spec, modelParallel_), source,
                   group.what);
+  const bool shardedState = withState && shard_;
+  if (shardedState)
+    for (const TensorSpec *spec : states_)
+      checkTensor(file, *spec, spec->shape, source, "optimizer state");
   // Copy only after everything validated, so a bad file changes nothing.
   for (const Group &group : restored)
     for (size_t i = 0; i < group.specs->size(); ++i) {
@@ -117,6 +162,8 @@ void ModelState::restore(const SafetensorsFile &file, const std::string &source,
                   file.data(*file.find(spec.name)),
                   (*group.storage)[current_][i].data());
     }
+  if (shardedState)
+    restoreStateRanges(file);
 }
 
 void ModelState::loadParams(const std::string &path) {

@@ -14,11 +14,22 @@
 #include "safetensors.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace lmc::rt {
+
+/// ZeRO-1's part of the optimizer state (docs/distributed.md): the params
+/// laid end to end at `offsets` (floats; GradientArena's layout) and this
+/// process's range [begin, end) of that arena. Each state slot (the `slot`
+/// of the states `<param>.<slot>`) is kept for that range only.
+struct StateShard {
+  std::vector<size_t> offsets;    // parallel to the params
+  size_t begin = 0, end = 0;      // multiples of 16 floats
+  std::vector<std::string> slots; // "exp_avg", "exp_avg_sq"
+};
 
 class ModelState {
 public:
@@ -47,6 +58,19 @@ public:
   /// and name): the current one a step reads, or with `next` the one it
   /// writes. Null for other roles.
   void *buffer(const TensorSpec &spec, bool next);
+
+  /// ZeRO-1: from now on keep only `shard`'s range of each state slot
+  /// (zero; the model has no initial state values then) instead of whole
+  /// state tensors. Files still hold whole tensors: views() leaves the
+  /// state out (the processes gather it: wholeShardedStates) and restore()
+  /// takes this process's range of it.
+  void shardStates(StateShard shard);
+  /// The shard, when the state is sharded.
+  const std::optional<StateShard> &stateShard() const { return shard_; }
+  /// A sharded state slot's range (current, or the one a step writes).
+  AlignedBuffer &stateRange(size_t slot, bool next) {
+    return stateBuffers_[next ? 1 - current_ : current_][slot];
+  }
 
   /// After a step: the written buffers become current.
   void swap() { current_ = 1 - current_; }
@@ -84,6 +108,8 @@ private:
   /// Params and buffers, then, with `withState`, the optimizer state: the
   /// order of files and checkpoints.
   std::vector<Group> groups(bool withState);
+  /// Copies this process's range of every sharded state from `file`.
+  void restoreStateRanges(const SafetensorsFile &file);
 
   std::vector<const TensorSpec *> params_, states_, buffers_;
   // Name -> index: the step buffers are looked up by name every step.
@@ -92,6 +118,8 @@ private:
   int current_ = 0;
   /// Processes splitting the split tensors, and this one's slice.
   int64_t modelParallel_ = 1, modelRank_ = 0;
+  /// With ZeRO-1: stateBuffers_ then hold one range per slot.
+  std::optional<StateShard> shard_;
 };
 
 } // namespace lmc::rt

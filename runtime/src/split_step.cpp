@@ -3,16 +3,9 @@
 #include "split_step.h"
 
 #include "error.h"
+#include "zero.h"
 
 namespace lmc::rt {
-
-namespace {
-constexpr size_t kFloatsPerLine = AlignedBuffer::kAlignment / sizeof(float);
-
-size_t roundUpToLine(size_t floats) {
-  return (floats + kFloatsPerLine - 1) / kFloatsPerLine * kFloatsPerLine;
-}
-} // namespace
 
 void broadcastBuffers(Communicator &comm, ModelState &state) {
   if (comm.size() == 1)
@@ -21,19 +14,9 @@ void broadcastBuffers(Communicator &comm, ModelState &state) {
     comm.broadcast(state.bufferValue(i).data(), state.buffers()[i]->byteSize());
 }
 
-GradientArena::GradientArena(const std::vector<const TensorSpec *> &params) {
-  for (const TensorSpec *param : params) {
-    offsets.push_back(floats);
-    floats += roundUpToLine(size_t(param->numElements()));
-  }
-  lossSlot = floats;
-  stopSlot = floats + 1;
-  floats += 2;
-}
-
 SplitStep::SplitStep(const Descriptor &desc, StepFn gradStep,
-                     StepFn applyStep, ModelState &state, Communicator &comm,
-                     int64_t microBatches, void *rngKey)
+                     StepFn applyStep, StepFn chunkStep, ModelState &state,
+                     Communicator &comm, int64_t microBatches, void *rngKey)
     : desc_(desc), gradStep_(gradStep), applyStep_(applyStep), state_(state),
       comm_(comm), microBatches_(microBatches), rngKey_(rngKey),
       layout_(state.params()), loss_(sizeof(float)),
@@ -48,7 +31,11 @@ SplitStep::SplitStep(const Descriptor &desc, StepFn gradStep,
   sum_ = AlignedBuffer(layout_.floats * sizeof(float));
   if (microBatches_ > 1)
     scratch_ = AlignedBuffer(layout_.floats * sizeof(float));
+  if (state.stateShard())
+    sharded_ = std::make_unique<ShardedOptimizer>(desc, chunkStep, state, comm);
 }
+
+SplitStep::~SplitStep() = default;
 
 std::vector<void *>
 SplitStep::gradStepBuffers(float *grads, std::vector<AlignedBuffer> &inputs) {
@@ -119,11 +106,20 @@ SplitStep::Outcome SplitStep::run(const std::function<void(int64_t)> &fillInputs
   }
   sum[layout_.lossSlot] = float(lossSum);
   sum[layout_.stopSlot] = stopRequested ? 1.0f : 0.0f;
+  Outcome outcome;
+  const int64_t jobMicroBatches = microBatches_ * comm_.size();
+  if (sharded_) {
+    float *lossAndStop = sum + layout_.lossSlot;
+    outcome.gradNorm =
+        sharded_->step(sum, jobMicroBatches, hypers, lossAndStop, 2);
+    broadcastBuffers(comm_, state_);
+    outcome.loss = double(lossAndStop[0]) / double(jobMicroBatches);
+    outcome.stopRequested = lossAndStop[1] > 0;
+    return outcome;
+  }
   comm_.allReduceSum(sum, layout_.floats);
   broadcastBuffers(comm_, state_);
 
-  Outcome outcome;
-  const int64_t jobMicroBatches = microBatches_ * comm_.size();
   outcome.loss = double(sum[layout_.lossSlot]) / double(jobMicroBatches);
   outcome.stopRequested = sum[layout_.stopSlot] > 0;
   if (jobMicroBatches > 1) {

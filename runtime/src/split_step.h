@@ -16,36 +16,34 @@
 #include "comm.h"
 #include "descriptor.h"
 #include "driver.h"
+#include "gradient_arena.h"
 #include "model_state.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
 namespace lmc::rt {
+
+class ShardedOptimizer;
 
 /// Copies rank 0's model buffers to every process: each data-parallel step
 /// continues from rank 0's running statistics, as PyTorch's DDP does with
 /// broadcast_buffers (its default).
 void broadcastBuffers(Communicator &comm, ModelState &state);
 
-/// The arena a step's one all-reduce carries: each parameter's gradient at
-/// a 64-byte aligned float offset (as the ABI requires of every buffer),
-/// then two slots for the loss sum and the stop flag.
-struct GradientArena {
-  explicit GradientArena(const std::vector<const TensorSpec *> &params);
-  std::vector<size_t> offsets; // parallel to params
-  size_t lossSlot = 0, stopSlot = 0, floats = 0;
-};
-
 class SplitStep {
 public:
   /// `microBatches`: grad_step calls per process and optimizer step;
   /// `rngKey`: the i64 the caller sets to each micro-batch's random key
   /// (grad_step's `hyper rng_key`, when it has one).
+  /// With sharded state (ZeRO-1) the update is `chunkStep`'s, through a
+  /// ShardedOptimizer.
   SplitStep(const Descriptor &desc, StepFn gradStep, StepFn applyStep,
-            ModelState &state, Communicator &comm, int64_t microBatches,
-            void *rngKey);
+            StepFn chunkStep, ModelState &state, Communicator &comm,
+            int64_t microBatches, void *rngKey);
+  ~SplitStep();
 
   struct Outcome {
     double loss = 0;                 // mean over every micro-batch of the job
@@ -76,6 +74,8 @@ private:
   void *rngKey_;
   GradientArena layout_;
   AlignedBuffer sum_, scratch_, loss_, gradNorm_;
+  std::unique_ptr<ShardedOptimizer> sharded_; // with ZeRO-1
+
 };
 
 } // namespace lmc::rt

@@ -20,8 +20,8 @@ Trainer::Trainer(const Descriptor &desc, const Config &config, StepFns steps,
       data_(data), hyper_(hyper), schedule_(schedule), sinks_(sinks),
       lossBuffer_(sizeof(float)), gradNormBuffer_(sizeof(float)),
       rngKey_(sizeof(int64_t)) {
-  if (config.gradAccum > 1 || comm.size() > 1)
-    split_.emplace(desc, steps.grad, steps.apply, state, comm,
+  if (config.gradAccum > 1 || comm.size() > 1 || state.stateShard())
+    split_.emplace(desc, steps.grad, steps.apply, steps.chunk, state, comm,
                    config.gradAccum, rngKey_.data());
   for (const TensorSpec &arg : desc.trainArgs) {
     if (arg.role == Role::Input)

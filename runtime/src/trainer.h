@@ -30,9 +30,10 @@ struct TrainerSinks {
 
 enum class RunEnd { Completed, Interrupted };
 
-/// The compiled step functions (grad/apply may be null: older models).
+/// The compiled step functions (grad/apply may be null: older models;
+/// chunk is null without ZeRO-1).
 struct StepFns {
-  StepFn train = nullptr, grad = nullptr, apply = nullptr;
+  StepFn train = nullptr, grad = nullptr, apply = nullptr, chunk = nullptr;
 };
 
 /// Runs optimizer steps up to config.steps (the run's total): assemble the
@@ -71,7 +72,8 @@ private:
   const Config &config_;
   StepFns steps_;
   Communicator &comm_;
-  std::optional<SplitStep> split_; // with --grad-accum > 1 or processes > 1
+  /// With --grad-accum > 1, processes > 1 or sharded state (--zero 1).
+  std::optional<SplitStep> split_;
   ModelState &state_;
   const BatchSource &data_;
   HyperParams hyper_;

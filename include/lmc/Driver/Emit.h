@@ -40,8 +40,8 @@ void addPackedEntryPoint(llvm::Module &module, llvm::StringRef entry,
 
 /// Translates a module in the LLVM dialect and adds the ABI symbols:
 /// `lmc_train_step(void**)`, `lmc_eval_step(void**)`, `lmc_grad_step`,
-/// `lmc_apply_step`, the descriptor, the weights and, when there is one,
-/// the ONNX model.
+/// `lmc_apply_step`, the descriptor, the weights and, when there are ones,
+/// `lmc_chunk_step` and the ONNX model.
 std::unique_ptr<llvm::Module>
 translateWithEntryPoints(mlir::ModuleOp module, llvm::LLVMContext &context,
                          const ModelDescription &model);

@@ -68,6 +68,7 @@ constexpr llvm::StringLiteral kTrainStep = "train_step";
 constexpr llvm::StringLiteral kEvalStep = "eval_step";
 constexpr llvm::StringLiteral kGradStep = "grad_step";
 constexpr llvm::StringLiteral kApplyStep = "apply_step";
+constexpr llvm::StringLiteral kChunkStep = "chunk_step";
 
 } // namespace lmc::attrs
 

@@ -62,6 +62,11 @@ def LmcOptimizer : Pass<"lmc-optimizer", "::mlir::ModuleOp"> {
     data-parallel averaging in the runtime: `@grad_step(params, inputs)`
     returns the gradients and the loss, `@apply_step(params, state, grads,
     hypers)` clips and updates; `@train_step` calls the two.
+    For ZeRO-1 (optimizer state sharded over the data-parallel processes)
+    `@chunk_step(param, state, grad, hypers, grad_norm)` runs the same
+    update on one chunk of `chunk-elements` floats of the flattened
+    parameters, clipped with a global norm the runtime computed (not built
+    with dynamic loss scaling).
     Argument and result roles are recorded as `lmc.role` / `lmc.name`
     attributes (docs/runtime-abi.md).
   }];
@@ -82,6 +87,9 @@ def LmcOptimizer : Pass<"lmc-optimizer", "::mlir::ModuleOp"> {
            /*default=*/"2000",
            "dynamic loss scaling (when @forward_grad has a loss-scale "
            "argument): clean steps before the scale doubles">,
+    Option<"chunkElements", "chunk-elements", "int64_t",
+           /*default=*/"16384",
+           "floats per @chunk_step call (ZeRO-1's update of a shard)">,
   ];
   let dependentDialects = ["::lmc::LmcDialect", "::mlir::func::FuncDialect",
                            "::mlir::arith::ArithDialect"];

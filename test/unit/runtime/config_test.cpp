@@ -80,6 +80,15 @@ TEST(Config, CollectiveTimeout) {
   expectUsageError({"--collective-timeout", "soon"}, "--collective-timeout");
 }
 
+TEST(Config, ZeroStage) {
+  EXPECT_EQ(parseFlags({}).zeroStage, 0);
+  EXPECT_EQ(parseFlags({"--zero", "1"}).zeroStage, 1);
+  EXPECT_EQ(parseFlags({"--zero=0"}).zeroStage, 0);
+  expectUsageError({"--zero", "2"},
+                   "--zero expects a ZeRO stage, 0 or 1, got '2'");
+  expectUsageError({"--zero"}, "--zero needs a value");
+}
+
 TEST(Config, RejectsBadFlags) {
   expectUsageError({"--bogus"}, "unknown flag '--bogus'");
   expectUsageError({"-x"}, "unknown flag '-x'");
@@ -105,7 +114,7 @@ TEST(Config, UsageMentionsFlags) {
   std::string usage = usageText("train");
   for (const char *flag : {"--input", "--eval-input", "--steps", "--lr",
                            "--log-every", "--eval-every", "--metrics", "--save",
-                           "--init", "--info", "--shuffle", "--seed"})
+                           "--init", "--info", "--shuffle", "--seed", "--zero"})
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
 }
 

@@ -508,3 +508,88 @@ TEST(Descriptor, RejectsMalformedSplits) {
 }
 
 } // namespace
+
+namespace {
+
+/// withSplit() with every param's Adam state (b's too, as lmc-optimizer
+/// emits it) and the chunk_step of ZeRO-1 over chunks of 32 floats.
+std::string withChunk(const std::string &from = "", const std::string &to = "") {
+  std::string text = withSplit();
+  const std::string bState = "state b.exp_avg f32 1 3\nXstate b.exp_avg_sq f32 1 3\n";
+  auto bStates = [&](const std::string &prefix) {
+    std::string lines = prefix + bState;
+    return lines.replace(lines.find('X'), 1, prefix);
+  };
+  for (const char *prefix : {"train arg ", "train result ", "apply arg ",
+                             "apply result "}) {
+    // After W's last state line.
+    std::string after = std::string(prefix) + "state W.exp_avg_sq f32 2 4 3\n";
+    size_t pos = text.find(after);
+    EXPECT_NE(pos, std::string::npos) << after;
+    text.insert(pos + after.size(), bStates(prefix));
+  }
+  std::string chunk = "chunk arg param chunk f32 1 32\n"
+                      "chunk arg state chunk.exp_avg f32 1 32\n"
+                      "chunk arg state chunk.exp_avg_sq f32 1 32\n"
+                      "chunk arg grad chunk f32 1 32\n"
+                      "chunk arg hyper lr f32 0\n"
+                      "chunk arg hyper adam_step_size f32 0\n"
+                      "chunk arg hyper adam_bc2_sqrt f32 0\n"
+                      "chunk arg grad_norm grad_norm f32 0\n"
+                      "chunk result param chunk f32 1 32\n"
+                      "chunk result state chunk.exp_avg f32 1 32\n"
+                      "chunk result state chunk.exp_avg_sq f32 1 32\n";
+  if (!from.empty())
+    chunk = replaceFirst(chunk, from, to);
+  insertBefore(text, "init b", chunk);
+  return text;
+}
+
+TEST(Descriptor, ChunkStep) {
+  Descriptor d = parseDescriptor(withChunk(), 60);
+  EXPECT_TRUE(d.hasChunkStep());
+  EXPECT_EQ(d.chunkElements(), 32);
+  ASSERT_EQ(d.chunkArgs.size(), 8u);
+  EXPECT_EQ(d.chunkArgs.back().role, Role::GradNorm);
+  EXPECT_EQ(d.chunkResults.size(), 3u);
+  EXPECT_FALSE(parseDescriptor(withSplit(), 60).hasChunkStep());
+}
+
+TEST(Descriptor, RejectsMalformedChunkStep) {
+  const BadCase cases[] = {
+      {"chunk arg param chunk f32 1 32", "chunk arg param chunk f32 1 24",
+       "a chunk of 24 floats is not whole 64-byte lines"},
+      {"chunk arg param chunk f32 1 32", "chunk arg param chunk f32 2 4 8",
+       "the first 'chunk arg' must be 'param chunk f32 1 <elements>'"},
+      {"chunk arg state chunk.exp_avg f32", "chunk arg state exp_avg f32",
+       "chunk state 'exp_avg' is not named chunk.<slot>"},
+      {"chunk arg state chunk.exp_avg_sq f32 1 32\n", "",
+       "the train step has 4 states, the chunk slots imply 2"},
+      {"chunk arg state chunk.exp_avg_sq", "chunk arg state chunk.momentum",
+       "param 'W' has no state 'W.momentum' for 'chunk.momentum'"},
+      {"chunk arg grad chunk f32 1 32", "chunk arg grad chunk f32 1 64",
+       "'chunk arg' line 4 is 'grad chunk f32[64]', the apply section "
+       "implies 'grad chunk f32[32]'"},
+      {"chunk arg grad_norm grad_norm f32 0\n", "",
+       "'chunk arg' line 8 is nothing, the apply section implies "
+       "'grad_norm grad_norm f32[]'"},
+      {"chunk result state chunk.exp_avg f32 1 32\n", "",
+       "'chunk result' line 2 is 'state chunk.exp_avg_sq f32[32]', the chunk "
+       "arg section implies 'state chunk.exp_avg f32[32]'"},
+      {"chunk arg hyper lr f32 0", "chunk arg input lr f32 0",
+       "role 'input' is not allowed in 'chunk arg' lines"},
+  };
+  for (const BadCase &c : cases) {
+    SCOPED_TRACE(std::string(c.from) + " -> " + c.to);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(withChunk(c.from, c.to), 60),
+                          c.message);
+  }
+  // Chunk lines need the split step.
+  std::string noSplit = withChunk();
+  noSplit.erase(noSplit.find("grad arg param W"),
+                noSplit.find("chunk arg param") - noSplit.find("grad arg param W"));
+  EXPECT_ERROR_CONTAINS(parseDescriptor(noSplit, 60),
+                        "'chunk' lines need 'grad' and 'apply' lines");
+}
+
+} // namespace

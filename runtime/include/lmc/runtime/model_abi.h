@@ -23,6 +23,10 @@ void lmc_eval_step(void **buffers);
  * descriptor then has no `grad` / `apply` lines. */
 __attribute__((weak)) void lmc_grad_step(void **buffers);
 __attribute__((weak)) void lmc_apply_step(void **buffers);
+/* apply_step's update of one chunk of the flattened parameters, for ZeRO-1.
+ * Optional (weak): absent with dynamic loss scaling; the descriptor then has
+ * no `chunk` lines. */
+__attribute__((weak)) void lmc_chunk_step(void **buffers);
 /* The input ONNX model minus the initializers that became parameters, for
  * --export-onnx. Optional: weak, absent for models not compiled from ONNX. */
 __attribute__((weak)) extern const unsigned char lmc_model_onnx[];

@@ -1,0 +1,156 @@
+//===- zero.cpp - ZeRO-1: optimizer state sharded over the processes ------===//
+
+#include "zero.h"
+
+#include "error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace lmc::rt {
+
+std::vector<size_t> zeroRangeSizes(size_t floats, int processes) {
+  const size_t lines = floats / kFloatsPerLine;
+  std::vector<size_t> sizes;
+  for (int r = 0; r < processes; ++r)
+    sizes.push_back((lines * size_t(r + 1) / size_t(processes) -
+                     lines * size_t(r) / size_t(processes)) *
+                    kFloatsPerLine);
+  return sizes;
+}
+
+StateShard zeroShard(const Descriptor &desc, int rank, int processes) {
+  GradientArena layout(desc.params());
+  std::vector<size_t> sizes = zeroRangeSizes(layout.lossSlot, processes);
+  StateShard shard;
+  shard.offsets = layout.offsets;
+  for (int r = 0; r < rank; ++r)
+    shard.begin += sizes[size_t(r)];
+  shard.end = shard.begin + sizes[size_t(rank)];
+  // chunk_step's state args are `chunk.<slot>` (parseDescriptor checked).
+  for (const TensorSpec &arg : desc.chunkArgs)
+    if (arg.role == Role::State)
+      shard.slots.push_back(arg.name.substr(arg.name.find('.') + 1));
+  return shard;
+}
+
+std::vector<TensorView> wholeShardedStates(ModelState &state,
+                                           Communicator &group,
+                                           std::vector<AlignedBuffer> &storage) {
+  const StateShard &shard = *state.stateShard();
+  const GradientArena layout(state.params());
+  std::vector<size_t> sizes = zeroRangeSizes(layout.lossSlot, group.size());
+  const size_t firstSlot = storage.size();
+  for (size_t slot = 0; slot < shard.slots.size(); ++slot) {
+    AlignedBuffer &whole = storage.emplace_back(layout.lossSlot * sizeof(float));
+    std::memcpy(whole.as<float>() + shard.begin,
+                state.stateRange(slot, /*next=*/false).data(),
+                (shard.end - shard.begin) * sizeof(float));
+    group.allGatherParts(whole.as<float>(), sizes);
+  }
+  std::vector<TensorView> views;
+  for (const TensorSpec *spec : state.states()) {
+    const size_t dot = spec->name.rfind('.');
+    const size_t param = size_t(state.paramIndex(spec->name.substr(0, dot)));
+    const size_t slot = size_t(
+        std::find(shard.slots.begin(), shard.slots.end(),
+                  spec->name.substr(dot + 1)) -
+        shard.slots.begin());
+    views.push_back({spec->name, spec->dtype, spec->shape,
+                     storage[firstSlot + slot].as<float>() +
+                         shard.offsets[param]});
+  }
+  return views;
+}
+
+ShardedOptimizer::ShardedOptimizer(const Descriptor &desc, StepFn chunkStep,
+                                   ModelState &state, Communicator &comm)
+    : chunkStep_(chunkStep), state_(state), comm_(comm),
+      shard_(*state.stateShard()), layout_(state.params()),
+      rangeSizes_(zeroRangeSizes(layout_.lossSlot, comm.size())),
+      chunk_(size_t(desc.chunkElements())),
+      grads_((shard_.end - shard_.begin) * sizeof(float)),
+      params_(layout_.lossSlot * sizeof(float)), norm_(sizeof(float)) {
+  LMC_CHECK(chunkStep, "--zero 1 needs the model's chunk_step (this "
+            "executable has none)");
+  const size_t slots = shard_.slots.size();
+  for (size_t i = 0; i < slots + 2; ++i)
+    windowIn_.emplace_back(chunk_ * sizeof(float));
+  for (size_t i = 0; i < slots + 1; ++i)
+    windowOut_.emplace_back(chunk_ * sizeof(float));
+}
+
+float ShardedOptimizer::step(const float *arena, int64_t microBatches,
+                             std::vector<AlignedBuffer> &hypers, float *sums,
+                             size_t numSums) {
+  const size_t own = shard_.end - shard_.begin;
+  float *grads = grads_.as<float>();
+  comm_.reduceScatterSum(arena, grads, rangeSizes_);
+  if (microBatches > 1) { // as SplitStep averages: float division
+    const float count = float(microBatches);
+    for (size_t i = 0; i < own; ++i)
+      grads[i] /= count;
+  }
+  double squares = 0;
+  for (size_t i = 0; i < own; ++i)
+    squares += double(grads[i]) * double(grads[i]);
+  std::vector<float> reduced{float(squares)};
+  reduced.insert(reduced.end(), sums, sums + numSums);
+  comm_.allReduceSum(reduced.data(), reduced.size());
+  std::copy(reduced.begin() + 1, reduced.end(), sums);
+  const float norm = std::sqrt(reduced[0]);
+  *norm_.as<float>() = norm;
+
+  // This process's range of the current params, laid end to end.
+  float *params = params_.as<float>();
+  const std::vector<const TensorSpec *> &specs = state_.params();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const size_t first = layout_.offsets[i];
+    const size_t lo = std::max(first, shard_.begin);
+    const size_t hi =
+        std::min(first + size_t(specs[i]->numElements()), shard_.end);
+    if (lo < hi)
+      std::memcpy(params + lo, state_.param(i).as<float>() + (lo - first),
+                  (hi - lo) * sizeof(float));
+  }
+  for (size_t first = 0; first < own; first += chunk_)
+    updateWindow(first, std::min(chunk_, own - first), hypers);
+  comm_.allGatherParts(params, rangeSizes_);
+  for (size_t i = 0; i < specs.size(); ++i)
+    std::memcpy(state_.nextParam(i).data(), params + layout_.offsets[i],
+                specs[i]->byteSize());
+  return norm;
+}
+
+void ShardedOptimizer::updateWindow(size_t first, size_t count,
+                                    std::vector<AlignedBuffer> &hypers) {
+  const size_t slots = shard_.slots.size();
+  // chunk_step's tensor args in order: param, state slots, grad.
+  std::vector<float *> inputs{params_.as<float>() + shard_.begin + first};
+  for (size_t s = 0; s < slots; ++s)
+    inputs.push_back(state_.stateRange(s, /*next=*/false).as<float>() + first);
+  inputs.push_back(grads_.as<float>() + first);
+  if (count < chunk_)
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      float *padded = windowIn_[i].as<float>();
+      std::memcpy(padded, inputs[i], count * sizeof(float));
+      std::memset(padded + count, 0, (chunk_ - count) * sizeof(float));
+      inputs[i] = padded;
+    }
+  std::vector<void *> buffers(inputs.begin(), inputs.end());
+  for (AlignedBuffer &hyper : hypers)
+    buffers.push_back(hyper.data());
+  buffers.push_back(norm_.data());
+  for (AlignedBuffer &result : windowOut_)
+    buffers.push_back(result.data());
+  chunkStep_(buffers.data());
+
+  std::memcpy(params_.as<float>() + shard_.begin + first,
+              windowOut_[0].data(), count * sizeof(float));
+  for (size_t s = 0; s < slots; ++s)
+    std::memcpy(state_.stateRange(s, /*next=*/true).as<float>() + first,
+                windowOut_[s + 1].data(), count * sizeof(float));
+}
+
+} // namespace lmc::rt
