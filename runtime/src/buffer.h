@@ -16,6 +16,9 @@ public:
   /// Allocates `size` zeroed bytes (at least one cache line, so a
   /// zero-element tensor still has a valid, aligned pointer).
   explicit AlignedBuffer(size_t size);
+  /// A buffer that does not own its memory: `size` bytes at `data` (64-byte
+  /// aligned) inside another buffer that outlives it.
+  static AlignedBuffer view(void *data, size_t size);
 
   void *data() { return data_.get(); }
   const void *data() const { return data_.get(); }
@@ -27,7 +30,10 @@ public:
 
 private:
   struct Free {
+    Free() : owns(true) {}
+    explicit Free(bool owns) : owns(owns) {}
     void operator()(void *p) const;
+    bool owns;
   };
   std::unique_ptr<void, Free> data_;
   size_t size_ = 0;

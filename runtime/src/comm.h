@@ -47,10 +47,11 @@ public:
   virtual void broadcast(void *data, size_t bytes) = 0;
   /// `out` (size() x `bytes`) receives every process's `in` in rank order.
   virtual void allGather(const void *in, void *out, size_t bytes) = 0;
-  /// `in` is size() parts laid end to end, part r of `counts[r]` floats;
-  /// `out` (counts[rank()] floats) receives the elementwise sum over all
-  /// processes of their part rank().
-  virtual void reduceScatterSum(const float *in, float *out,
+  /// In place: `data` is size() parts laid end to end, part r of
+  /// `counts[r]` floats; afterwards its first counts[rank()] floats hold the
+  /// elementwise sum over all processes of their part rank() (the rest is
+  /// unspecified).
+  virtual void reduceScatterSum(float *data,
                                 const std::vector<size_t> &counts) = 0;
   /// In place: `data` is size() parts laid end to end as above; every
   /// process ends with every process's own part in its place.

@@ -96,13 +96,14 @@ public:
                   "MPI_Allgather");
   }
 
-  void reduceScatterSum(const float *in, float *out,
+  void reduceScatterSum(float *data,
                         const std::vector<size_t> &counts) override {
     std::vector<int> intCounts = mpiCounts(counts, "reduce-scatter");
     std::optional<CollectiveWatchdog::Watch> watch =
         watchIf("reduce-scatter", total(counts) * sizeof(float));
-    LMC_CHECK_MPI(MPI_Reduce_scatter(in, out, intCounts.data(), MPI_FLOAT,
-                                     MPI_SUM, comm_),
+    // In place, MPI leaves this process's sum at the start of the buffer.
+    LMC_CHECK_MPI(MPI_Reduce_scatter(MPI_IN_PLACE, data, intCounts.data(),
+                                     MPI_FLOAT, MPI_SUM, comm_),
                   "MPI_Reduce_scatter");
   }
 

@@ -192,8 +192,7 @@ void train(const Config &config, const CompiledModel &model,
   // the parameters; the groups are data parallel with each other.
   TensorParallelGroups groups = splitTensorParallel(desc, comm);
   Communicator &dataGroup = groups.data ? *groups.data : comm;
-  ModelState state(desc, model.weights,
-                   groups.model ? groups.model->rank() : 0);
+  std::optional<StateShard> shard;
   if (config.zeroStage == 1) {
     LMC_CHECK(desc.hasChunkStep() && model.chunkStep,
               "--zero 1 needs a model with chunk_step (models with dynamic "
@@ -201,13 +200,14 @@ void train(const Config &config, const CompiledModel &model,
               "support loss scaling yet)");
     LMC_CHECK(!groups.model, "--zero 1 with a tensor-parallel model "
               "(--mesh model=", desc.modelParallel, ") is not supported yet");
-    StateShard shard = zeroShard(desc, dataGroup.rank(), dataGroup.size());
+    shard = zeroShard(desc, dataGroup.rank(), dataGroup.size());
     std::printf("ZeRO-1: optimizer state sharded over %d processes (process "
                 "0 keeps %zu of %zu floats per state slot)\n",
-                dataGroup.size(), shard.end - shard.begin,
+                dataGroup.size(), shard->end - shard->begin,
                 GradientArena(desc.params()).lossSlot);
-    state.shardStates(std::move(shard));
   }
+  ModelState state(desc, model.weights,
+                   groups.model ? groups.model->rank() : 0, std::move(shard));
   if (!config.initPath.empty())
     state.loadParams(config.initPath);
   HyperParams hyper =

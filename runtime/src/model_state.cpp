@@ -26,13 +26,17 @@ void allocate(std::array<std::vector<AlignedBuffer>, 2> &storage,
 } // namespace
 
 ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
-                       int64_t modelRank)
+                       int64_t modelRank, std::optional<StateShard> shard)
     : params_(desc.params()), states_(desc.trainArgsWithRole(Role::State)),
       buffers_(desc.buffers()), modelParallel_(desc.modelParallel),
-      modelRank_(modelRank) {
-  allocate(paramBuffers_, params_, paramIndex_);
-  allocate(stateBuffers_, states_, stateIndex_);
+      modelRank_(modelRank), shard_(std::move(shard)) {
   allocate(bufferValues_, buffers_, bufferIndex_);
+  if (shard_) {
+    allocateShardedStorage();
+  } else {
+    allocate(paramBuffers_, params_, paramIndex_);
+    allocate(stateBuffers_, states_, stateIndex_);
+  }
   // desc.inits is parallel to params() then buffers(), and range-checked.
   for (size_t i = 0; i < params_.size(); ++i)
     copyOwnPart(*params_[i], modelParallel_, modelRank_,
@@ -41,21 +45,30 @@ ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
     const InitSpec &init = desc.inits[params_.size() + i];
     std::memcpy(bufferValue(i).data(), weights + init.offset, init.size);
   }
+  LMC_CHECK(!shard_ || desc.stateInits.empty(),
+            "internal error: a sharded state with initial values");
   for (const InitSpec &init : desc.stateInits)
     std::memcpy(state(size_t(stateIndex(init.name))).data(),
                 weights + init.offset, init.size);
 }
 
-void ModelState::shardStates(StateShard shard) {
-  LMC_CHECK(shard.offsets.size() == params_.size() && shard.begin <= shard.end,
+void ModelState::allocateShardedStorage() {
+  const StateShard &shard = *shard_;
+  LMC_CHECK(shard.offsets.size() == params_.size() &&
+                shard.begin <= shard.end && shard.end <= shard.floats,
             "internal error: a state shard for another model");
-  const size_t bytes = (shard.end - shard.begin) * sizeof(float);
-  for (auto &blocks : stateBuffers_) {
-    blocks.clear();
+  for (int parity : {0, 1}) {
+    paramArenas_[parity] = AlignedBuffer(shard.floats * sizeof(float));
+    for (size_t i = 0; i < params_.size(); ++i)
+      paramBuffers_[parity].push_back(AlignedBuffer::view(
+          paramArenas_[parity].as<float>() + shard.offsets[i],
+          params_[i]->byteSize()));
     for (size_t slot = 0; slot < shard.slots.size(); ++slot)
-      blocks.emplace_back(bytes);
+      stateBuffers_[parity].emplace_back((shard.end - shard.begin) *
+                                         sizeof(float));
   }
-  shard_ = std::move(shard);
+  for (size_t i = 0; i < params_.size(); ++i)
+    paramIndex_.emplace(params_[i]->name, int(i));
 }
 
 void ModelState::commitBuffers() {

@@ -27,6 +27,7 @@ namespace lmc::rt {
 /// of the states `<param>.<slot>`) is kept for that range only.
 struct StateShard {
   std::vector<size_t> offsets;    // parallel to the params
+  size_t floats = 0;              // the arena (whole lines)
   size_t begin = 0, end = 0;      // multiples of 16 floats
   std::vector<std::string> slots; // "exp_avg", "exp_avg_sq"
 };
@@ -36,9 +37,13 @@ public:
   /// Allocates params, state and buffers; params and buffers start from the
   /// embedded init bytes (ranges already validated by parseDescriptor; a
   /// param split over the model group takes slice `modelRank`), state from
-  /// zero (or its init line: the loss scale).
+  /// zero (or its init line: the loss scale). With a `shard` (ZeRO-1) only
+  /// its range of each state slot is kept (zero; such models have no
+  /// initial state values) instead of whole state tensors. Files still hold
+  /// whole tensors: views() then leaves the state out (the processes gather
+  /// it: wholeShardedStates) and restore() takes this process's range.
   ModelState(const Descriptor &desc, const unsigned char *weights,
-             int64_t modelRank = 0);
+             int64_t modelRank = 0, std::optional<StateShard> shard = {});
 
   const std::vector<const TensorSpec *> &params() const { return params_; }
   const std::vector<const TensorSpec *> &states() const { return states_; }
@@ -59,14 +64,13 @@ public:
   /// writes. Null for other roles.
   void *buffer(const TensorSpec &spec, bool next);
 
-  /// ZeRO-1: from now on keep only `shard`'s range of each state slot
-  /// (zero; the model has no initial state values then) instead of whole
-  /// state tensors. Files still hold whole tensors: views() leaves the
-  /// state out (the processes gather it: wholeShardedStates) and restore()
-  /// takes this process's range of it.
-  void shardStates(StateShard shard);
   /// The shard, when the state is sharded.
   const std::optional<StateShard> &stateShard() const { return shard_; }
+  /// With a shard the params are laid end to end at its offsets: the
+  /// current arena, or the one a step writes.
+  float *paramArena(bool next) {
+    return paramArenas_[next ? 1 - current_ : current_].as<float>();
+  }
   /// A sharded state slot's range (current, or the one a step writes).
   AlignedBuffer &stateRange(size_t slot, bool next) {
     return stateBuffers_[next ? 1 - current_ : current_][slot];
@@ -108,6 +112,9 @@ private:
   /// Params and buffers, then, with `withState`, the optimizer state: the
   /// order of files and checkpoints.
   std::vector<Group> groups(bool withState);
+  /// The params' two arenas (and their views) and one block per state
+  /// slot of the shard's range, twice.
+  void allocateShardedStorage();
   /// Copies this process's range of every sharded state from `file`.
   void restoreStateRanges(const SafetensorsFile &file);
 
@@ -118,8 +125,10 @@ private:
   int current_ = 0;
   /// Processes splitting the split tensors, and this one's slice.
   int64_t modelParallel_ = 1, modelRank_ = 0;
-  /// With ZeRO-1: stateBuffers_ then hold one range per slot.
+  /// With ZeRO-1: stateBuffers_ then hold one range per slot, and
+  /// paramBuffers_ are views into paramArenas_.
   std::optional<StateShard> shard_;
+  std::array<AlignedBuffer, 2> paramArenas_;
 };
 
 } // namespace lmc::rt

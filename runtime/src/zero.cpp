@@ -25,6 +25,7 @@ StateShard zeroShard(const Descriptor &desc, int rank, int processes) {
   std::vector<size_t> sizes = zeroRangeSizes(layout.lossSlot, processes);
   StateShard shard;
   shard.offsets = layout.offsets;
+  shard.floats = layout.lossSlot;
   for (int r = 0; r < rank; ++r)
     shard.begin += sizes[size_t(r)];
   shard.end = shard.begin + sizes[size_t(rank)];
@@ -69,9 +70,7 @@ ShardedOptimizer::ShardedOptimizer(const Descriptor &desc, StepFn chunkStep,
     : chunkStep_(chunkStep), state_(state), comm_(comm),
       shard_(*state.stateShard()), layout_(state.params()),
       rangeSizes_(zeroRangeSizes(layout_.lossSlot, comm.size())),
-      chunk_(size_t(desc.chunkElements())),
-      grads_((shard_.end - shard_.begin) * sizeof(float)),
-      params_(layout_.lossSlot * sizeof(float)), norm_(sizeof(float)) {
+      chunk_(size_t(desc.chunkElements())), norm_(sizeof(float)) {
   LMC_CHECK(chunkStep, "--zero 1 needs the model's chunk_step (this "
             "executable has none)");
   const size_t slots = shard_.slots.size();
@@ -81,12 +80,12 @@ ShardedOptimizer::ShardedOptimizer(const Descriptor &desc, StepFn chunkStep,
     windowOut_.emplace_back(chunk_ * sizeof(float));
 }
 
-float ShardedOptimizer::step(const float *arena, int64_t microBatches,
+float ShardedOptimizer::step(float *arena, int64_t microBatches,
                              std::vector<AlignedBuffer> &hypers, float *sums,
                              size_t numSums) {
   const size_t own = shard_.end - shard_.begin;
-  float *grads = grads_.as<float>();
-  comm_.reduceScatterSum(arena, grads, rangeSizes_);
+  comm_.reduceScatterSum(arena, rangeSizes_);
+  float *grads = arena; // this process's range, summed
   if (microBatches > 1) { // as SplitStep averages: float division
     const float count = float(microBatches);
     for (size_t i = 0; i < own; ++i)
@@ -102,36 +101,27 @@ float ShardedOptimizer::step(const float *arena, int64_t microBatches,
   const float norm = std::sqrt(reduced[0]);
   *norm_.as<float>() = norm;
 
-  // This process's range of the current params, laid end to end.
-  float *params = params_.as<float>();
-  const std::vector<const TensorSpec *> &specs = state_.params();
-  for (size_t i = 0; i < specs.size(); ++i) {
-    const size_t first = layout_.offsets[i];
-    const size_t lo = std::max(first, shard_.begin);
-    const size_t hi =
-        std::min(first + size_t(specs[i]->numElements()), shard_.end);
-    if (lo < hi)
-      std::memcpy(params + lo, state_.param(i).as<float>() + (lo - first),
-                  (hi - lo) * sizeof(float));
-  }
   for (size_t first = 0; first < own; first += chunk_)
-    updateWindow(first, std::min(chunk_, own - first), hypers);
-  comm_.allGatherParts(params, rangeSizes_);
-  for (size_t i = 0; i < specs.size(); ++i)
-    std::memcpy(state_.nextParam(i).data(), params + layout_.offsets[i],
-                specs[i]->byteSize());
+    updateWindow(first, std::min(chunk_, own - first), grads, hypers);
+  comm_.allGatherParts(state_.paramArena(/*next=*/true), rangeSizes_);
   return norm;
 }
 
-void ShardedOptimizer::updateWindow(size_t first, size_t count,
+void ShardedOptimizer::updateWindow(size_t first, size_t count, float *grads,
                                     std::vector<AlignedBuffer> &hypers) {
   const size_t slots = shard_.slots.size();
-  // chunk_step's tensor args in order: param, state slots, grad.
-  std::vector<float *> inputs{params_.as<float>() + shard_.begin + first};
-  for (size_t s = 0; s < slots; ++s)
+  const size_t at = shard_.begin + first; // in the params' arena
+  // chunk_step's args: param, state slots, grad; its results: param, state
+  // slots, written straight into the next ones for a whole window.
+  std::vector<float *> inputs{state_.paramArena(/*next=*/false) + at};
+  std::vector<float *> outputs{state_.paramArena(/*next=*/true) + at};
+  for (size_t s = 0; s < slots; ++s) {
     inputs.push_back(state_.stateRange(s, /*next=*/false).as<float>() + first);
-  inputs.push_back(grads_.as<float>() + first);
-  if (count < chunk_)
+    outputs.push_back(state_.stateRange(s, /*next=*/true).as<float>() + first);
+  }
+  inputs.push_back(grads + first);
+  const bool shortWindow = count < chunk_;
+  if (shortWindow)
     for (size_t i = 0; i < inputs.size(); ++i) {
       float *padded = windowIn_[i].as<float>();
       std::memcpy(padded, inputs[i], count * sizeof(float));
@@ -142,15 +132,12 @@ void ShardedOptimizer::updateWindow(size_t first, size_t count,
   for (AlignedBuffer &hyper : hypers)
     buffers.push_back(hyper.data());
   buffers.push_back(norm_.data());
-  for (AlignedBuffer &result : windowOut_)
-    buffers.push_back(result.data());
+  for (size_t i = 0; i < outputs.size(); ++i)
+    buffers.push_back(shortWindow ? windowOut_[i].data() : outputs[i]);
   chunkStep_(buffers.data());
-
-  std::memcpy(params_.as<float>() + shard_.begin + first,
-              windowOut_[0].data(), count * sizeof(float));
-  for (size_t s = 0; s < slots; ++s)
-    std::memcpy(state_.stateRange(s, /*next=*/true).as<float>() + first,
-                windowOut_[s + 1].data(), count * sizeof(float));
+  if (shortWindow)
+    for (size_t i = 0; i < outputs.size(); ++i)
+      std::memcpy(outputs[i], windowOut_[i].data(), count * sizeof(float));
 }
 
 } // namespace lmc::rt

@@ -44,24 +44,25 @@ std::vector<TensorView> wholeShardedStates(ModelState &state,
 /// The optimizer update of a data-parallel step with sharded state.
 class ShardedOptimizer {
 public:
-  /// `state` must be sharded (ModelState::shardStates) over `comm`.
+  /// `state` must hold a shard (zeroShard) of the processes of `comm`.
   ShardedOptimizer(const Descriptor &desc, StepFn chunkStep, ModelState &state,
                    Communicator &comm);
 
-  /// `arena`: this process's summed gradients (GradientArena layout). Sums
-  /// them over the processes (each receives its range), divides by the
-  /// job's `microBatches`, clips and updates this process's range into the
-  /// next state, and gathers every range into the next params. `sums`
-  /// (loss, stop flag) are summed over the processes with the squared
-  /// norm. Returns the gradient norm before clipping. `hypers` are
-  /// apply_step's (chunk_step takes the same).
-  float step(const float *arena, int64_t microBatches,
+  /// `arena`: this process's summed gradients (GradientArena layout; it
+  /// is overwritten). Sums them over the processes (each receives its
+  /// range), divides by the job's `microBatches`, clips and updates this
+  /// process's range into the next params and state, and gathers every
+  /// range into the next params. `sums` (loss, stop flag) are summed over
+  /// the processes with the squared norm. Returns the gradient norm before
+  /// clipping. `hypers` are apply_step's (chunk_step takes the same).
+  float step(float *arena, int64_t microBatches,
              std::vector<AlignedBuffer> &hypers, float *sums, size_t numSums);
 
 private:
-  /// Runs chunk_step on `count` floats of the range from `first` (a
-  /// shorter last window goes through zero-padded copies).
-  void updateWindow(size_t first, size_t count,
+  /// Runs chunk_step on `count` floats of the range from `first`, with
+  /// `grads` the range's gradients (a shorter last window goes through
+  /// zero-padded copies).
+  void updateWindow(size_t first, size_t count, float *grads,
                     std::vector<AlignedBuffer> &hypers);
 
   const StepFn chunkStep_;
@@ -71,8 +72,6 @@ private:
   const GradientArena layout_;
   const std::vector<size_t> rangeSizes_;
   const size_t chunk_;
-  /// This process's summed gradients; the params laid end to end.
-  AlignedBuffer grads_, params_;
   /// chunk_step's zero-padded inputs for a short window (param, slots,
   /// grad) and its results (param, slots).
   std::vector<AlignedBuffer> windowIn_, windowOut_;

@@ -103,8 +103,7 @@ void fakeChunkStep(void **buffers) {
 TEST(Zero, OneProcessUpdatesEveryWindow) {
   std::vector<unsigned char> weights = initialWeights();
   Descriptor desc = parseDescriptor(kDesc, weights.size());
-  ModelState state(desc, weights.data());
-  state.shardStates(zeroShard(desc, 0, 1));
+  ModelState state(desc, weights.data(), 0, zeroShard(desc, 0, 1));
   ASSERT_EQ(state.stateShard()->slots, std::vector<std::string>{"momentum_buffer"});
   std::unique_ptr<Communicator> one = connect(LaunchInfo(), 0);
   ShardedOptimizer optimizer(desc, fakeChunkStep, state, *one);
@@ -147,8 +146,7 @@ TEST(Zero, OneProcessUpdatesEveryWindow) {
 TEST(Zero, CheckpointsHoldWholeStatesAndRestoreRanges) {
   std::vector<unsigned char> weights = initialWeights();
   Descriptor desc = parseDescriptor(kDesc, weights.size());
-  ModelState state(desc, weights.data());
-  state.shardStates(zeroShard(desc, 0, 1));
+  ModelState state(desc, weights.data(), 0, zeroShard(desc, 0, 1));
   float *momentum = state.stateRange(0, /*next=*/false).as<float>();
   for (size_t i = 0; i < 80; ++i)
     momentum[i] = float(i);
@@ -170,8 +168,7 @@ TEST(Zero, CheckpointsHoldWholeStatesAndRestoreRanges) {
   checkpoints.save(state, meta);
 
   // Process 1 of 3 owns lines 1..3 of 5: floats [16, 48), W's 16..47.
-  ModelState middle(desc, weights.data());
-  middle.shardStates(zeroShard(desc, 1, 3));
+  ModelState middle(desc, weights.data(), 0, zeroShard(desc, 1, 3));
   EXPECT_EQ(middle.stateShard()->begin, 16u);
   EXPECT_EQ(middle.stateShard()->end, 48u);
   checkpoints.load(*checkpoints.newest(), middle);
