@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Data-parallel scaling on this machine: samples/s of one process against
-# `mpirun -np 2` at the same global batch, and the all-reduce payload per
-# step against the gradient bytes. Models: the digits MLP (global batch 64)
+# `mpirun -np 2` at the same global batch (plain, and with --zero 1), and
+# the all-reduce payload per step against the gradient bytes. Models: the digits MLP (global batch 64)
 # and the char GPT (global batch 16).
 #
 #   bash bench/scaling.sh            # needs build/bin/lmc (scripts/build.sh)
@@ -40,9 +40,11 @@ bench() {
     --metrics "$WORK/c.jsonl" >/dev/null
   "${MPIRUN[@]}" "$WORK/$name-half" "${run[@]}" --threads 1 \
     --metrics "$WORK/d.jsonl" >/dev/null
-  printf '%-5s batch %3d | 1 proc, 2 threads %s | 1 proc, 1 thread %s | 1 proc, grad-accum 2 %s | 2 procs x 1 thread %s samples/s\n' \
+  "${MPIRUN[@]}" "$WORK/$name-half" "${run[@]}" --threads 1 --zero 1 \
+    --metrics "$WORK/e.jsonl" >/dev/null
+  printf '%-5s batch %3d | 1 proc, 2 threads %s | 1 proc, 1 thread %s | 1 proc, grad-accum 2 %s | 2 procs x 1 thread %s | 2 procs, --zero 1 %s samples/s\n' \
     "$name" "$batch" "$(rate "$WORK/a.jsonl")" "$(rate "$WORK/b.jsonl")" \
-    "$(rate "$WORK/c.jsonl")" "$(rate "$WORK/d.jsonl")"
+    "$(rate "$WORK/c.jsonl")" "$(rate "$WORK/d.jsonl")" "$(rate "$WORK/e.jsonl")"
   "$WORK/$name-half" --info | grep "data-parallel all-reduce"
 }
 

@@ -130,26 +130,32 @@ std::vector<ModelState::Group> ModelState::groups(bool withState) {
   return all;
 }
 
+ModelState::StateHome ModelState::stateHome(const TensorSpec &state) const {
+  // `<param>.<slot>`: parseDescriptor checked that every state is one, for
+  // a slot of chunk_step's.
+  const size_t dot = state.name.rfind('.');
+  const int param = paramIndex(state.name.substr(0, dot));
+  const std::vector<std::string> &slots = shard_->slots;
+  const auto slot =
+      std::find(slots.begin(), slots.end(), state.name.substr(dot + 1));
+  LMC_CHECK(param >= 0 && slot != slots.end(), "internal error: state '",
+            state.name, "' has no place in the shard");
+  return {size_t(param), size_t(slot - slots.begin())};
+}
+
 void ModelState::restoreStateRanges(const SafetensorsFile &file) {
   const StateShard &shard = *shard_;
   for (const TensorSpec *state : states_) {
-    // `<param>.<slot>`: parseDescriptor checked that every state is one.
-    const size_t dot = state->name.rfind('.');
-    const size_t param = size_t(paramIndex(state->name.substr(0, dot)));
-    const auto slot = std::find(shard.slots.begin(), shard.slots.end(),
-                                state->name.substr(dot + 1));
-    LMC_CHECK(slot != shard.slots.end(), "internal error: state '",
-              state->name, "' has no slot in the shard");
+    const StateHome home = stateHome(*state);
     // The part of the tensor inside this process's range of the arena.
-    const size_t first = shard.offsets[param];
+    const size_t first = shard.offsets[home.param];
     const size_t lo = std::max(first, shard.begin);
     const size_t hi =
         std::min(first + size_t(state->numElements()), shard.end);
     if (lo >= hi)
       continue;
     const uint8_t *whole = file.data(*file.find(state->name));
-    float *range = stateRange(size_t(slot - shard.slots.begin()), false)
-                       .as<float>();
+    float *range = stateRange(home.slot, /*next=*/false).as<float>();
     std::memcpy(range + (lo - shard.begin), whole + (lo - first) * sizeof(float),
                 (hi - lo) * sizeof(float));
   }

@@ -71,6 +71,12 @@ public:
   float *paramArena(bool next) {
     return paramArenas_[next ? 1 - current_ : current_].as<float>();
   }
+  /// Where a sharded state `<param>.<slot>` lives: its param's index and
+  /// its slot's index in the shard.
+  struct StateHome {
+    size_t param, slot;
+  };
+  StateHome stateHome(const TensorSpec &state) const;
   /// A sharded state slot's range (current, or the one a step writes).
   AlignedBuffer &stateRange(size_t slot, bool next) {
     return stateBuffers_[next ? 1 - current_ : current_][slot];

@@ -52,15 +52,10 @@ std::vector<TensorView> wholeShardedStates(ModelState &state,
   }
   std::vector<TensorView> views;
   for (const TensorSpec *spec : state.states()) {
-    const size_t dot = spec->name.rfind('.');
-    const size_t param = size_t(state.paramIndex(spec->name.substr(0, dot)));
-    const size_t slot = size_t(
-        std::find(shard.slots.begin(), shard.slots.end(),
-                  spec->name.substr(dot + 1)) -
-        shard.slots.begin());
+    const ModelState::StateHome home = state.stateHome(*spec);
     views.push_back({spec->name, spec->dtype, spec->shape,
-                     storage[firstSlot + slot].as<float>() +
-                         shard.offsets[param]});
+                     storage[firstSlot + home.slot].as<float>() +
+                         shard.offsets[home.param]});
   }
   return views;
 }
