@@ -46,6 +46,29 @@ public:
 
 LaunchInfo detectLaunch(
     const std::function<const char *(const char *)> &getenv) {
+  // torchrun's workers (also under srun, whose variables they inherit).
+  if (const char *worldSize = getenv("WORLD_SIZE")) {
+    LaunchInfo info;
+    info.size = parseRankVar("WORLD_SIZE", worldSize, 1);
+    if (info.size > 1) {
+      const char *rank = getenv("RANK"), *addr = getenv("MASTER_ADDR"),
+                 *port = getenv("MASTER_PORT");
+      LMC_CHECK(rank && addr && *addr && port, "WORLD_SIZE=", info.size,
+                " (a torchrun-style launch) needs RANK, MASTER_ADDR and "
+                "MASTER_PORT too");
+      info.launcher = "torchrun";
+      info.rank = parseRankVar("RANK", rank, 0);
+      LMC_CHECK(info.rank < info.size, "RANK=", info.rank,
+                " is not below WORLD_SIZE=", info.size);
+      info.masterAddr = addr;
+      info.masterPort = parseRankVar("MASTER_PORT", port, 1);
+      LMC_CHECK(info.masterPort <= 65535, "MASTER_PORT=", port,
+                " is not a TCP port");
+      if (const char *local = getenv("LOCAL_WORLD_SIZE"))
+        info.localSize = parseRankVar("LOCAL_WORLD_SIZE", local, 1);
+      return info;
+    }
+  }
   static const struct {
     const char *launcher, *rankVar, *sizeVar, *localSizeVar;
   } launchers[] = {
@@ -70,11 +93,6 @@ LaunchInfo detectLaunch(
       info.localSize = parseRankVar(l.localSizeVar, local, 1);
     return info;
   }
-  const char *worldSize = getenv("WORLD_SIZE");
-  LMC_CHECK(!worldSize || std::strcmp(worldSize, "1") == 0,
-            "WORLD_SIZE=", worldSize,
-            " (a torchrun-style launch) is not supported yet: start the "
-            "processes with mpirun or srun");
   return LaunchInfo{};
 }
 
@@ -82,6 +100,8 @@ std::unique_ptr<Communicator> connect(const LaunchInfo &launch,
                                       double timeoutSeconds) {
   if (launch.size == 1)
     return std::make_unique<SingleProcess>();
+  if (launch.launcher == "torchrun")
+    return connectGloo(launch, timeoutSeconds);
   return connectMpi(launch, timeoutSeconds);
 }
 

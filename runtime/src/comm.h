@@ -2,7 +2,8 @@
 //
 // A single-process run needs no launcher and never touches MPI. Under
 // `mpirun` or `srun` (detected from the launcher's environment variables)
-// every process joins one MPI job; the trainer averages gradients with
+// every process joins one MPI job; under torchrun they meet at a TCP
+// rendezvous and use Gloo. The trainer averages gradients with
 // allReduceSum and rank 0 alone prints and writes files.
 //
 //===----------------------------------------------------------------------===//
@@ -24,13 +25,17 @@ struct LaunchInfo {
   int size = 1;
   /// Processes on this machine (they share its cores), when announced.
   int localSize = 1;
-  std::string launcher; // "" (none), "Open MPI", "PMI", "Slurm"
+  std::string launcher; // "" (none), "Open MPI", "PMI", "Slurm", "torchrun"
+  /// torchrun: where rank 0 serves the rendezvous (MASTER_ADDR/PORT).
+  std::string masterAddr;
+  int masterPort = 0;
 };
 
-/// Reads the launcher's variables through `getenv` (Open MPI's
-/// OMPI_COMM_WORLD_*, PMI_RANK/PMI_SIZE, Slurm's SLURM_PROCID/SLURM_NTASKS).
-/// Throws Error for torchrun-style RANK/WORLD_SIZE without an MPI launcher,
-/// and for malformed values.
+/// Reads the launcher's variables through `getenv`: torchrun's RANK,
+/// WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT (first: its
+/// workers may run under srun), Open MPI's OMPI_COMM_WORLD_*,
+/// PMI_RANK/PMI_SIZE, Slurm's SLURM_PROCID/SLURM_NTASKS. Throws Error for
+/// malformed or missing values.
 LaunchInfo detectLaunch(
     const std::function<const char *(const char *)> &getenv);
 
@@ -75,6 +80,10 @@ std::unique_ptr<Communicator> connect(const LaunchInfo &launch,
 /// Defined in comm_mpi.cpp: MPI_Init and the MPI_COMM_WORLD collectives.
 std::unique_ptr<Communicator> connectMpi(const LaunchInfo &launch,
                                          double timeoutSeconds);
+/// Defined in comm_gloo.cpp: a torchrun-style launch, Gloo's collectives
+/// over TCP after a rendezvous at MASTER_ADDR:MASTER_PORT.
+std::unique_ptr<Communicator> connectGloo(const LaunchInfo &launch,
+                                          double timeoutSeconds);
 
 } // namespace lmc::rt
 

@@ -55,7 +55,24 @@ TEST(Launch, ReadsOpenMpiPmiAndSlurm) {
             2);
 }
 
-TEST(Launch, RejectsMalformedAndTorchrun) {
+TEST(Launch, ReadsTorchrun) {
+  LaunchInfo info = detect({{"RANK", "3"},
+                            {"WORLD_SIZE", "4"},
+                            {"LOCAL_WORLD_SIZE", "2"},
+                            {"MASTER_ADDR", "node0"},
+                            {"MASTER_PORT", "29500"},
+                            // srun's, inherited by torchrun's workers
+                            {"SLURM_PROCID", "1"},
+                            {"SLURM_NTASKS", "2"}});
+  EXPECT_EQ(info.launcher, "torchrun");
+  EXPECT_EQ(info.rank, 3);
+  EXPECT_EQ(info.size, 4);
+  EXPECT_EQ(info.localSize, 2);
+  EXPECT_EQ(info.masterAddr, "node0");
+  EXPECT_EQ(info.masterPort, 29500);
+}
+
+TEST(Launch, RejectsMalformed) {
   EXPECT_ERROR_CONTAINS(detect({{"OMPI_COMM_WORLD_RANK", "2"},
                                 {"OMPI_COMM_WORLD_SIZE", "2"}}),
                         "OMPI_COMM_WORLD_RANK=2 is not below "
@@ -67,8 +84,26 @@ TEST(Launch, RejectsMalformedAndTorchrun) {
       detect({{"SLURM_PROCID", "-1"}, {"SLURM_NTASKS", "2"}}),
       "SLURM_PROCID='-1'");
   EXPECT_ERROR_CONTAINS(detect({{"WORLD_SIZE", "4"}, {"RANK", "1"}}),
-                        "WORLD_SIZE=4 (a torchrun-style launch) is not "
-                        "supported yet");
+                        "WORLD_SIZE=4 (a torchrun-style launch) needs RANK, "
+                        "MASTER_ADDR and MASTER_PORT too");
+  const std::map<std::string, std::string> torchrun = {
+      {"RANK", "1"},
+      {"WORLD_SIZE", "2"},
+      {"MASTER_ADDR", "localhost"},
+      {"MASTER_PORT", "29500"}};
+  auto with = [&](const char *name, const char *value) {
+    auto env = torchrun;
+    env[name] = value;
+    return env;
+  };
+  EXPECT_ERROR_CONTAINS(detect(with("RANK", "2")),
+                        "RANK=2 is not below WORLD_SIZE=2");
+  EXPECT_ERROR_CONTAINS(detect(with("MASTER_PORT", "70000")),
+                        "MASTER_PORT=70000 is not a TCP port");
+  EXPECT_ERROR_CONTAINS(detect(with("MASTER_PORT", "http")),
+                        "environment variable MASTER_PORT='http'");
+  EXPECT_ERROR_CONTAINS(detect(with("MASTER_ADDR", "")),
+                        "needs RANK, MASTER_ADDR and MASTER_PORT");
 }
 
 TEST(Launch, SingleProcessCollectivesAreIdentities) {
