@@ -432,6 +432,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     error() << "graph has no outputs";
     return nullptr;
   }
+  registerActivationOps(ops);
   registerContractionOps(ops);
   registerConvolutionOps(ops);
   registerElementwiseOps(ops);

@@ -1,8 +1,9 @@
 //===- OnnxElementwise.cpp - unary and broadcasting binary ONNX ops -------===//
 //
-// Add, Sub, Mul, Div, Max, Min (numpy broadcasting), Pow (constant exponent),
-// Clip, Gelu (decomposed into erf/tanh), Reciprocal and the unary float ops. Integer operands are shape arithmetic: they are folded
-// when both are compile-time constants and rejected otherwise.
+// Add, Sub, Mul, Div, Max, Min, Sum, Mean (numpy broadcasting), Pow
+// (constant exponent), Clip, Gelu (decomposed into erf/tanh), Reciprocal
+// and the unary float ops. Integer operands are shape arithmetic: they are
+// folded when both are compile-time constants and rejected otherwise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -295,6 +296,40 @@ LogicalResult importExtremum(NodeImporter &n) {
   return n.setResult(result);
 }
 
+/// Sum / Mean of one or more float inputs with numpy broadcasting.
+template <bool mean> LogicalResult importSum(NodeImporter &n) {
+  if (failed(n.checkArity(1, std::numeric_limits<unsigned>::max())) ||
+      failed(n.checkAttributes({})))
+    return failure();
+  unsigned count = n.node.input_size();
+  SmallVector<Value> operands;
+  SmallVector<int64_t> shape;
+  for (unsigned i = 0; i < count; ++i) {
+    FailureOr<Value> operand = n.floatInput(i);
+    if (failed(operand))
+      return failure();
+    auto type = cast<RankedTensorType>(operand->getType());
+    if (!operands.empty() &&
+        type.getElementType() !=
+            cast<RankedTensorType>(operands[0].getType()).getElementType())
+      return n.error() << "input element types differ";
+    FailureOr<SmallVector<int64_t>> joined =
+        broadcastShapes(shape, type.getShape());
+    if (failed(joined))
+      return n.error() << "inputs are not broadcastable";
+    shape = *joined;
+    operands.push_back(*operand);
+  }
+  Value result = buildNumpyBroadcast(n.b, n.loc, operands[0], shape);
+  for (Value operand : ArrayRef<Value>(operands).drop_front())
+    result = AddOp::create(n.b, n.loc, result,
+                           buildNumpyBroadcast(n.b, n.loc, operand, shape));
+  if (mean)
+    result = MulOp::create(n.b, n.loc, result,
+                           buildSplatLike(n.b, n.loc, result, 1.0 / count));
+  return n.setResult(result);
+}
+
 /// A Clip bound: an attribute (opset < 11) or an optional input, read from
 /// its constant or initial value when it has one (a bound is not trained).
 FailureOr<Value> clipBound(NodeImporter &n, unsigned input, StringRef attrName,
@@ -372,6 +407,8 @@ void registerElementwiseOps(OpTable &table) {
   table["Max"] = importExtremum<MaxOp, true>;
   table["Min"] = importExtremum<MinOp, false>;
   table["Clip"] = importClip;
+  table["Sum"] = importSum<false>;
+  table["Mean"] = importSum<true>;
 }
 
 } // namespace lmc::onnx_import

@@ -117,6 +117,7 @@ private:
 using OpHandler = mlir::LogicalResult (*)(NodeImporter &);
 using OpTable = llvm::StringMap<OpHandler>;
 
+void registerActivationOps(OpTable &table);
 void registerContractionOps(OpTable &table);
 void registerConvolutionOps(OpTable &table);
 void registerElementwiseOps(OpTable &table);

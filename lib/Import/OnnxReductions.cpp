@@ -1,4 +1,11 @@
-//===- OnnxReductions.cpp - ReduceSum/Mean/Max/Min, Softmax, LogSoftmax ---===//
+//===- OnnxReductions.cpp - the Reduce ops, Softmax, LogSoftmax -----------===//
+//
+// ReduceSum/Mean/Max/Min map to lmc's reductions; ReduceL1, ReduceL2,
+// ReduceSumSquare, ReduceLogSum and ReduceLogSumExp are sums of a
+// transformed operand (|x|, x², exp(x − max)) with a transformed result
+// (sqrt, log), so their VJPs come from those ops'.
+//
+//===----------------------------------------------------------------------===//
 
 #include "OnnxImporter.h"
 
@@ -12,10 +19,10 @@ using namespace mlir;
 namespace lmc::onnx_import {
 namespace {
 
-enum class Reduction { Sum, Mean, Max, Min };
+enum class Reduction { Sum, Mean, Max, Min, L1, L2, SumSquare, LogSum, LogSumExp };
 
-/// ReduceSum, ReduceMean, ReduceMax, ReduceMin: axes come from input 1 when
-/// `axesAsInput`, else from the `axes` attribute.
+/// A Reduce op: axes come from input 1 when `axesAsInput`, else from the
+/// `axes` attribute.
 LogicalResult importReduce(NodeImporter &n, Reduction kind, bool axesAsInput) {
   bool mean = kind == Reduction::Mean;
   SmallVector<StringRef> allowed = {"keepdims"};
@@ -63,18 +70,56 @@ LogicalResult importReduce(NodeImporter &n, Reduction kind, bool axesAsInput) {
     }
   }
   auto resultType = RankedTensorType::get(shape, type.getElementType());
-  if (count == 0 && (kind == Reduction::Max || kind == Reduction::Min))
+  if (count == 0 && (kind == Reduction::Max || kind == Reduction::Min ||
+                     kind == Reduction::LogSumExp))
     return n.error() << "reducing an empty dimension";
-  Value result;
-  if (kind == Reduction::Max)
-    result = ReduceMaxOp::create(n.b, n.loc, resultType, *operand, *normalized,
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Value x = *operand, result;
+  auto sum = [&](Value v) -> Value {
+    return ReduceSumOp::create(b, loc, resultType, v, *normalized,
+                               *keepDims != 0);
+  };
+  switch (kind) {
+  case Reduction::Max:
+    result = ReduceMaxOp::create(b, loc, resultType, x, *normalized,
                                  *keepDims != 0);
-  else if (kind == Reduction::Min)
-    result = ReduceMinOp::create(n.b, n.loc, resultType, *operand, *normalized,
+    break;
+  case Reduction::Min:
+    result = ReduceMinOp::create(b, loc, resultType, x, *normalized,
                                  *keepDims != 0);
-  else
-    result = ReduceSumOp::create(n.b, n.loc, resultType, *operand,
-                                 *normalized, *keepDims != 0);
+    break;
+  case Reduction::Sum:
+  case Reduction::Mean:
+    result = sum(x);
+    break;
+  case Reduction::L1:
+    result = sum(AbsOp::create(b, loc, x));
+    break;
+  case Reduction::L2:
+    result = SqrtOp::create(b, loc, sum(MulOp::create(b, loc, x, x)));
+    break;
+  case Reduction::SumSquare:
+    result = sum(MulOp::create(b, loc, x, x));
+    break;
+  case Reduction::LogSum:
+    result = LogOp::create(b, loc, sum(x));
+    break;
+  case Reduction::LogSumExp: {
+    // max + log(sum(exp(x - max))): no overflow for large x.
+    SmallVector<int64_t> keptShape(type.getShape());
+    for (int64_t d : *normalized)
+      keptShape[d] = 1;
+    Value max = ReduceMaxOp::create(
+        b, loc, RankedTensorType::get(keptShape, type.getElementType()), x,
+        *normalized, true);
+    Value shifted =
+        SubOp::create(b, loc, x, buildNumpyBroadcast(b, loc, max, type.getShape()));
+    Value logSum = LogOp::create(b, loc, sum(ExpOp::create(b, loc, shifted)));
+    result = AddOp::create(b, loc, logSum, buildReshape(b, loc, max, shape));
+    break;
+  }
+  }
   if (mean) {
     double scale = count == 0 ? std::numeric_limits<double>::quiet_NaN()
                               : 1.0 / static_cast<double>(count);
@@ -88,16 +133,10 @@ LogicalResult importReduceSum(NodeImporter &n) {
   return importReduce(n, Reduction::Sum, /*axesAsInput=*/n.opset >= 13);
 }
 
-LogicalResult importReduceMean(NodeImporter &n) {
-  return importReduce(n, Reduction::Mean, /*axesAsInput=*/n.opset >= 18);
-}
-
-LogicalResult importReduceMax(NodeImporter &n) {
-  return importReduce(n, Reduction::Max, /*axesAsInput=*/n.opset >= 18);
-}
-
-LogicalResult importReduceMin(NodeImporter &n) {
-  return importReduce(n, Reduction::Min, /*axesAsInput=*/n.opset >= 18);
+/// The reductions whose axes became an input at opset 18 (all but
+/// ReduceSum).
+template <Reduction kind> LogicalResult importReduce18(NodeImporter &n) {
+  return importReduce(n, kind, /*axesAsInput=*/n.opset >= 18);
 }
 
 template <typename OpTy>
@@ -135,9 +174,14 @@ LogicalResult importSoftmax(NodeImporter &n) {
 
 void registerReductionOps(OpTable &table) {
   table["ReduceSum"] = importReduceSum;
-  table["ReduceMean"] = importReduceMean;
-  table["ReduceMax"] = importReduceMax;
-  table["ReduceMin"] = importReduceMin;
+  table["ReduceMean"] = importReduce18<Reduction::Mean>;
+  table["ReduceMax"] = importReduce18<Reduction::Max>;
+  table["ReduceMin"] = importReduce18<Reduction::Min>;
+  table["ReduceL1"] = importReduce18<Reduction::L1>;
+  table["ReduceL2"] = importReduce18<Reduction::L2>;
+  table["ReduceSumSquare"] = importReduce18<Reduction::SumSquare>;
+  table["ReduceLogSum"] = importReduce18<Reduction::LogSum>;
+  table["ReduceLogSumExp"] = importReduce18<Reduction::LogSumExp>;
   table["Softmax"] = importSoftmax<SoftmaxOp>;
   table["LogSoftmax"] = importSoftmax<LogSoftmaxOp>;
 }

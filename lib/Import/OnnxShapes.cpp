@@ -2,7 +2,7 @@
 //
 // Shape ops fold when their data input is a compile-time constant (so shape
 // tensors stay constants); otherwise they become lmc.reshape/lmc.transpose.
-// Shape folds to a constant (static shapes). Gather, Concat and Cast are in
+// Shape and Size fold to constants (static shapes). Gather, Concat and Cast are in
 // OnnxIndexing.cpp / OnnxLogical.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -310,6 +310,18 @@ LogicalResult importShape(NodeImporter &n) {
       DenseElementsAttr::get(resultType, ArrayRef<int64_t>(dims)));
 }
 
+/// Size: the element count, an i64 scalar known at compile time.
+LogicalResult importSize(NodeImporter &n) {
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({})))
+    return failure();
+  FailureOr<RankedTensorType> type = n.inputType(0);
+  if (failed(type))
+    return failure();
+  auto resultType = RankedTensorType::get({}, n.b.getI64Type());
+  return n.setConstantResult(
+      DenseElementsAttr::get(resultType, type->getNumElements()));
+}
+
 /// Range(start, limit, delta): PyTorch's arange; every input must be a
 /// compile-time scalar (shapes are static).
 LogicalResult importRange(NodeImporter &n) {
@@ -389,6 +401,7 @@ void registerShapeOps(OpTable &table) {
   table["Identity"] = importIdentity;
   table["Constant"] = importConstant;
   table["Shape"] = importShape;
+  table["Size"] = importSize;
   table["Range"] = importRange;
   table["ConstantOfShape"] = importConstantOfShape;
 }

@@ -40,11 +40,10 @@ std::vector<TensorView> wholeShardedStates(ModelState &state,
                                            Communicator &group,
                                            std::vector<AlignedBuffer> &storage) {
   const StateShard &shard = *state.stateShard();
-  const GradientArena layout(state.params());
-  std::vector<size_t> sizes = zeroRangeSizes(layout.lossSlot, group.size());
+  std::vector<size_t> sizes = zeroRangeSizes(shard.floats, group.size());
   const size_t firstSlot = storage.size();
   for (size_t slot = 0; slot < shard.slots.size(); ++slot) {
-    AlignedBuffer &whole = storage.emplace_back(layout.lossSlot * sizeof(float));
+    AlignedBuffer &whole = storage.emplace_back(shard.floats * sizeof(float));
     std::memcpy(whole.as<float>() + shard.begin,
                 state.stateRange(slot, /*next=*/false).data(),
                 (shard.end - shard.begin) * sizeof(float));
@@ -63,8 +62,8 @@ std::vector<TensorView> wholeShardedStates(ModelState &state,
 ShardedOptimizer::ShardedOptimizer(const Descriptor &desc, StepFn chunkStep,
                                    ModelState &state, Communicator &comm)
     : chunkStep_(chunkStep), state_(state), comm_(comm),
-      shard_(*state.stateShard()), layout_(state.params()),
-      rangeSizes_(zeroRangeSizes(layout_.lossSlot, comm.size())),
+      shard_(*state.stateShard()),
+      rangeSizes_(zeroRangeSizes(shard_.floats, comm.size())),
       chunk_(size_t(desc.chunkElements())), norm_(sizeof(float)) {
   LMC_CHECK(chunkStep, "--zero 1 needs the model's chunk_step (this "
             "executable has none)");

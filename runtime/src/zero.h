@@ -69,7 +69,6 @@ private:
   ModelState &state_;
   Communicator &comm_;
   const StateShard &shard_;
-  const GradientArena layout_;
   const std::vector<size_t> rangeSizes_;
   const size_t chunk_;
   /// chunk_step's zero-padded inputs for a short window (param, slots,
