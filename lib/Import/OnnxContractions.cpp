@@ -154,11 +154,64 @@ Value buildPermute(OpBuilder &b, Location loc, Value v,
       b, loc, RankedTensorType::get(shape, type.getElementType()), v, perm);
 }
 
-/// Einsum with one or two operands and explicit or implicit output, no
-/// ellipsis and no letter repeated within one term: letters only in one
-/// input are summed first, then the inputs are transposed to
-/// [batch, free, contracted] / [batch, contracted, free], flattened, and
-/// multiplied with lmc.matmul ("bij,bjk->bik", "bhqd,bhkd->bhqk", ...).
+/// Replaces each term's "..." by letters no term uses, aligned from the
+/// right across the terms as numpy aligns broadcast dimensions ("...ij" of
+/// rank 4 -> "ABij"); the output's "..." (or, for an implicit output, the
+/// front of it) gets all of them. `terms` and `output` are rewritten;
+/// `ellipsis` receives the letters.
+LogicalResult expandEllipsis(NodeImporter &n, SmallVectorImpl<std::string> &terms,
+                             std::string &output, bool explicitOutput,
+                             std::string &ellipsis) {
+  std::string unused;
+  for (char c = 'A'; c <= 'z'; ++c)
+    if (llvm::isAlpha(c) && llvm::none_of(terms, [&](const std::string &t) {
+          return t.find(c) != std::string::npos;
+        }) && output.find(c) == std::string::npos)
+      unused.push_back(c);
+  SmallVector<int64_t> ellipsisRanks;
+  int64_t longest = 0;
+  for (auto [i, term] : llvm::enumerate(terms)) {
+    size_t at = term.find("...");
+    if (at == std::string::npos) {
+      ellipsisRanks.push_back(0);
+      continue;
+    }
+    FailureOr<RankedTensorType> type = n.inputType(i);
+    if (failed(type))
+      return failure();
+    int64_t letters = int64_t(term.size()) - 3;
+    if (term.find('.', at + 3) != std::string::npos ||
+        type->getRank() < letters)
+      return n.error() << "term '" << term << "' does not match input " << i
+                       << " of rank " << type->getRank();
+    ellipsisRanks.push_back(type->getRank() - letters);
+    longest = std::max(longest, ellipsisRanks.back());
+  }
+  if (longest > int64_t(unused.size()))
+    return n.error() << "too many dimensions under '...'";
+  ellipsis = unused.substr(0, size_t(longest));
+  for (auto [term, rank] : llvm::zip(terms, ellipsisRanks)) {
+    size_t at = term.find("...");
+    if (at != std::string::npos)
+      term.replace(at, 3, ellipsis.substr(ellipsis.size() - size_t(rank)));
+  }
+  size_t at = output.find("...");
+  if (at != std::string::npos) {
+    if (output.find('.', at + 3) != std::string::npos)
+      return n.error() << "output '" << output << "' has a malformed '...'";
+    output.replace(at, 3, ellipsis);
+  } else if (!explicitOutput) {
+    output = ellipsis + output;
+  }
+  return success();
+}
+
+/// Einsum with one or two operands and explicit or implicit output, an
+/// optional ellipsis (expandEllipsis) and no letter repeated within one
+/// term: letters only in one input are summed first, then the inputs are
+/// transposed to [batch, free, contracted] / [batch, contracted, free],
+/// flattened, and multiplied with lmc.matmul ("bij,bjk->bik",
+/// "bhqd,bhkd->bhqk", "...ij,...jk->...ik", ...).
 LogicalResult importEinsum(NodeImporter &n) {
   if (failed(n.checkArity(1, 2)) || failed(n.checkAttributes({"equation"})))
     return failure();
@@ -172,27 +225,33 @@ LogicalResult importEinsum(NodeImporter &n) {
   StringRef eq(equation);
   auto [inputsPart, outputPart] = eq.split("->");
   bool explicitOutput = eq.contains("->");
-  SmallVector<StringRef> terms;
-  inputsPart.split(terms, ',');
+  SmallVector<StringRef> termRefs;
+  inputsPart.split(termRefs, ',');
   unsigned count = n.node.input_size();
-  if (terms.size() != count)
-    return n.error() << "equation '" << attr->s() << "' has " << terms.size()
-                     << " input terms for " << count << " inputs";
-  if (eq.contains("."))
-    return n.error() << "ellipsis in equation '" << attr->s()
-                     << "' is not supported";
+  if (termRefs.size() != count)
+    return n.error() << "equation '" << attr->s() << "' has "
+                     << termRefs.size() << " input terms for " << count
+                     << " inputs";
+  SmallVector<std::string> terms;
+  for (StringRef t : termRefs)
+    terms.push_back(t.str());
   std::string output;
   if (explicitOutput) {
     output = outputPart.str();
   } else {
+    // The letters used once, in alphabetical order.
     for (char c = 'A'; c <= 'z'; ++c) {
       int uses = 0;
       for (StringRef t : terms)
         uses += llvm::count(t, c);
-      if (uses == 1)
+      if (llvm::isAlpha(c) && uses == 1)
         output.push_back(c);
     }
   }
+  std::string ellipsis;
+  if (eq.contains('.') &&
+      failed(expandEllipsis(n, terms, output, explicitOutput, ellipsis)))
+    return failure();
   SmallVector<Value> values;
   llvm::DenseMap<char, int64_t> sizes;
   for (unsigned i = 0; i < count; ++i) {
@@ -200,18 +259,24 @@ LogicalResult importEinsum(NodeImporter &n) {
     if (failed(v))
       return failure();
     RankedTensorType type = typeOf(*v);
-    StringRef term = terms[i];
+    // Messages quote the term as written (before expandEllipsis).
+    StringRef term = terms[i], written = termRefs[i];
     if (static_cast<int64_t>(term.size()) != type.getRank())
-      return n.error() << "term '" << term << "' does not match input " << i
-                       << " of rank " << type.getRank();
+      return n.error() << "term '" << written << "' does not match input "
+                       << i << " of rank " << type.getRank();
     for (auto [d, c] : llvm::enumerate(term)) {
       if (!llvm::isAlpha(c) || llvm::count(term, c) != 1)
-        return n.error() << "term '" << term
+        return n.error() << "term '" << written
                          << "' must have distinct letters";
       auto [it, inserted] = sizes.try_emplace(c, type.getDimSize(d));
-      if (!inserted && it->second != type.getDimSize(d))
+      if (!inserted && it->second != type.getDimSize(d)) {
+        if (ellipsis.find(c) != std::string::npos)
+          return n.error() << "the dimensions under '...' have sizes "
+                           << it->second << " and " << type.getDimSize(d)
+                           << " (broadcasting them is not supported)";
         return n.error() << "letter '" << c << "' has sizes " << it->second
                          << " and " << type.getDimSize(d);
+      }
     }
     values.push_back(*v);
   }
@@ -257,13 +322,13 @@ LogicalResult importEinsum(NodeImporter &n) {
     return buildPermute(b, loc, v, perm);
   };
 
-  std::string lhsTerm = terms[0].str();
+  std::string lhsTerm = terms[0];
   Value lhs = values[0];
   if (count == 1) {
     lhs = sumUnused(lhs, lhsTerm, output, "");
     return n.setResult(permute(lhs, lhsTerm, output));
   }
-  std::string rhsTerm = terms[1].str();
+  std::string rhsTerm = terms[1];
   Value rhs = values[1];
   lhs = sumUnused(lhs, lhsTerm, output, rhsTerm);
   rhs = sumUnused(rhs, rhsTerm, output, lhsTerm);
