@@ -1,9 +1,10 @@
 //===- OnnxLogical.cpp - comparisons, boolean logic, Where, Cast ----------===//
 //
-// Comparisons and boolean ops produce i1 tensors (not differentiable). All of
-// them, Where and Cast fold when their inputs are compile-time constants
-// (the shape arithmetic of exported models); otherwise they become lmc.cmp,
-// lmc.not/and/or, lmc.select and lmc.convert with numpy broadcasting.
+// Comparisons, IsNaN, IsInf and boolean ops produce i1 tensors (not
+// differentiable). The comparisons, the boolean ops, Where and Cast fold
+// when their inputs are compile-time constants (the shape arithmetic of
+// exported models); otherwise they become lmc.cmp, lmc.not/and/or (Xor
+// composed of them), lmc.select and lmc.convert with numpy broadcasting.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,8 @@
 
 #include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -116,6 +119,39 @@ LogicalResult importCompare(NodeImporter &n) {
       CmpOp::create(n.b, n.loc, resultType, kPredicates[predicate], l, r));
 }
 
+/// IsNaN: x != x (lmc.cmp's `ne` is unordered, as IEEE !=).
+LogicalResult importIsNaN(NodeImporter &n) {
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({})))
+    return failure();
+  FailureOr<Value> x = n.floatInput(0);
+  if (failed(x))
+    return failure();
+  return n.setResult(buildCompare(n.b, n.loc, "ne", *x, *x));
+}
+
+/// IsInf: x == +inf (detect_positive) or x == -inf (detect_negative).
+LogicalResult importIsInf(NodeImporter &n) {
+  if (failed(n.checkArity(1, 1)) ||
+      failed(n.checkAttributes({"detect_positive", "detect_negative"})))
+    return failure();
+  FailureOr<int64_t> positive = n.intAttr("detect_positive", 1);
+  FailureOr<int64_t> negative = n.intAttr("detect_negative", 1);
+  FailureOr<Value> x = n.floatInput(0);
+  if (failed(positive) || failed(negative) || failed(x))
+    return failure();
+  const double inf = std::numeric_limits<double>::infinity();
+  auto equals = [&](double v) {
+    return buildCompare(n.b, n.loc, "eq", *x, buildSplatLike(n.b, n.loc, *x, v));
+  };
+  // Neither: a comparison with NaN, false everywhere.
+  Value result = equals(std::numeric_limits<double>::quiet_NaN());
+  if (*positive && *negative)
+    result = OrOp::create(n.b, n.loc, equals(inf), equals(-inf));
+  else if (*positive || *negative)
+    result = equals(*positive ? inf : -inf);
+  return n.setResult(result);
+}
+
 /// A boolean input as a value of the broadcast shape.
 FailureOr<Value> boolInput(NodeImporter &n, unsigned i,
                            ArrayRef<int64_t> shape) {
@@ -146,8 +182,10 @@ LogicalResult importNot(NodeImporter &n) {
   return n.setResult(NotOp::create(n.b, n.loc, *operand));
 }
 
-template <typename OpTy>
-LogicalResult importLogical(NodeImporter &n) {
+enum class Logical { And, Or, Xor };
+
+/// And, Or, Xor (as `(l || r) && !(l && r)`) of two bool tensors.
+template <Logical kind> LogicalResult importLogical(NodeImporter &n) {
   if (failed(n.checkArity(2, 2)) || failed(n.checkAttributes({})))
     return failure();
   FailureOr<SmallVector<int64_t>> shape = broadcastInputs(n);
@@ -156,9 +194,9 @@ LogicalResult importLogical(NodeImporter &n) {
   FailureOr<bool> folded = foldElementwise(
       n, *shape, i1(n), [](ArrayRef<double> a) -> double {
         bool l = a[0] != 0, r = a[1] != 0;
-        return std::is_same_v<OpTy, AndOp> ? (l && r)
-               : std::is_same_v<OpTy, OrOp> ? (l || r)
-                                            : (l != r);
+        return kind == Logical::And  ? (l && r)
+               : kind == Logical::Or ? (l || r)
+                                     : (l != r);
       });
   if (failed(folded) || *folded)
     return failure(failed(folded));
@@ -168,7 +206,14 @@ LogicalResult importLogical(NodeImporter &n) {
   FailureOr<Value> rhs = boolInput(n, 1, *shape);
   if (failed(rhs))
     return failure();
-  return n.setResult(OpTy::create(n.b, n.loc, *lhs, *rhs));
+  if (kind == Logical::And)
+    return n.setResult(AndOp::create(n.b, n.loc, *lhs, *rhs));
+  Value either = OrOp::create(n.b, n.loc, *lhs, *rhs);
+  if (kind == Logical::Or)
+    return n.setResult(either);
+  Value both = AndOp::create(n.b, n.loc, *lhs, *rhs);
+  return n.setResult(
+      AndOp::create(n.b, n.loc, either, NotOp::create(n.b, n.loc, both)));
 }
 
 LogicalResult importWhere(NodeImporter &n) {
@@ -208,21 +253,8 @@ LogicalResult importWhere(NodeImporter &n) {
 
 /// Cast: folded on constants; on values an lmc.convert (a comparison with
 /// zero for a bool target, nothing for the same type).
-LogicalResult importCast(NodeImporter &n) {
-  SmallVector<StringRef> allowed = {"to"};
-  if (n.opset >= 19)
-    allowed.push_back("saturate");
-  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes(allowed)))
-    return failure();
-  const onnx::AttributeProto *to = n.attr("to");
-  if (!to)
-    return n.error() << "missing attribute 'to'";
-  if (to->type() != onnx::AttributeProto::INT)
-    return n.error() << "attribute 'to' must be an int";
-  Type target = convertElementType(n.b.getContext(), to->i());
-  if (!target)
-    return n.error() << "unsupported target type "
-                     << dataTypeName(static_cast<int32_t>(to->i()));
+/// Input 0 converted to `target` (folded for constants).
+LogicalResult castInput(NodeImporter &n, Type target) {
   FailureOr<RankedTensorType> type = n.inputType(0);
   if (failed(type))
     return failure();
@@ -254,6 +286,37 @@ LogicalResult importCast(NodeImporter &n) {
   return n.setResult(ConvertOp::create(n.b, n.loc, resultType, *operand));
 }
 
+LogicalResult importCast(NodeImporter &n) {
+  SmallVector<StringRef> allowed = {"to"};
+  if (n.opset >= 19)
+    allowed.push_back("saturate");
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes(allowed)))
+    return failure();
+  const onnx::AttributeProto *to = n.attr("to");
+  if (!to)
+    return n.error() << "missing attribute 'to'";
+  if (to->type() != onnx::AttributeProto::INT)
+    return n.error() << "attribute 'to' must be an int";
+  Type target = convertElementType(n.b.getContext(), to->i());
+  if (!target)
+    return n.error() << "unsupported target type "
+                     << dataTypeName(static_cast<int32_t>(to->i()));
+  return castInput(n, target);
+}
+
+/// CastLike: Cast to the element type of input 1.
+LogicalResult importCastLike(NodeImporter &n) {
+  SmallVector<StringRef> allowed;
+  if (n.opset >= 19)
+    allowed.push_back("saturate");
+  if (failed(n.checkArity(2, 2)) || failed(n.checkAttributes(allowed)))
+    return failure();
+  FailureOr<RankedTensorType> like = n.inputType(1);
+  if (failed(like))
+    return failure();
+  return castInput(n, like->getElementType());
+}
+
 } // namespace
 
 void registerLogicalOps(OpTable &table) {
@@ -263,10 +326,14 @@ void registerLogicalOps(OpTable &table) {
   table["Greater"] = importCompare<3>;
   table["GreaterOrEqual"] = importCompare<4>;
   table["Not"] = importNot;
-  table["And"] = importLogical<AndOp>;
-  table["Or"] = importLogical<OrOp>;
+  table["And"] = importLogical<Logical::And>;
+  table["Or"] = importLogical<Logical::Or>;
+  table["Xor"] = importLogical<Logical::Xor>;
+  table["IsNaN"] = importIsNaN;
+  table["IsInf"] = importIsInf;
   table["Where"] = importWhere;
   table["Cast"] = importCast;
+  table["CastLike"] = importCastLike;
 }
 
 } // namespace lmc::onnx_import

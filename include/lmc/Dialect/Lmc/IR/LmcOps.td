@@ -84,8 +84,9 @@ def Lmc_CmpOp : Lmc_Op<"cmp", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let description = [{
     Compares two float or integer tensors of the same type elementwise.
     `predicate` is one of `eq`, `ne`, `lt`, `le`, `gt`, `ge` (ordered
-    comparisons for floats, signed for integers). Not differentiable: the
-    result is boolean.
+    comparisons for floats except `ne`, which is true when either side is
+    NaN, as IEEE `!=`; signed for integers). Not differentiable: the result
+    is boolean.
 
     Example:
 
