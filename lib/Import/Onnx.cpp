@@ -437,6 +437,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   registerConvolutionOps(ops);
   registerElementwiseOps(ops);
   registerIndexingOps(ops);
+  registerLayoutOps(ops);
   registerLogicalOps(ops);
   registerLossOps(ops);
   registerNormalizationOps(ops);

@@ -121,6 +121,7 @@ void registerActivationOps(OpTable &table);
 void registerContractionOps(OpTable &table);
 void registerConvolutionOps(OpTable &table);
 void registerElementwiseOps(OpTable &table);
+void registerLayoutOps(OpTable &table);
 void registerLogicalOps(OpTable &table);
 void registerLossOps(OpTable &table);
 void registerIndexingOps(OpTable &table);
