@@ -1,8 +1,8 @@
 //===- OnnxActivations.cpp - activations composed of lmc ops --------------===//
 //
 // LeakyRelu, PRelu, Elu, Celu, Selu, HardSigmoid, HardSwish,
-// ThresholdedRelu, Shrink, Softplus, Softsign, Sign and the hyperbolic
-// functions, each written with lmc's elementwise ops (cmp/select, exp, log,
+// ThresholdedRelu, Shrink, Softplus, Softsign, Sign, Tan, Asin, Acos and
+// the hyperbolic functions, each written with lmc's elementwise ops (cmp/select, exp, log,
 // sqrt, ...), so that their VJPs come from those ops' and lowering needs
 // nothing new. Formulas as in the ONNX operator specifications.
 //
@@ -12,6 +12,8 @@
 
 #include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -188,6 +190,28 @@ LogicalResult importAcosh(NodeImporter &n) {
   });
 }
 
+LogicalResult importTan(NodeImporter &n) {
+  return importUnaryFormula(n, {}, [](Formula &f, auto) {
+    return f.div(SinOp::create(f.b, f.loc, f.x), CosOp::create(f.b, f.loc, f.x));
+  });
+}
+
+/// asin(x) = atan(x / sqrt(1 - x^2)), for |x| < 1.
+Value buildAsin(Formula &f) {
+  Value root = f.sqrt(f.sub(f.constant(1.0), f.mul(f.x, f.x)));
+  return AtanOp::create(f.b, f.loc, f.div(f.x, root));
+}
+
+LogicalResult importAsin(NodeImporter &n) {
+  return importUnaryFormula(n, {}, [](Formula &f, auto) { return buildAsin(f); });
+}
+
+LogicalResult importAcos(NodeImporter &n) {
+  return importUnaryFormula(n, {}, [](Formula &f, auto) {
+    return f.sub(f.constant(M_PI_2), buildAsin(f));
+  });
+}
+
 LogicalResult importAtanh(NodeImporter &n) {
   return importUnaryFormula(n, {}, [](Formula &f, auto) {
     Value ratio = f.div(f.add(f.constant(1.0), f.x), f.sub(f.constant(1.0), f.x));
@@ -235,6 +259,9 @@ void registerActivationOps(OpTable &table) {
   table["Asinh"] = importAsinh;
   table["Acosh"] = importAcosh;
   table["Atanh"] = importAtanh;
+  table["Tan"] = importTan;
+  table["Asin"] = importAsin;
+  table["Acos"] = importAcos;
 }
 
 } // namespace lmc::onnx_import

@@ -402,6 +402,12 @@ void registerElementwiseOps(OpTable &table) {
   table["Sqrt"] = importUnary<SqrtOp>;
   table["Abs"] = importUnary<AbsOp>;
   table["Erf"] = importUnary<ErfOp>;
+  table["Sin"] = importUnary<SinOp>;
+  table["Cos"] = importUnary<CosOp>;
+  table["Atan"] = importUnary<AtanOp>;
+  table["Floor"] = importUnary<FloorOp>;
+  table["Ceil"] = importUnary<CeilOp>;
+  table["Round"] = importUnary<RoundOp>;
   table["Reciprocal"] = importReciprocal;
   table["Gelu"] = importGelu;
   table["Max"] = importExtremum<MaxOp, true>;

@@ -16,6 +16,26 @@ func.func @elementwise(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// Trigonometry and rounding: one math op each (Round halves to even).
+// CHECK-LABEL: func.func @trig_and_rounding
+// CHECK: math.sin %{{.*}} : f32
+// CHECK: math.cos %{{.*}} : f32
+// CHECK: math.atan %{{.*}} : f32
+// CHECK: math.floor %{{.*}} : f32
+// CHECK: math.ceil %{{.*}} : f32
+// CHECK: math.roundeven %{{.*}} : f32
+func.func @trig_and_rounding(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = lmc.sin %a : tensor<4xf32>
+  %1 = lmc.cos %0 : tensor<4xf32>
+  %2 = lmc.atan %1 : tensor<4xf32>
+  %3 = lmc.floor %2 : tensor<4xf32>
+  %4 = lmc.ceil %3 : tensor<4xf32>
+  %5 = lmc.round %4 : tensor<4xf32>
+  return %5 : tensor<4xf32>
+}
+
+// -----
+
 // Integer comparisons are signed; boolean logic is bitwise on i1.
 // CHECK-LABEL: func.func @logical
 // CHECK: arith.cmpi sle, %{{.*}}, %{{.*}} : i64

@@ -114,6 +114,30 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
       ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
         return math::ErfOp::create(b, l, a[0]);
       });
+  patterns.add<ElementwiseLowering<SinOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return math::SinOp::create(b, l, a[0]);
+      });
+  patterns.add<ElementwiseLowering<CosOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return math::CosOp::create(b, l, a[0]);
+      });
+  patterns.add<ElementwiseLowering<AtanOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return math::AtanOp::create(b, l, a[0]);
+      });
+  patterns.add<ElementwiseLowering<FloorOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return math::FloorOp::create(b, l, a[0]);
+      });
+  patterns.add<ElementwiseLowering<CeilOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return math::CeilOp::create(b, l, a[0]);
+      });
+  patterns.add<ElementwiseLowering<RoundOp>>(
+      ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return math::RoundEvenOp::create(b, l, a[0]);
+      });
   patterns.add<ElementwiseLowering<MaxOp>>(
       ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
         return arith::MaximumFOp::create(b, l, a[0], a[1]);

@@ -47,6 +47,59 @@ LogicalResult ErfOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
   return success();
 }
 
+LogicalResult SinOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
+                              SmallVectorImpl<Value> &out) {
+  if (Value g = takeSingleCotangent(*this, cts, out))
+    out[0] = MulOp::create(b, getLoc(), g, CosOp::create(b, getLoc(), getOperand()));
+  return success();
+}
+
+LogicalResult CosOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
+                              SmallVectorImpl<Value> &out) {
+  if (Value g = takeSingleCotangent(*this, cts, out)) {
+    Value sin = SinOp::create(b, getLoc(), getOperand());
+    out[0] = NegOp::create(b, getLoc(), MulOp::create(b, getLoc(), g, sin));
+  }
+  return success();
+}
+
+LogicalResult AtanOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
+                               SmallVectorImpl<Value> &out) {
+  Value g = takeSingleCotangent(*this, cts, out);
+  if (!g)
+    return success();
+  // d atan(x) = 1 / (1 + x^2)
+  Location loc = getLoc();
+  Value x = getOperand();
+  Value denominator = AddOp::create(b, loc, buildSplatLike(b, loc, x, 1.0),
+                                    MulOp::create(b, loc, x, x));
+  out[0] = DivOp::create(b, loc, g, denominator);
+  return success();
+}
+
+/// Rounding: piecewise constant, so the cotangent does not pass.
+static LogicalResult buildZeroVjp(OpBuilder &b, Operation *op, ValueRange cts,
+                                  SmallVectorImpl<Value> &out) {
+  if (Value g = takeSingleCotangent(op, cts, out))
+    out[0] = buildSplatLike(b, op->getLoc(), g, 0.0);
+  return success();
+}
+
+LogicalResult FloorOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
+                                SmallVectorImpl<Value> &out) {
+  return buildZeroVjp(b, *this, cts, out);
+}
+
+LogicalResult CeilOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
+                               SmallVectorImpl<Value> &out) {
+  return buildZeroVjp(b, *this, cts, out);
+}
+
+LogicalResult RoundOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
+                                SmallVectorImpl<Value> &out) {
+  return buildZeroVjp(b, *this, cts, out);
+}
+
 /// Max/min: the cotangent goes to the winning operand, half to each on ties.
 static void buildExtremumVjp(OpBuilder &b, Location loc, StringRef wins,
                              Value lhs, Value rhs, Value g,

@@ -48,6 +48,16 @@ def Lmc_AbsOp : Lmc_UnaryOp<"abs", [{Computes `|x|`. The VJP uses `sign(x)`
   (0 at 0).}]>;
 def Lmc_ErfOp : Lmc_UnaryOp<"erf", [{Computes the Gauss error function;
   its derivative is `2 / sqrt(pi) * exp(-x^2)`.}]>;
+def Lmc_SinOp : Lmc_UnaryOp<"sin", "Computes `sin(x)` (radians).">;
+def Lmc_CosOp : Lmc_UnaryOp<"cos", "Computes `cos(x)` (radians).">;
+def Lmc_AtanOp : Lmc_UnaryOp<"atan", [{Computes `atan(x)`; its derivative
+  is `1 / (1 + x^2)`.}]>;
+def Lmc_FloorOp : Lmc_UnaryOp<"floor", [{Rounds down to an integral value;
+  the VJP is zero (the derivative almost everywhere).}]>;
+def Lmc_CeilOp : Lmc_UnaryOp<"ceil", [{Rounds up to an integral value; the
+  VJP is zero.}]>;
+def Lmc_RoundOp : Lmc_UnaryOp<"round", [{Rounds to the nearest integral
+  value, halves to even (ONNX Round); the VJP is zero.}]>;
 
 class Lmc_BinaryOp<string mnemonic, string desc>
     : Lmc_Op<mnemonic, [Pure, SameOperandsAndResultType,
