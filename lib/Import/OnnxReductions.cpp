@@ -3,7 +3,8 @@
 // ReduceSum/Mean/Max/Min map to lmc's reductions; ReduceL1, ReduceL2,
 // ReduceSumSquare, ReduceLogSum and ReduceLogSumExp are sums of a
 // transformed operand (|x|, x², exp(x − max)) with a transformed result
-// (sqrt, log), so their VJPs come from those ops'.
+// (sqrt, log), so their VJPs come from those ops'. ArgMax, ArgMin and
+// Hardmax find indices with float arithmetic (buildArgIndex).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,8 @@
 
 #include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include <limits>
 
@@ -133,41 +136,148 @@ LogicalResult importReduceSum(NodeImporter &n) {
   return importReduce(n, Reduction::Sum, /*axesAsInput=*/n.opset >= 13);
 }
 
+/// 0, 1, ..., n-1 along `axis` of `type` (a float tensor of its shape).
+Value buildIota(OpBuilder &b, Location loc, RankedTensorType type,
+                int64_t axis) {
+  int64_t size = type.getDimSize(axis);
+  SmallVector<int64_t> shape(type.getRank(), 1);
+  shape[axis] = size;
+  SmallVector<double> positions;
+  for (int64_t i = 0; i < size; ++i)
+    positions.push_back(double(i));
+  Value iota = arith::ConstantOp::create(
+      b, loc,
+      constantFromDoubles(RankedTensorType::get(shape, type.getElementType()),
+                          positions));
+  return buildNumpyBroadcast(b, loc, iota, type.getShape());
+}
+
+/// The index along `axis` of the first (or `last`) maximum (or minimum) of
+/// `x`, as a float (exact below 2^24) with `axis` kept at size 1: the
+/// positions where x equals its extremum keep their index, the others a
+/// sentinel, and a min (first) or max (last) reduction picks one.
+Value buildArgIndex(OpBuilder &b, Location loc, Value x, int64_t axis,
+                    bool isMax, bool last) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> kept(type.getShape()), axes{axis};
+  kept[axis] = 1;
+  auto keptType = RankedTensorType::get(kept, type.getElementType());
+  auto reduce = [&](bool max, Value v) -> Value {
+    if (max)
+      return ReduceMaxOp::create(b, loc, keptType, v, axes, true);
+    return ReduceMinOp::create(b, loc, keptType, v, axes, true);
+  };
+  Value extremum = reduce(isMax, x);
+  Value hit = buildCompare(
+      b, loc, "eq", x, buildNumpyBroadcast(b, loc, extremum, type.getShape()));
+  Value miss = buildSplatLike(
+      b, loc, x, last ? -1.0 : double(type.getDimSize(axis)));
+  return reduce(last, buildSelect(b, loc, hit, buildIota(b, loc, type, axis),
+                                  miss));
+}
+
+/// An axis of up to 2^24 entries (float indices are exact below that).
+LogicalResult checkIndexableAxis(NodeImporter &n, RankedTensorType type,
+                                 int64_t axis) {
+  int64_t size = type.getDimSize(axis);
+  if (size == 0)
+    return n.error() << "reducing an empty dimension";
+  if (size > (int64_t(1) << 24))
+    return n.error() << "axis of " << size
+                     << " entries: indices beyond 2^24 are not exact in f32";
+  return success();
+}
+
+/// ArgMax / ArgMin: buildArgIndex, then lmc.convert to i64.
+template <bool isMax> LogicalResult importArgExtremum(NodeImporter &n) {
+  SmallVector<StringRef> allowed = {"axis", "keepdims"};
+  if (n.opset >= 12)
+    allowed.push_back("select_last_index");
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes(allowed)))
+    return failure();
+  FailureOr<int64_t> axisAttr = n.intAttr("axis", 0);
+  FailureOr<int64_t> keepDims = n.intAttr("keepdims", 1);
+  FailureOr<int64_t> last = n.intAttr("select_last_index", 0);
+  FailureOr<Value> operand = n.floatInput(0);
+  if (failed(axisAttr) || failed(keepDims) || failed(last) || failed(operand))
+    return failure();
+  auto type = cast<RankedTensorType>(operand->getType());
+  FailureOr<int64_t> axis = n.normalizeAxis(*axisAttr, type.getRank());
+  if (failed(axis) || failed(checkIndexableAxis(n, type, *axis)))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (d != *axis || *keepDims)
+      shape.push_back(d == *axis ? 1 : type.getDimSize(d));
+  Value index =
+      buildArgIndex(n.b, n.loc, *operand, *axis, isMax, *last != 0);
+  index = buildReshape(n.b, n.loc, index, shape);
+  return n.setResult(ConvertOp::create(
+      n.b, n.loc, RankedTensorType::get(shape, n.b.getI64Type()), index));
+}
+
 /// The reductions whose axes became an input at opset 18 (all but
 /// ReduceSum).
 template <Reduction kind> LogicalResult importReduce18(NodeImporter &n) {
   return importReduce(n, kind, /*axesAsInput=*/n.opset >= 18);
 }
 
-template <typename OpTy>
-LogicalResult importSoftmax(NodeImporter &n) {
+/// Softmax, LogSoftmax, Hardmax: `build(x, axis)` along one axis (default
+/// -1 from opset 13). Before opset 13 the input is coerced to 2-D
+/// [prod(<axis), prod(>=axis)] and normalized over the second dimension:
+/// one softmax over all the trailing dimensions together.
+template <typename Build>
+LogicalResult importAlongAxis(NodeImporter &n, Build build) {
   if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({"axis"})))
     return failure();
   FailureOr<int64_t> axis = n.intAttr("axis", n.opset >= 13 ? -1 : 1);
   FailureOr<Value> operand = n.floatInput(0);
   if (failed(axis) || failed(operand))
     return failure();
-  int64_t rank = cast<RankedTensorType>(operand->getType()).getRank();
+  auto type = cast<RankedTensorType>(operand->getType());
+  int64_t rank = type.getRank();
   if (rank == 0)
     return n.error() << "operand must have rank >= 1";
   FailureOr<int64_t> normalized = n.normalizeAxis(*axis, rank);
   if (failed(normalized))
     return failure();
-  // Before opset 13 the input is coerced to 2-D [prod(<axis), prod(>=axis)]
-  // and normalized over the second dimension: one softmax over all the
-  // trailing dimensions together.
   if (n.opset < 13 && *normalized != rank - 1) {
-    auto type = cast<RankedTensorType>(operand->getType());
     int64_t rows = 1;
     for (int64_t d = 0; d < *normalized; ++d)
       rows *= type.getDimSize(d);
-    Value flat = buildReshape(n.b, n.loc, *operand,
-                              {rows, type.getNumElements() / std::max<int64_t>(rows, 1)});
-    Value result = OpTy::create(n.b, n.loc, flat.getType(), flat, 1);
-    return n.setResult(buildReshape(n.b, n.loc, result, type.getShape()));
+    Value flat = buildReshape(
+        n.b, n.loc, *operand,
+        {rows, type.getNumElements() / std::max<int64_t>(rows, 1)});
+    FailureOr<Value> result = build(flat, 1);
+    if (failed(result))
+      return failure();
+    return n.setResult(buildReshape(n.b, n.loc, *result, type.getShape()));
   }
-  return n.setResult(OpTy::create(n.b, n.loc, operand->getType(), *operand,
-                                  *normalized));
+  FailureOr<Value> result = build(*operand, *normalized);
+  if (failed(result))
+    return failure();
+  return n.setResult(*result);
+}
+
+template <typename OpTy> LogicalResult importSoftmax(NodeImporter &n) {
+  return importAlongAxis(n, [&](Value x, int64_t axis) -> FailureOr<Value> {
+    return OpTy::create(n.b, n.loc, x.getType(), x, axis).getResult();
+  });
+}
+
+/// Hardmax: 1 at the first maximum along the axis, 0 elsewhere.
+LogicalResult importHardmax(NodeImporter &n) {
+  return importAlongAxis(n, [&](Value x, int64_t axis) -> FailureOr<Value> {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (failed(checkIndexableAxis(n, type, axis)))
+      return failure();
+    Value index = buildArgIndex(n.b, n.loc, x, axis, true, false);
+    Value hit = buildCompare(
+        n.b, n.loc, "eq", buildIota(n.b, n.loc, type, axis),
+        buildNumpyBroadcast(n.b, n.loc, index, type.getShape()));
+    return buildSelect(n.b, n.loc, hit, buildSplatLike(n.b, n.loc, x, 1.0),
+                       buildSplatLike(n.b, n.loc, x, 0.0));
+  });
 }
 
 } // namespace
@@ -182,6 +292,9 @@ void registerReductionOps(OpTable &table) {
   table["ReduceSumSquare"] = importReduce18<Reduction::SumSquare>;
   table["ReduceLogSum"] = importReduce18<Reduction::LogSum>;
   table["ReduceLogSumExp"] = importReduce18<Reduction::LogSumExp>;
+  table["ArgMax"] = importArgExtremum<true>;
+  table["ArgMin"] = importArgExtremum<false>;
+  table["Hardmax"] = importHardmax;
   table["Softmax"] = importSoftmax<SoftmaxOp>;
   table["LogSoftmax"] = importSoftmax<LogSoftmaxOp>;
 }
