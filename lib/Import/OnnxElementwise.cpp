@@ -330,6 +330,38 @@ template <bool mean> LogicalResult importSum(NodeImporter &n) {
   return n.setResult(result);
 }
 
+/// Mod of floats (fmod = 1, as the spec requires for them): C's fmod,
+/// x - y trunc(x / y), the sign of the dividend.
+LogicalResult importMod(NodeImporter &n) {
+  if (failed(n.checkArity(2, 2)) || failed(n.checkAttributes({"fmod"})))
+    return failure();
+  FailureOr<int64_t> fmod = n.intAttr("fmod", 0);
+  FailureOr<RankedTensorType> lhsType = n.inputType(0);
+  FailureOr<RankedTensorType> rhsType = n.inputType(1);
+  if (failed(fmod) || failed(lhsType) || failed(rhsType))
+    return failure();
+  if (!isa<FloatType>(lhsType->getElementType()))
+    return n.error() << "integer Mod is not supported (the generated code "
+                        "computes on floats)";
+  if (*fmod != 1)
+    return n.error() << "Mod of floats needs fmod = 1";
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastOperands(n, *lhsType, *rhsType);
+  FailureOr<Value> lhs = n.floatInput(0), rhs = n.floatInput(1);
+  if (failed(shape) || failed(lhs) || failed(rhs))
+    return failure();
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Value x = buildNumpyBroadcast(b, loc, *lhs, *shape);
+  Value y = buildNumpyBroadcast(b, loc, *rhs, *shape);
+  Value q = DivOp::create(b, loc, x, y);
+  Value truncated = buildSelect(
+      b, loc, buildCompare(b, loc, "lt", q, buildSplatLike(b, loc, q, 0.0)),
+      CeilOp::create(b, loc, q), FloorOp::create(b, loc, q));
+  return n.setResult(
+      SubOp::create(b, loc, x, MulOp::create(b, loc, y, truncated)));
+}
+
 /// A Clip bound: an attribute (opset < 11) or an optional input, read from
 /// its constant or initial value when it has one (a bound is not trained).
 FailureOr<Value> clipBound(NodeImporter &n, unsigned input, StringRef attrName,
@@ -415,6 +447,7 @@ void registerElementwiseOps(OpTable &table) {
   table["Clip"] = importClip;
   table["Sum"] = importSum<false>;
   table["Mean"] = importSum<true>;
+  table["Mod"] = importMod;
 }
 
 } // namespace lmc::onnx_import

@@ -1,10 +1,11 @@
-//===- OnnxLayout.cpp - Pad, DepthToSpace, SpaceToDepth, OneHot, EyeLike --===//
+//===- OnnxLayout.cpp - Pad, DepthToSpace, OneHot, EyeLike, windows -------===//
 //
 // Ops that rearrange or pattern a tensor with static shapes: Pad as
 // lmc.slice (negative pads, reflected and wrapped borders) and lmc.concat
 // (constant and edge borders), DepthToSpace/SpaceToDepth as reshape,
 // transpose, reshape; all differentiable through those ops. OneHot compares
-// the indices with a constant iota; EyeLike is a constant.
+// the indices with a constant iota; EyeLike and the Hann, Hamming and
+// Blackman windows are constants.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,8 @@
 
 #include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -247,6 +250,40 @@ LogicalResult importEyeLike(NodeImporter &n) {
       constantFromDoubles(RankedTensorType::get({rows, cols}, element), values));
 }
 
+/// HannWindow, HammingWindow, BlackmanWindow: constants of the size input
+/// (a compile-time integer): sum over k of a_k cos(2 pi k n / N) with N the
+/// size (periodic) or size - 1 (symmetric).
+template <int kind> LogicalResult importWindow(NodeImporter &n) {
+  if (failed(n.checkArity(1, 1)) ||
+      failed(n.checkAttributes({"periodic", "output_datatype"})))
+    return failure();
+  FailureOr<SmallVector<int64_t>> size = n.intsInput(0, "size");
+  FailureOr<int64_t> periodic = n.intAttr("periodic", 1);
+  FailureOr<int64_t> dataType = n.intAttr("output_datatype", 1);
+  if (failed(size) || failed(periodic) || failed(dataType))
+    return failure();
+  if (size->size() != 1 || size->front() < 1 ||
+      size->front() > kMaxFoldedElements)
+    return n.error() << "size must be one positive integer";
+  Type element = convertElementType(n.b.getContext(), int32_t(*dataType));
+  if (!element)
+    return n.error() << "unsupported output_datatype "
+                     << dataTypeName(static_cast<int32_t>(*dataType));
+  int64_t count = size->front();
+  double period = double(*periodic ? count : std::max<int64_t>(count - 1, 1));
+  // Hann, Hamming (alpha 25/46), Blackman (0.42, 0.5, 0.08).
+  static constexpr double kCoefficients[3][3] = {
+      {0.5, 0.5, 0.0}, {25.0 / 46.0, 21.0 / 46.0, 0.0}, {0.42, 0.5, 0.08}};
+  const double *a = kCoefficients[kind];
+  SmallVector<double> values;
+  for (int64_t i = 0; i < count; ++i) {
+    double phase = 2.0 * M_PI * double(i) / period;
+    values.push_back(a[0] - a[1] * std::cos(phase) + a[2] * std::cos(2 * phase));
+  }
+  return n.setConstantResult(
+      constantFromDoubles(RankedTensorType::get({count}, element), values));
+}
+
 /// OneHot(indices, depth, values): values[1] where the index (negative
 /// ones count from depth) equals the position along the new axis,
 /// values[0] elsewhere. depth must be a compile-time constant.
@@ -322,6 +359,9 @@ void registerLayoutOps(OpTable &table) {
   table["SpaceToDepth"] = importDepthSpace<false>;
   table["EyeLike"] = importEyeLike;
   table["OneHot"] = importOneHot;
+  table["HannWindow"] = importWindow<0>;
+  table["HammingWindow"] = importWindow<1>;
+  table["BlackmanWindow"] = importWindow<2>;
 }
 
 } // namespace lmc::onnx_import

@@ -3,7 +3,8 @@
 // ReduceSum/Mean/Max/Min map to lmc's reductions; ReduceL1, ReduceL2,
 // ReduceSumSquare, ReduceLogSum and ReduceLogSumExp are sums of a
 // transformed operand (|x|, x², exp(x − max)) with a transformed result
-// (sqrt, log), so their VJPs come from those ops'. ArgMax, ArgMin and
+// (sqrt, log), so their VJPs come from those ops'; ReduceProd is
+// sign · exp(Σ log|x|) with zeros handled. ArgMax, ArgMin and
 // Hardmax find indices with float arithmetic (buildArgIndex).
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -22,7 +24,9 @@ using namespace mlir;
 namespace lmc::onnx_import {
 namespace {
 
-enum class Reduction { Sum, Mean, Max, Min, L1, L2, SumSquare, LogSum, LogSumExp };
+enum class Reduction {
+  Sum, Mean, Max, Min, L1, L2, SumSquare, LogSum, LogSumExp, Prod
+};
 
 /// A Reduce op: axes come from input 1 when `axesAsInput`, else from the
 /// `axes` attribute.
@@ -108,6 +112,25 @@ LogicalResult importReduce(NodeImporter &n, Reduction kind, bool axesAsInput) {
   case Reduction::LogSum:
     result = LogOp::create(b, loc, sum(x));
     break;
+  case Reduction::Prod: {
+    // sign * exp(sum(log|x|)), 0 where a factor is 0; the sign is
+    // cos(pi * negatives), exactly +-1 for the counts of one reduction.
+    Value zero = buildSplatLike(b, loc, x, 0.0), one = buildSplatLike(b, loc, x, 1.0);
+    Value isZero = buildCompare(b, loc, "eq", x, zero);
+    Value magnitude = buildSelect(b, loc, isZero, one, AbsOp::create(b, loc, x));
+    Value logSum = sum(LogOp::create(b, loc, magnitude));
+    Value negatives = sum(buildSelect(b, loc, buildCompare(b, loc, "lt", x, zero),
+                                      one, zero));
+    Value zeros = sum(buildSelect(b, loc, isZero, one, zero));
+    Value sign = CosOp::create(
+        b, loc, MulOp::create(b, loc, negatives,
+                              buildSplatLike(b, loc, negatives, M_PI)));
+    Value product = MulOp::create(b, loc, sign, ExpOp::create(b, loc, logSum));
+    Value resultZero = buildSplatLike(b, loc, product, 0.0);
+    result = buildSelect(b, loc, buildCompare(b, loc, "gt", zeros, resultZero),
+                         resultZero, product);
+    break;
+  }
   case Reduction::LogSumExp: {
     // max + log(sum(exp(x - max))): no overflow for large x.
     SmallVector<int64_t> keptShape(type.getShape());
@@ -216,6 +239,104 @@ template <bool isMax> LogicalResult importArgExtremum(NodeImporter &n) {
       n.b, n.loc, RankedTensorType::get(shape, n.b.getI64Type()), index));
 }
 
+/// CumSum: the axis moved last, multiplied by a constant 0/1 triangle
+/// (exclusive: strict; reverse: the other triangle), moved back; its VJP is
+/// the matmul's.
+LogicalResult importCumSum(NodeImporter &n) {
+  if (failed(n.checkArity(2, 2)) ||
+      failed(n.checkAttributes({"exclusive", "reverse"})))
+    return failure();
+  FailureOr<int64_t> exclusive = n.intAttr("exclusive", 0);
+  FailureOr<int64_t> reverse = n.intAttr("reverse", 0);
+  FailureOr<Value> operand = n.floatInput(0);
+  FailureOr<SmallVector<int64_t>> axisValues = n.intsInput(1, "axis");
+  if (failed(exclusive) || failed(reverse) || failed(operand) ||
+      failed(axisValues))
+    return failure();
+  auto type = cast<RankedTensorType>(operand->getType());
+  int64_t rank = type.getRank();
+  if (axisValues->size() != 1)
+    return n.error() << "axis must be one integer";
+  FailureOr<int64_t> axis = n.normalizeAxis(axisValues->front(), rank);
+  if (failed(axis))
+    return failure();
+  int64_t size = type.getDimSize(*axis);
+  if (size * size > kMaxFoldedElements)
+    return n.error() << "an axis of " << size
+                     << " entries is too long for the triangular product";
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  SmallVector<int64_t> perm, moved;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis)
+      perm.push_back(d);
+  perm.push_back(*axis);
+  for (int64_t p : perm)
+    moved.push_back(type.getDimSize(p));
+  Type element = type.getElementType();
+  Value x = TransposeOp::create(b, loc, RankedTensorType::get(moved, element),
+                                *operand, perm);
+  int64_t rows = type.getNumElements() / std::max<int64_t>(size, 1);
+  x = buildReshape(b, loc, x, {rows, size});
+  // out[j] = sum over i of x[i] * triangle[i][j].
+  SmallVector<double> triangle;
+  for (int64_t i = 0; i < size; ++i)
+    for (int64_t j = 0; j < size; ++j) {
+      bool inside = *reverse ? i >= j : i <= j;
+      if (*exclusive && i == j)
+        inside = false;
+      triangle.push_back(inside ? 1.0 : 0.0);
+    }
+  Value m = arith::ConstantOp::create(
+      b, loc,
+      constantFromDoubles(RankedTensorType::get({size, size}, element),
+                          triangle));
+  x = MatmulOp::create(b, loc, RankedTensorType::get({rows, size}, element), x,
+                       m, false, false);
+  x = buildReshape(b, loc, x, moved);
+  SmallVector<int64_t> inverse(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    inverse[perm[d]] = d;
+  return n.setResult(TransposeOp::create(b, loc, type, x, inverse));
+}
+
+/// MeanVarianceNormalization: (x - E[x]) / (sqrt(E[(x - E[x])^2]) + 1e-9)
+/// over `axes` (default N, H, W), as the ONNX function defines it.
+LogicalResult importMeanVarianceNormalization(NodeImporter &n) {
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({"axes"})))
+    return failure();
+  FailureOr<Value> operand = n.floatInput(0);
+  FailureOr<std::optional<SmallVector<int64_t>>> given = n.intsAttr("axes");
+  if (failed(operand) || failed(given))
+    return failure();
+  auto type = cast<RankedTensorType>(operand->getType());
+  FailureOr<SmallVector<int64_t>> axes = n.normalizeAxes(
+      given->value_or(SmallVector<int64_t>{0, 2, 3}), type.getRank());
+  if (failed(axes))
+    return failure();
+  int64_t count = 1;
+  SmallVector<int64_t> kept(type.getShape());
+  for (int64_t a : *axes) {
+    count *= type.getDimSize(a);
+    kept[a] = 1;
+  }
+  if (count == 0)
+    return n.error() << "reducing an empty dimension";
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  auto keptType = RankedTensorType::get(kept, type.getElementType());
+  auto mean = [&](Value v) -> Value {
+    Value s = ReduceSumOp::create(b, loc, keptType, v, *axes, true);
+    s = MulOp::create(b, loc, s, buildSplatLike(b, loc, s, 1.0 / double(count)));
+    return buildNumpyBroadcast(b, loc, s, type.getShape());
+  };
+  Value centered = SubOp::create(b, loc, *operand, mean(*operand));
+  Value deviation = SqrtOp::create(b, loc, mean(MulOp::create(b, loc, centered, centered)));
+  Value denominator =
+      AddOp::create(b, loc, deviation, buildSplatLike(b, loc, deviation, 1e-9));
+  return n.setResult(DivOp::create(b, loc, centered, denominator));
+}
+
 /// The reductions whose axes became an input at opset 18 (all but
 /// ReduceSum).
 template <Reduction kind> LogicalResult importReduce18(NodeImporter &n) {
@@ -292,9 +413,12 @@ void registerReductionOps(OpTable &table) {
   table["ReduceSumSquare"] = importReduce18<Reduction::SumSquare>;
   table["ReduceLogSum"] = importReduce18<Reduction::LogSum>;
   table["ReduceLogSumExp"] = importReduce18<Reduction::LogSumExp>;
+  table["ReduceProd"] = importReduce18<Reduction::Prod>;
   table["ArgMax"] = importArgExtremum<true>;
   table["ArgMin"] = importArgExtremum<false>;
   table["Hardmax"] = importHardmax;
+  table["CumSum"] = importCumSum;
+  table["MeanVarianceNormalization"] = importMeanVarianceNormalization;
   table["Softmax"] = importSoftmax<SoftmaxOp>;
   table["LogSoftmax"] = importSoftmax<LogSoftmaxOp>;
 }
