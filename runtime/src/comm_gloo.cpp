@@ -24,6 +24,7 @@
 #include <gloo/transport/tcp/device.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -223,6 +224,9 @@ private:
 
 std::unique_ptr<Communicator> connectGloo(const LaunchInfo &launch,
                                           double timeoutSeconds) {
+  // A peer that died closes its sockets: writing to them must fail the
+  // collective with a message, not end this process with SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   auto job = std::make_shared<GlooJob>();
   // 0 waits "forever": a year.
   job->timeout = std::chrono::milliseconds(
