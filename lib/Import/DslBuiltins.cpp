@@ -122,6 +122,18 @@ static std::optional<double> foldUnary(StringRef name, double x) {
     return std::fabs(x);
   if (name == "erf")
     return std::erf(x);
+  if (name == "sin")
+    return std::sin(x);
+  if (name == "cos")
+    return std::cos(x);
+  if (name == "atan")
+    return std::atan(x);
+  if (name == "floor")
+    return std::floor(x);
+  if (name == "ceil")
+    return std::ceil(x);
+  if (name == "round") // halves to even, as lmc.round
+    return std::nearbyint(x);
   if (name == "gelu")
     return 0.5 * x * (1 + std::erf(x * M_SQRT1_2));
   if (name == "gelu_tanh")
@@ -166,6 +178,18 @@ static Val unary(Call &c) {
     result = AbsOp::create(b, loc, type, v);
   else if (n == "erf")
     result = ErfOp::create(b, loc, type, v);
+  else if (n == "sin")
+    result = SinOp::create(b, loc, type, v);
+  else if (n == "cos")
+    result = CosOp::create(b, loc, type, v);
+  else if (n == "atan")
+    result = AtanOp::create(b, loc, type, v);
+  else if (n == "floor")
+    result = FloorOp::create(b, loc, type, v);
+  else if (n == "ceil")
+    result = CeilOp::create(b, loc, type, v);
+  else if (n == "round")
+    result = RoundOp::create(b, loc, type, v);
   else {
     // gelu(x) = x/2 * (1 + erf(x/sqrt 2)), PyTorch's default; gelu_tanh is
     // its tanh approximation (GPT-2).
@@ -815,7 +839,8 @@ const llvm::StringMap<Builtin> &builtins() {
   static const llvm::StringMap<Builtin> table = [] {
     llvm::StringMap<Builtin> t;
     for (StringRef name : {"relu", "sigmoid", "tanh", "exp", "log", "sqrt",
-                           "abs", "erf", "gelu", "gelu_tanh"})
+                           "abs", "erf", "sin", "cos", "atan", "floor",
+                           "ceil", "round", "gelu", "gelu_tanh"})
       t[name] = Builtin{{"x"}, 1, unary};
     t["pow"] = Builtin{{"x", "y"}, 2, power};
     t["maximum"] = Builtin{{"x", "y"}, 2, extremum};

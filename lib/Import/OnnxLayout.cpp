@@ -110,7 +110,10 @@ LogicalResult importPad(NodeImporter &n) {
   OpBuilder &b = n.b;
   Location loc = n.loc;
   Value x = *operand;
-  for (auto [i, axis] : llvm::enumerate(axes)) {
+  for (size_t i = 0; i < axes.size(); ++i) {
+    // A plain variable: lambdas below capture it (C++17 cannot capture a
+    // structured binding).
+    const int64_t axis = axes[i];
     int64_t before = pads[i], after = pads[i + axes.size()];
     int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(axis);
     // Negative pads crop.
