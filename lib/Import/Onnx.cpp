@@ -644,6 +644,16 @@ FailureOr<float> NodeImporter::floatAttr(StringRef attrName, float dflt) {
   return a->f();
 }
 
+FailureOr<std::string> NodeImporter::stringAttr(StringRef attrName,
+                                               StringRef dflt) {
+  const onnx::AttributeProto *a = attr(attrName);
+  if (!a)
+    return dflt.str();
+  if (a->type() != onnx::AttributeProto::STRING)
+    return error() << "attribute '" << attrName << "' must be a string";
+  return a->s();
+}
+
 FailureOr<std::optional<SmallVector<int64_t>>>
 NodeImporter::intsAttr(StringRef attrName) {
   const onnx::AttributeProto *a = attr(attrName);

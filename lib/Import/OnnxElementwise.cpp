@@ -211,15 +211,12 @@ LogicalResult importGelu(NodeImporter &n) {
     return n.error() << "Gelu is an opset 20 op";
   if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({"approximate"})))
     return failure();
-  std::string approximate = "none";
-  if (const onnx::AttributeProto *a = n.attr("approximate")) {
-    if (a->type() != onnx::AttributeProto::STRING)
-      return n.error() << "attribute 'approximate' must be a string";
-    approximate = a->s();
-  }
-  if (approximate != "none" && approximate != "tanh")
+  FailureOr<std::string> approximate = n.stringAttr("approximate", "none");
+  if (failed(approximate))
+    return failure();
+  if (*approximate != "none" && *approximate != "tanh")
     return n.error() << "attribute 'approximate' must be 'none' or 'tanh', got '"
-                     << approximate << "'";
+                     << *approximate << "'";
   FailureOr<Value> operand = n.floatInput(0);
   if (failed(operand))
     return failure();
@@ -228,7 +225,7 @@ LogicalResult importGelu(NodeImporter &n) {
   Value x = *operand;
   auto splat = [&](double v) { return buildSplatLike(b, loc, x, v); };
   Value inner;
-  if (approximate == "none") {
+  if (*approximate == "none") {
     inner = ErfOp::create(b, loc, MulOp::create(b, loc, x, splat(M_SQRT1_2)));
   } else {
     Value cube = MulOp::create(b, loc, x, MulOp::create(b, loc, x, x));

@@ -89,6 +89,8 @@ public:
   const onnx::AttributeProto *attr(llvm::StringRef attrName) const;
   mlir::FailureOr<int64_t> intAttr(llvm::StringRef attrName, int64_t dflt);
   mlir::FailureOr<float> floatAttr(llvm::StringRef attrName, float dflt);
+  mlir::FailureOr<std::string> stringAttr(llvm::StringRef attrName,
+                                          llvm::StringRef dflt);
   /// std::nullopt when the attribute is absent.
   mlir::FailureOr<std::optional<llvm::SmallVector<int64_t>>>
   intsAttr(llvm::StringRef attrName);

@@ -47,12 +47,10 @@ LogicalResult importPad(NodeImporter &n) {
                                         : ArrayRef<StringRef>{"mode", "pads",
                                                               "value"})))
     return failure();
-  std::string mode = "constant";
-  if (const onnx::AttributeProto *a = n.attr("mode")) {
-    if (a->type() != onnx::AttributeProto::STRING)
-      return n.error() << "attribute 'mode' must be a string";
-    mode = a->s();
-  }
+  FailureOr<std::string> modeAttr = n.stringAttr("mode", "constant");
+  if (failed(modeAttr))
+    return failure();
+  const std::string &mode = *modeAttr;
   if (mode != "constant" && mode != "edge" && mode != "reflect" &&
       !(mode == "wrap" && n.opset >= 19))
     return n.error() << "unsupported mode '" << mode << "'";
@@ -174,14 +172,11 @@ template <bool toSpace> LogicalResult importDepthSpace(NodeImporter &n) {
   FailureOr<Value> operand = n.floatInput(0);
   if (failed(block) || failed(operand))
     return failure();
-  std::string mode = "DCR";
-  if (const onnx::AttributeProto *a = n.attr("mode")) {
-    if (a->type() != onnx::AttributeProto::STRING)
-      return n.error() << "attribute 'mode' must be a string";
-    mode = a->s();
-  }
-  if (mode != "DCR" && mode != "CRD")
-    return n.error() << "unsupported mode '" << mode << "'";
+  FailureOr<std::string> mode = n.stringAttr("mode", "DCR");
+  if (failed(mode))
+    return failure();
+  if (*mode != "DCR" && *mode != "CRD")
+    return n.error() << "unsupported mode '" << *mode << "'";
   auto type = cast<RankedTensorType>(operand->getType());
   if (type.getRank() != 4)
     return n.error() << "expected a 4-D input, got " << type;
@@ -195,7 +190,7 @@ template <bool toSpace> LogicalResult importDepthSpace(NodeImporter &n) {
       return n.error() << "channels " << c << " are not a multiple of "
                        << bs * bs;
     int64_t cOut = c / (bs * bs);
-    if (mode == "DCR") {
+    if (*mode == "DCR") {
       split = {batch, bs, bs, cOut, h, w};
       perm = {0, 3, 4, 1, 5, 2};
     } else {

@@ -25,33 +25,33 @@ namespace {
 constexpr uint32_t kMaxKeyBytes = 4096;
 constexpr uint32_t kMaxValueBytes = 64u << 20;
 
-/// False when the peer closed the connection (or the receive timed out).
-bool readAll(int fd, void *data, size_t size) {
-  auto *p = static_cast<char *>(data);
-  while (size > 0) {
-    ssize_t n = ::recv(fd, p, size, 0);
+/// Repeats `io(done)` (a recv or send of the bytes after `done`) until
+/// `size` bytes moved; false when the peer closed the connection (or a
+/// receive timed out).
+template <typename Io> bool moveAll(size_t size, Io io) {
+  for (size_t done = 0; done < size;) {
+    ssize_t n = io(done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
       return false;
-    p += n;
-    size -= size_t(n);
+    done += size_t(n);
   }
   return true;
 }
 
+bool readAll(int fd, void *data, size_t size) {
+  auto *p = static_cast<char *>(data);
+  return moveAll(size, [&](size_t done) {
+    return ::recv(fd, p + done, size - done, 0);
+  });
+}
+
 bool writeAll(int fd, const void *data, size_t size) {
   auto *p = static_cast<const char *>(data);
-  while (size > 0) {
-    ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    size -= size_t(n);
-  }
-  return true;
+  return moveAll(size, [&](size_t done) {
+    return ::send(fd, p + done, size - done, MSG_NOSIGNAL);
+  });
 }
 
 bool writeLength(int fd, uint32_t length) {
