@@ -248,6 +248,94 @@ LogicalResult importEyeLike(NodeImporter &n) {
       constantFromDoubles(RankedTensorType::get({rows, cols}, element), values));
 }
 
+/// GatherElements(data, indices, axis): out[p] = data[p with p[axis] =
+/// indices[p]] (negative indices count from the end). As a masked sum over
+/// a trailing axis of the data's K entries: select(indices == k, data, 0)
+/// summed over k, so the VJP (to data) comes from select and reduce_sum;
+/// |indices| x K elements.
+LogicalResult importGatherElements(NodeImporter &n) {
+  if (failed(n.checkArity(2, 2)) || failed(n.checkAttributes({"axis"})))
+    return failure();
+  FailureOr<Value> data = n.floatInput(0);
+  FailureOr<Value> indices = n.input(1);
+  FailureOr<int64_t> axisAttr = n.intAttr("axis", 0);
+  if (failed(data) || failed(indices) || failed(axisAttr))
+    return failure();
+  auto dataType = cast<RankedTensorType>(data->getType());
+  auto indexType = cast<RankedTensorType>(indices->getType());
+  int64_t rank = dataType.getRank();
+  if (!isa<IntegerType>(indexType.getElementType()) ||
+      indexType.getElementType().isInteger(1) || indexType.getRank() != rank)
+    return n.error() << "indices must be an integer tensor of the data's rank "
+                     << rank << ", got " << indexType;
+  FailureOr<int64_t> axis = n.normalizeAxis(*axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  int64_t k = dataType.getDimSize(*axis);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis && indexType.getDimSize(d) > dataType.getDimSize(d))
+      return n.error() << "indices " << indexType << " exceed data "
+                       << dataType << " in dimension " << d;
+  if (indexType.getNumElements() * k > kMaxFoldedElements * 16)
+    return n.error() << "gathering " << indexType.getNumElements()
+                     << " elements from an axis of " << k
+                     << " entries needs too large a mask";
+
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  // The data cut to the indices' extent off the axis, then the axis moved
+  // last and a unit dimension put in its place: [..., 1, ..., K].
+  SmallVector<int64_t> cut(indexType.getShape());
+  cut[*axis] = k;
+  Value x = *data;
+  if (cut != SmallVector<int64_t>(dataType.getShape()))
+    x = SliceOp::create(b, loc, RankedTensorType::get(cut, dataType.getElementType()),
+                        x, SmallVector<int64_t>(rank, 0),
+                        SmallVector<int64_t>(rank, 1));
+  SmallVector<int64_t> perm, moved;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis)
+      perm.push_back(d);
+  perm.push_back(*axis);
+  for (int64_t p : perm)
+    moved.push_back(cut[p]);
+  x = TransposeOp::create(
+      b, loc, RankedTensorType::get(moved, dataType.getElementType()), x, perm);
+  SmallVector<int64_t> withUnit(cut);
+  withUnit[*axis] = 1;
+  withUnit.push_back(k);
+  x = buildReshape(b, loc, x, withUnit);
+  SmallVector<int64_t> full(indexType.getShape());
+  full.push_back(k);
+  x = buildNumpyBroadcast(b, loc, x, full);
+
+  // indices == k (or k - K, for negative indices) along the new last axis.
+  SmallVector<int64_t> expanded(indexType.getShape());
+  expanded.push_back(1);
+  Value idx = buildNumpyBroadcast(
+      b, loc, buildReshape(b, loc, *indices, expanded), full);
+  auto positions = [&](int64_t offset) {
+    SmallVector<double> v;
+    for (int64_t i = 0; i < k; ++i)
+      v.push_back(double(i + offset));
+    SmallVector<int64_t> unit(rank + 1, 1);
+    unit[rank] = k;
+    Value c = arith::ConstantOp::create(
+        b, loc,
+        constantFromDoubles(
+            RankedTensorType::get(unit, indexType.getElementType()), v));
+    return buildNumpyBroadcast(b, loc, c, full);
+  };
+  Value hit = OrOp::create(b, loc, buildCompare(b, loc, "eq", idx, positions(0)),
+                           buildCompare(b, loc, "eq", idx, positions(-k)));
+  Value picked = buildSelect(b, loc, hit, x, buildSplatLike(b, loc, x, 0.0));
+  SmallVector<int64_t> lastAxis{rank};
+  return n.setResult(ReduceSumOp::create(
+      b, loc,
+      RankedTensorType::get(indexType.getShape(), dataType.getElementType()),
+      picked, lastAxis, false));
+}
+
 /// HannWindow, HammingWindow, BlackmanWindow: constants of the size input
 /// (a compile-time integer): sum over k of a_k cos(2 pi k n / N) with N the
 /// size (periodic) or size - 1 (symmetric).
@@ -357,6 +445,7 @@ void registerLayoutOps(OpTable &table) {
   table["SpaceToDepth"] = importDepthSpace<false>;
   table["EyeLike"] = importEyeLike;
   table["OneHot"] = importOneHot;
+  table["GatherElements"] = importGatherElements;
   table["HannWindow"] = importWindow<0>;
   table["HammingWindow"] = importWindow<1>;
   table["BlackmanWindow"] = importWindow<2>;

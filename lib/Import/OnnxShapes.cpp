@@ -23,13 +23,14 @@ using namespace mlir;
 namespace lmc::onnx_import {
 namespace {
 
-/// Binds the node's output to input 0 reshaped to `shape`.
+/// Binds the node's output to input 0 reshaped to `shape` (any element
+/// type: integer labels are reshaped too).
 LogicalResult setReshaped(NodeImporter &n, ArrayRef<int64_t> shape) {
   if (DenseElementsAttr constant = n.constantInput(0)) {
     auto type = RankedTensorType::get(shape, constant.getElementType());
     return n.setConstantResult(constant.reshape(type));
   }
-  FailureOr<Value> operand = n.floatInput(0);
+  FailureOr<Value> operand = n.input(0);
   if (failed(operand))
     return failure();
   return n.setResult(buildReshape(n.b, n.loc, *operand, shape));
