@@ -584,6 +584,12 @@ DenseElementsAttr NodeImporter::paramInitInput(unsigned i) {
   return graph.lookupParamInit(node.input(i));
 }
 
+DenseElementsAttr NodeImporter::fixedInput(unsigned i) {
+  if (DenseElementsAttr constant = constantInput(i))
+    return constant;
+  return paramInitInput(i);
+}
+
 FailureOr<RankedTensorType> NodeImporter::inputType(unsigned i) {
   FailureOr<Binding *> binding = lookup(i);
   if (failed(binding))

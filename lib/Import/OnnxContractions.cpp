@@ -141,19 +141,6 @@ LogicalResult importMatMul(NodeImporter &n) {
   return n.setResult(buildReshape(n.b, n.loc, result, finalShape));
 }
 
-/// A transpose to `perm`, or `v` itself for the identity.
-Value buildPermute(OpBuilder &b, Location loc, Value v,
-                   ArrayRef<int64_t> perm) {
-  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
-    return v;
-  RankedTensorType type = typeOf(v);
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(type.getDimSize(p));
-  return TransposeOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), v, perm);
-}
-
 /// Replaces each term's "..." by letters no term uses, aligned from the
 /// right across the terms as numpy aligns broadcast dimensions ("...ij" of
 /// rank 4 -> "ABij"); the output's "..." (or, for an implicit output, the

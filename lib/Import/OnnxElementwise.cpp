@@ -116,9 +116,7 @@ LogicalResult importPow(NodeImporter &n) {
     return failure();
   // An exponent stored as a float initializer (exporters that fold constants
   // do that) is read from its initial value: it is not trained.
-  DenseElementsAttr exponent = n.constantInput(1);
-  if (!exponent)
-    exponent = n.paramInitInput(1);
+  DenseElementsAttr exponent = n.fixedInput(1);
   if (!exponent)
     return n.error() << "the exponent (input 1, '" << n.node.input(1)
                      << "') must be a compile-time constant";
@@ -373,9 +371,7 @@ FailureOr<Value> clipBound(NodeImporter &n, unsigned input, StringRef attrName,
   }
   if (!n.hasInput(input))
     return Value();
-  DenseElementsAttr constant = n.constantInput(input);
-  if (!constant)
-    constant = n.paramInitInput(input);
+  DenseElementsAttr constant = n.fixedInput(input);
   auto xType = cast<RankedTensorType>(x.getType());
   if (constant) {
     if (constant.getNumElements() != 1)

@@ -73,6 +73,9 @@ public:
   /// The initial value of input `i` when it is a float initializer (an
   /// `lmc.param`), or null.
   mlir::DenseElementsAttr paramInitInput(unsigned i);
+  /// constantInput, else paramInitInput: a value the op reads as fixed (a
+  /// Pow exponent, a Clip bound, a pad value), not trained.
+  mlir::DenseElementsAttr fixedInput(unsigned i);
   /// Makes input `i`, a float initializer, a buffer (non-trainable state
   /// carried across training steps and saved in checkpoints) whose value
   /// after a training step is `update`.
@@ -204,6 +207,23 @@ int64_t linearize(llvm::ArrayRef<int64_t> index,
 mlir::DenseElementsAttr
 remapConstant(mlir::DenseElementsAttr source, mlir::RankedTensorType type,
               llvm::function_ref<int64_t(int64_t)> sourceIndex);
+
+/// A transpose to `perm`, or `v` itself for the identity.
+mlir::Value buildPermute(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                         llvm::ArrayRef<int64_t> perm);
+/// The permutation that moves `axis` of a rank-`rank` tensor last and keeps
+/// the other dimensions in order.
+llvm::SmallVector<int64_t> axisLastPermutation(int64_t rank, int64_t axis);
+/// offset, offset + 1, ... along dimension `axis` of `type`, broadcast to
+/// its shape (its element type).
+mlir::Value buildIota(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::RankedTensorType type, int64_t axis,
+                      int64_t offset = 0);
+/// Where `indices` (already broadcast) equal the position along `axis`, a
+/// negative index counting from that dimension's end (OneHot,
+/// GatherElements).
+mlir::Value buildIndexHits(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value indices, int64_t axis);
 
 /// Constants larger than this are not folded (a larger folded result of shape
 /// arithmetic means a malformed model).

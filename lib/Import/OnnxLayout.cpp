@@ -68,9 +68,7 @@ LogicalResult importPad(NodeImporter &n) {
       return failure();
     pads = *given;
     if (n.hasInput(2)) {
-      DenseElementsAttr c = n.constantInput(2);
-      if (!c)
-        c = n.paramInitInput(2);
+      DenseElementsAttr c = n.fixedInput(2);
       if (!c || c.getNumElements() != 1)
         return n.error() << "constant_value must be a compile-time float "
                             "scalar";
@@ -208,12 +206,7 @@ template <bool toSpace> LogicalResult importDepthSpace(NodeImporter &n) {
   }
   OpBuilder &b = n.b;
   Location loc = n.loc;
-  Value x = buildReshape(b, loc, *operand, split);
-  SmallVector<int64_t> permuted;
-  for (int64_t p : perm)
-    permuted.push_back(split[p]);
-  x = TransposeOp::create(
-      b, loc, RankedTensorType::get(permuted, type.getElementType()), x, perm);
+  Value x = buildPermute(b, loc, buildReshape(b, loc, *operand, split), perm);
   return n.setResult(buildReshape(b, loc, x, result));
 }
 
@@ -292,15 +285,7 @@ LogicalResult importGatherElements(NodeImporter &n) {
     x = SliceOp::create(b, loc, RankedTensorType::get(cut, dataType.getElementType()),
                         x, SmallVector<int64_t>(rank, 0),
                         SmallVector<int64_t>(rank, 1));
-  SmallVector<int64_t> perm, moved;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != *axis)
-      perm.push_back(d);
-  perm.push_back(*axis);
-  for (int64_t p : perm)
-    moved.push_back(cut[p]);
-  x = TransposeOp::create(
-      b, loc, RankedTensorType::get(moved, dataType.getElementType()), x, perm);
+  x = buildPermute(b, loc, x, axisLastPermutation(rank, *axis));
   SmallVector<int64_t> withUnit(cut);
   withUnit[*axis] = 1;
   withUnit.push_back(k);
@@ -314,20 +299,7 @@ LogicalResult importGatherElements(NodeImporter &n) {
   expanded.push_back(1);
   Value idx = buildNumpyBroadcast(
       b, loc, buildReshape(b, loc, *indices, expanded), full);
-  auto positions = [&](int64_t offset) {
-    SmallVector<double> v;
-    for (int64_t i = 0; i < k; ++i)
-      v.push_back(double(i + offset));
-    SmallVector<int64_t> unit(rank + 1, 1);
-    unit[rank] = k;
-    Value c = arith::ConstantOp::create(
-        b, loc,
-        constantFromDoubles(
-            RankedTensorType::get(unit, indexType.getElementType()), v));
-    return buildNumpyBroadcast(b, loc, c, full);
-  };
-  Value hit = OrOp::create(b, loc, buildCompare(b, loc, "eq", idx, positions(0)),
-                           buildCompare(b, loc, "eq", idx, positions(-k)));
+  Value hit = buildIndexHits(b, loc, idx, rank);
   Value picked = buildSelect(b, loc, hit, x, buildSplatLike(b, loc, x, 0.0));
   SmallVector<int64_t> lastAxis{rank};
   return n.setResult(ReduceSumOp::create(
@@ -380,9 +352,7 @@ LogicalResult importOneHot(NodeImporter &n) {
   if (failed(indicesType))
     return failure();
   // depth: one number of any type (the tests pass a float).
-  DenseElementsAttr depthConstant = n.constantInput(1);
-  if (!depthConstant)
-    depthConstant = n.paramInitInput(1);
+  DenseElementsAttr depthConstant = n.fixedInput(1);
   if (!depthConstant || depthConstant.getNumElements() != 1)
     return n.error() << "depth must be a compile-time float scalar or "
                         "integer";
@@ -410,24 +380,13 @@ LogicalResult importOneHot(NodeImporter &n) {
 
   OpBuilder &b = n.b;
   Location loc = n.loc;
-  SmallVector<int64_t> shape(indicesType->getShape()), unit(rank + 1, 1);
+  SmallVector<int64_t> shape(indicesType->getShape());
   shape.insert(shape.begin() + *axis, depth);
-  unit[*axis] = depth;
   SmallVector<int64_t> expanded(indicesType->getShape());
   expanded.insert(expanded.begin() + *axis, 1);
   Value idx = buildNumpyBroadcast(
       b, loc, buildReshape(b, loc, *indices, expanded), shape);
-  // Positions along the axis, and the same minus depth (negative indices).
-  auto positions = [&](int64_t offset) {
-    SmallVector<double> v;
-    for (int64_t i = 0; i < depth; ++i)
-      v.push_back(double(i + offset));
-    Value c = arith::ConstantOp::create(
-        b, loc, constantFromDoubles(RankedTensorType::get(unit, indexElement), v));
-    return buildNumpyBroadcast(b, loc, c, shape);
-  };
-  Value hit = OrOp::create(b, loc, buildCompare(b, loc, "eq", idx, positions(0)),
-                           buildCompare(b, loc, "eq", idx, positions(-depth)));
+  Value hit = buildIndexHits(b, loc, idx, *axis);
   auto resultType = RankedTensorType::get(shape, valuesType.getElementType());
   Value like = buildSplat(b, loc, resultType, 0.0);
   auto pick = [&](int64_t i) {

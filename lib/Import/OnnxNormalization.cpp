@@ -170,10 +170,7 @@ LogicalResult importBatchNormalization(NodeImporter &n) {
       return n.error() << "expected input " << i << " of type " << channelType
                        << ", got " << *inputType;
     if (asConstant) {
-      DenseElementsAttr value = n.constantInput(i);
-      if (!value)
-        value = n.paramInitInput(i);
-      if (value)
+      if (DenseElementsAttr value = n.fixedInput(i))
         return arith::ConstantOp::create(b, loc, value).getResult();
     }
     return n.floatInput(i);
@@ -261,9 +258,7 @@ LogicalResult importTrainingDropout(NodeImporter &n, RankedTensorType type,
   double ratio = 0.5;
   if (n.hasInput(1)) {
     // A constant, or an initializer's value (a fixed hyperparameter).
-    DenseElementsAttr given = n.constantInput(1);
-    if (!given)
-      given = n.paramInitInput(1);
+    DenseElementsAttr given = n.fixedInput(1);
     if (!given || given.getNumElements() != 1 ||
         !isa<FloatType>(given.getElementType()))
       return n.error() << "ratio (input 1) must be a compile-time float "

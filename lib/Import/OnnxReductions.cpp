@@ -159,22 +159,6 @@ LogicalResult importReduceSum(NodeImporter &n) {
   return importReduce(n, Reduction::Sum, /*axesAsInput=*/n.opset >= 13);
 }
 
-/// 0, 1, ..., n-1 along `axis` of `type` (a float tensor of its shape).
-Value buildIota(OpBuilder &b, Location loc, RankedTensorType type,
-                int64_t axis) {
-  int64_t size = type.getDimSize(axis);
-  SmallVector<int64_t> shape(type.getRank(), 1);
-  shape[axis] = size;
-  SmallVector<double> positions;
-  for (int64_t i = 0; i < size; ++i)
-    positions.push_back(double(i));
-  Value iota = arith::ConstantOp::create(
-      b, loc,
-      constantFromDoubles(RankedTensorType::get(shape, type.getElementType()),
-                          positions));
-  return buildNumpyBroadcast(b, loc, iota, type.getShape());
-}
-
 /// The index along `axis` of the first (or `last`) maximum (or minimum) of
 /// `x`, as a float (exact below 2^24) with `axis` kept at size 1: the
 /// positions where x equals its extremum keep their index, the others a
@@ -266,16 +250,11 @@ LogicalResult importCumSum(NodeImporter &n) {
                      << " entries is too long for the triangular product";
   OpBuilder &b = n.b;
   Location loc = n.loc;
-  SmallVector<int64_t> perm, moved;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != *axis)
-      perm.push_back(d);
-  perm.push_back(*axis);
+  SmallVector<int64_t> perm = axisLastPermutation(rank, *axis), moved;
   for (int64_t p : perm)
     moved.push_back(type.getDimSize(p));
   Type element = type.getElementType();
-  Value x = TransposeOp::create(b, loc, RankedTensorType::get(moved, element),
-                                *operand, perm);
+  Value x = buildPermute(b, loc, *operand, perm);
   int64_t rows = type.getNumElements() / std::max<int64_t>(size, 1);
   x = buildReshape(b, loc, x, {rows, size});
   // out[j] = sum over i of x[i] * triangle[i][j].
@@ -297,7 +276,7 @@ LogicalResult importCumSum(NodeImporter &n) {
   SmallVector<int64_t> inverse(rank);
   for (int64_t d = 0; d < rank; ++d)
     inverse[perm[d]] = d;
-  return n.setResult(TransposeOp::create(b, loc, type, x, inverse));
+  return n.setResult(buildPermute(b, loc, x, inverse));
 }
 
 /// MeanVarianceNormalization: (x - E[x]) / (sqrt(E[(x - E[x])^2]) + 1e-9)

@@ -203,8 +203,7 @@ void train(const Config &config, const CompiledModel &model,
     shard = zeroShard(desc, dataGroup.rank(), dataGroup.size());
     std::printf("ZeRO-1: optimizer state sharded over %d processes (process "
                 "0 keeps %zu of %zu floats per state slot)\n",
-                dataGroup.size(), shard->end - shard->begin,
-                GradientArena(desc.params()).lossSlot);
+                dataGroup.size(), shard->end - shard->begin, shard->floats);
   }
   ModelState state(desc, model.weights,
                    groups.model ? groups.model->rank() : 0, std::move(shard));

@@ -107,8 +107,10 @@ void ShardedOptimizer::updateWindow(size_t first, size_t count, float *grads,
   const size_t at = shard_.begin + first; // in the params' arena
   // chunk_step's args: param, state slots, grad; its results: param, state
   // slots, written straight into the next ones for a whole window.
-  std::vector<float *> inputs{state_.paramArena(/*next=*/false) + at};
-  std::vector<float *> outputs{state_.paramArena(/*next=*/true) + at};
+  // Member vectors: no allocation per window once the first step ran.
+  std::vector<float *> &inputs = windowInPtrs_, &outputs = windowOutPtrs_;
+  inputs.assign({state_.paramArena(/*next=*/false) + at});
+  outputs.assign({state_.paramArena(/*next=*/true) + at});
   for (size_t s = 0; s < slots; ++s) {
     inputs.push_back(state_.stateRange(s, /*next=*/false).as<float>() + first);
     outputs.push_back(state_.stateRange(s, /*next=*/true).as<float>() + first);
@@ -122,7 +124,8 @@ void ShardedOptimizer::updateWindow(size_t first, size_t count, float *grads,
       std::memset(padded + count, 0, (chunk_ - count) * sizeof(float));
       inputs[i] = padded;
     }
-  std::vector<void *> buffers(inputs.begin(), inputs.end());
+  std::vector<void *> &buffers = windowBuffers_;
+  buffers.assign(inputs.begin(), inputs.end());
   for (AlignedBuffer &hyper : hypers)
     buffers.push_back(hyper.data());
   buffers.push_back(norm_.data());

@@ -74,6 +74,9 @@ private:
   /// chunk_step's zero-padded inputs for a short window (param, slots,
   /// grad) and its results (param, slots).
   std::vector<AlignedBuffer> windowIn_, windowOut_;
+  /// One window's argument pointers (reused across windows).
+  std::vector<float *> windowInPtrs_, windowOutPtrs_;
+  std::vector<void *> windowBuffers_;
   AlignedBuffer norm_;
 };
 
