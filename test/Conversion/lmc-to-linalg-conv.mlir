@@ -69,3 +69,34 @@ func.func @max_pool(%x: tensor<2x3x8xf32>, %g: tensor<2x3x4xf32>) -> (tensor<2x3
   %1 = lmc.max_pool_grad %x, %g, kernel = [3], strides = [2], dilations = [1], pad_low = [1], pad_high = [0] : tensor<2x3x8xf32>, tensor<2x3x4xf32> -> tensor<2x3x8xf32>
   return %0, %1 : tensor<2x3x4xf32>, tensor<2x3x8xf32>
 }
+
+// -----
+
+// Mixed precision: bf16 operands are padded in bf16 and extended to the f32
+// result inside the product's body (forward, weight and input gradients).
+// CHECK-LABEL: func.func @conv_bf16
+// CHECK: } -> tensor<1x2x6x6xbf16>
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<1x2x6x6xbf16>, tensor<3x2x3x3xbf16>) outs(%{{.*}} : tensor<1x3x4x4xf32>)
+// CHECK-DAG: %[[A:.*]] = arith.extf %in : bf16 to f32
+// CHECK-DAG: %[[B:.*]] = arith.extf %in_0 : bf16 to f32
+// CHECK: arith.mulf %[[A]], %[[B]] : f32
+// CHECK-LABEL: func.func @conv_weight_grad_bf16
+// CHECK: outs(%{{.*}} : tensor<3x2x3x3xf32>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK-LABEL: func.func @conv_input_grad_bf16
+// CHECK: tensor.extract %{{.*}} : tensor<1x3x4x4xbf16>
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.mulf
+func.func @conv_bf16(%x: tensor<1x2x4x4xbf16>, %w: tensor<3x2x3x3xbf16>) -> tensor<1x3x4x4xf32> {
+  %0 = lmc.conv %x, %w, strides = [1, 1], dilations = [1, 1], pad_low = [1, 1], pad_high = [1, 1], groups = 1 : tensor<1x2x4x4xbf16>, tensor<3x2x3x3xbf16> -> tensor<1x3x4x4xf32>
+  return %0 : tensor<1x3x4x4xf32>
+}
+func.func @conv_weight_grad_bf16(%x: tensor<1x2x4x4xbf16>, %g: tensor<1x3x4x4xbf16>) -> tensor<3x2x3x3xf32> {
+  %0 = lmc.conv_weight_grad %x, %g, strides = [1, 1], dilations = [1, 1], pad_low = [1, 1], pad_high = [1, 1], groups = 1 : tensor<1x2x4x4xbf16>, tensor<1x3x4x4xbf16> -> tensor<3x2x3x3xf32>
+  return %0 : tensor<3x2x3x3xf32>
+}
+func.func @conv_input_grad_bf16(%g: tensor<1x3x4x4xbf16>, %w: tensor<3x2x3x3xbf16>) -> tensor<1x2x4x4xf32> {
+  %0 = lmc.conv_input_grad %g, %w, strides = [1, 1], dilations = [1, 1], pad_low = [1, 1], pad_high = [1, 1], groups = 1 : tensor<1x3x4x4xbf16>, tensor<3x2x3x3xbf16> -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}

@@ -92,3 +92,24 @@ func.func @attention(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x
   %o = lmc.matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
+
+// A convolution and its two adjoints take bf16 operands with f32 results;
+// the weight is converted once for the forward and the input-gradient
+// product, the input once for the forward and the weight-gradient product.
+// BF16-LABEL: func.func @conv_step(
+// BF16-SAME: %[[X:.*]]: tensor<2x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[G:.*]]: tensor<2x4x8x8xf32>
+// BF16-DAG: %[[XL:.*]] = lmc.convert %[[X]] : tensor<2x3x8x8xf32> -> tensor<2x3x8x8xbf16>
+// BF16-DAG: %[[WL:.*]] = lmc.convert %[[W]] : tensor<4x3x3x3xf32> -> tensor<4x3x3x3xbf16>
+// BF16-DAG: %[[GL:.*]] = lmc.convert %[[G]] : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xbf16>
+// BF16: lmc.conv %[[XL]], %[[WL]], {{.*}} : tensor<2x3x8x8xbf16>, tensor<4x3x3x3xbf16> -> tensor<2x4x8x8xf32>
+// BF16: lmc.conv_input_grad %[[GL]], %[[WL]], {{.*}} : tensor<2x4x8x8xbf16>, tensor<4x3x3x3xbf16> -> tensor<2x3x8x8xf32>
+// BF16: lmc.conv_weight_grad %[[XL]], %[[GL]], {{.*}} : tensor<2x3x8x8xbf16>, tensor<2x4x8x8xbf16> -> tensor<4x3x3x3xf32>
+// BF16-NOT: lmc.convert
+// F32-LABEL: func.func @conv_step(
+// F32-NOT: lmc.convert
+func.func @conv_step(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %g: tensor<2x4x8x8xf32>) -> (tensor<2x4x8x8xf32>, tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) {
+  %y = lmc.conv %x, %w, strides = [1, 1], dilations = [1, 1], pad_low = [1, 1], pad_high = [1, 1], groups = 1 : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<2x4x8x8xf32>
+  %dx = lmc.conv_input_grad %g, %w, strides = [1, 1], dilations = [1, 1], pad_low = [1, 1], pad_high = [1, 1], groups = 1 : tensor<2x4x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<2x3x8x8xf32>
+  %dw = lmc.conv_weight_grad %x, %g, strides = [1, 1], dilations = [1, 1], pad_low = [1, 1], pad_high = [1, 1], groups = 1 : tensor<2x3x8x8xf32>, tensor<2x4x8x8xf32> -> tensor<4x3x3x3xf32>
+  return %y, %dx, %dw : tensor<2x4x8x8xf32>, tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>
+}

@@ -13,6 +13,8 @@
 //   cotangent at `o = (i + pad_low - k * dilation) / stride` with
 //   tensor.extract when that division is exact and in range (a gather, so
 //   the result map stays a projected permutation);
+// - bf16/f16 operands of the three convolutions (lmc-mixed-precision) are
+//   extended to the f32 result type inside the loop body;
 // - lmc.max_pool: a max-reduction generic over the -inf-padded input;
 // - lmc.max_pool_grad: an argmax generic (value and first kernel offset,
 //   ties to the smaller offset so the result does not depend on the loop
@@ -133,6 +135,14 @@ Value sourceWindow(OpBuilder &b, Location loc, Value i, Value k,
                andI1(b, loc, nonNegative, andI1(b, loc, exact, inRange)));
 }
 
+/// `value` extended to `type`: bf16/f16 operands of a mixed-precision
+/// product are multiplied in f32, where their product is exact.
+Value widen(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  return arith::ExtFOp::create(b, loc, type, value);
+}
+
 /// `result[r] = sum lhs[l] * rhs[k]` over a loop nest of `numLoops` dims
 /// (`parallel` of them first, then `reduction`), starting from zero: the
 /// shared shape of the convolution and its weight gradient.
@@ -152,8 +162,10 @@ Value buildSumOfProducts(OpBuilder &b, Location loc, RankedTensorType type,
       AffineMap::get(numLoops, 0, resultExprs, ctx),
       iterators(parallel, reduction),
       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        return arith::AddFOp::create(nb, l, a[2],
-                                     arith::MulFOp::create(nb, l, a[0], a[1]));
+        Value product = arith::MulFOp::create(
+            nb, l, widen(nb, l, a[0], a[2].getType()),
+            widen(nb, l, a[1], a[2].getType()));
+        return arith::AddFOp::create(nb, l, a[2], product);
       });
 }
 
@@ -288,9 +300,11 @@ struct ConvInputGradLowering : public OpConversionPattern<ConvInputGradOp> {
                                  linalg::IndexOp::create(b, l, 3 + s + i),
                                  w.padLow[i], w.dilations[i], w.strides[i],
                                  gradType.getDimSize(2 + i), valid, at);
-          Value g = tensor::ExtractOp::create(b, l, grad, at);
-          Value term = arith::MulFOp::create(b, l, g, a[0]);
-          Value zero = buildFloat(b, l, type.getElementType(), 0.0);
+          Type element = type.getElementType();
+          Value g = widen(b, l, tensor::ExtractOp::create(b, l, grad, at),
+                          element);
+          Value term = arith::MulFOp::create(b, l, g, widen(b, l, a[0], element));
+          Value zero = buildFloat(b, l, element, 0.0);
           term = arith::SelectOp::create(b, l, valid, term, zero);
           return arith::AddFOp::create(b, l, a[1], term);
         });

@@ -49,6 +49,15 @@ func.func @conv_element(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf64>) -> ten
 
 // -----
 
+// Only bf16/f16 operands may widen, and only to f32.
+func.func @conv_widening(%x: tensor<2x3x8x8xbf16>, %w: tensor<4x3x3x3xbf16>) -> tensor<2x4x6x6xf64> {
+  // expected-error @+1 {{expected matching element types, or bf16/f16 operands with an f32 result}}
+  %0 = lmc.conv %x, %w, strides = [1, 1], dilations = [1, 1], pad_low = [0, 0], pad_high = [0, 0], groups = 1 : tensor<2x3x8x8xbf16>, tensor<4x3x3x3xbf16> -> tensor<2x4x6x6xf64>
+  return %0 : tensor<2x4x6x6xf64>
+}
+
+// -----
+
 func.func @conv_groups(%x: tensor<2x3x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<2x4x6x6xf32> {
   // expected-error @+1 {{expected groups >= 1 dividing the input channels (3) and the filters (4)}}
   %0 = lmc.conv %x, %w, strides = [1, 1], dilations = [1, 1], pad_low = [0, 0], pad_high = [0, 0], groups = 3 : tensor<2x3x8x8xf32>, tensor<4x1x3x3xf32> -> tensor<2x4x6x6xf32>

@@ -112,21 +112,26 @@ LogicalResult ReduceSumOp::verify() {
   return success();
 }
 
+LogicalResult lmc::verifyProductElementTypes(Operation *op) {
+  auto elementOf = [](Type t) { return cast<ShapedType>(t).getElementType(); };
+  Type element = elementOf(op->getOperand(0).getType());
+  Type result = elementOf(op->getResult(0).getType());
+  bool accumulatesInF32 = (element.isBF16() || element.isF16()) && result.isF32();
+  if (elementOf(op->getOperand(1).getType()) != element ||
+      (result != element && !accumulatesInF32))
+    return op->emitOpError("expected matching element types, or bf16/f16 "
+                           "operands with an f32 result");
+  return success();
+}
+
 LogicalResult MatmulOp::verify() {
   RankedTensorType lhs = tensorType(getLhs()), rhs = tensorType(getRhs());
   RankedTensorType result = tensorType(getResult());
   int64_t rank = result.getRank();
   if (rank < 2 || lhs.getRank() != rank || rhs.getRank() != rank)
     return emitOpError("expected operands and result of the same rank >= 2");
-  // Low-precision operands may accumulate into an f32 result
-  // (lmc-mixed-precision).
-  Type element = lhs.getElementType();
-  bool accumulatesInF32 =
-      (element.isBF16() || element.isF16()) && result.getElementType().isF32();
-  if (rhs.getElementType() != element ||
-      (result.getElementType() != element && !accumulatesInF32))
-    return emitOpError("expected matching element types, or bf16/f16 "
-                       "operands with an f32 result");
+  if (failed(verifyProductElementTypes(*this)))
+    return failure();
   if (lhs.getShape().drop_back(2) != result.getShape().drop_back(2) ||
       rhs.getShape().drop_back(2) != result.getShape().drop_back(2))
     return emitOpError("expected operands to have the result's batch dimensions");

@@ -68,9 +68,8 @@ static LogicalResult verifyConv(OpTy op, RankedTensorType input,
     return failure();
   if (weight.getRank() != rank || output.getRank() != rank)
     return op.emitOpError("expected input, weight and output of equal rank");
-  Type element = input.getElementType();
-  if (weight.getElementType() != element || output.getElementType() != element)
-    return op.emitOpError("expected matching element types");
+  if (failed(verifyProductElementTypes(o)))
+    return failure();
   int64_t groups = op.getGroups();
   int64_t channels = input.getDimSize(1), filters = weight.getDimSize(0);
   if (groups < 1 || channels % groups != 0 || filters % groups != 0)
@@ -88,7 +87,7 @@ static LogicalResult verifyConv(OpTy op, RankedTensorType input,
   llvm::append_range(expected, *spatial);
   if (output.getShape() != ArrayRef<int64_t>(expected))
     return op.emitOpError("expected convolution output shape ")
-           << RankedTensorType::get(expected, element);
+           << RankedTensorType::get(expected, output.getElementType());
   return success();
 }
 
@@ -106,6 +105,10 @@ LogicalResult ConvWeightGradOp::verify() {
   return verifyConv(*this, tensorType(getInput()), tensorType(getResult()),
                     tensorType(getGrad()));
 }
+
+bool ConvOp::allowsLowPrecisionInputs() { return true; }
+bool ConvInputGradOp::allowsLowPrecisionInputs() { return true; }
+bool ConvWeightGradOp::allowsLowPrecisionInputs() { return true; }
 
 template <typename OpTy>
 static LogicalResult verifyPool(OpTy op, RankedTensorType input,

@@ -21,7 +21,9 @@ class Lmc_ConvLikeOp<string mnemonic, list<Trait> traits = []>
 }
 
 def Lmc_ConvOp : Lmc_ConvLikeOp<"conv",
-    [DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+    [DeclareOpInterfaceMethods<DifferentiableOpInterface>,
+     DeclareOpInterfaceMethods<PrecisionPolicyOpInterface,
+                               ["allowsLowPrecisionInputs"]>]> {
   let summary = "grouped, strided, dilated, zero-padded convolution";
   let description = [{
     ONNX `Conv` without bias on an `[N, C, spatial...]` input and an
@@ -56,7 +58,9 @@ def Lmc_ConvOp : Lmc_ConvLikeOp<"conv",
 }
 
 def Lmc_ConvInputGradOp : Lmc_ConvLikeOp<"conv_input_grad",
-    [DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+    [DeclareOpInterfaceMethods<DifferentiableOpInterface>,
+     DeclareOpInterfaceMethods<PrecisionPolicyOpInterface,
+                               ["allowsLowPrecisionInputs"]>]> {
   let summary = "the adjoint of a convolution with respect to its input";
   let description = [{
     Given the cotangent `grad` of an `lmc.conv` result and the weight, the
@@ -88,7 +92,9 @@ def Lmc_ConvInputGradOp : Lmc_ConvLikeOp<"conv_input_grad",
 }
 
 def Lmc_ConvWeightGradOp : Lmc_ConvLikeOp<"conv_weight_grad",
-    [DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
+    [DeclareOpInterfaceMethods<DifferentiableOpInterface>,
+     DeclareOpInterfaceMethods<PrecisionPolicyOpInterface,
+                               ["allowsLowPrecisionInputs"]>]> {
   let summary = "the adjoint of a convolution with respect to its weight";
   let description = [{
     Given the convolution's input and the cotangent `grad` of its result,
