@@ -95,7 +95,8 @@ struct Stmt {
   Kind kind;
   SrcLoc loc;
   std::string name;                // declared / assigned name, repeat `as`
-  std::optional<TypeExpr> type;    // input and tensor param
+  std::optional<TypeExpr> type;    // input, tensor param and buffer
+  bool buffer = false;             // a Param declared with `buffer`
   ExprPtr value;                   // initializer, expression, repeat count
   std::vector<StmtPtr> body;       // repeat
   std::shared_ptr<DefDecl> def;    // nested def

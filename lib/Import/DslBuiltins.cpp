@@ -566,6 +566,72 @@ static Val layerNorm(Call &c) {
   return Val::ofTensor(y, x->shape);
 }
 
+/// batch_norm(x, weight, bias, running_mean, running_var, momentum = 0.1,
+/// eps = 1e-5) over [N, C, ...], as torch.nn.functional.batch_norm in
+/// training mode: batch statistics in a training step, the running ones in
+/// an evaluation step, and the running statistics (buffers) updated with
+/// `(1 - momentum) * running + momentum * batch`, the variance unbiased.
+static Val batchNorm(Call &c) {
+  FailureOr<Val> x = c.tensor(0);
+  FailureOr<double> momentum = c.number(5, 0.1);
+  FailureOr<double> eps = c.number(6, 1e-5);
+  if (failed(x) || failed(momentum) || failed(eps))
+    return Val::poison();
+  if (x->shape.size() < 2) {
+    c.error(0) << "batch_norm: needs a tensor [N, C, ...], got "
+               << x->describe();
+    return Val::poison();
+  }
+  if (!(*momentum >= 0 && *momentum <= 1)) {
+    c.error(5) << "batch_norm: momentum must be in [0, 1], got "
+               << formatNumber(*momentum);
+    return Val::poison();
+  }
+  const Dim &channels = x->shape[1];
+  SmallVector<Val, 4> perChannel;
+  for (unsigned i = 1; i <= 4; ++i) {
+    FailureOr<Val> v = c.tensor(i);
+    if (failed(v))
+      return Val::poison();
+    if (v->shape.size() != 1 || v->shape[0].size != channels.size) {
+      c.error(i) << "batch_norm: '" << c.params[i]
+                 << "' must have one value per channel of " << x->describe()
+                 << " (dimension 1), got " << v->describe();
+      return Val::poison();
+    }
+    perChannel.push_back(*v);
+  }
+  OpBuilder &b = c.e.b;
+  Location loc = c.loc();
+  BatchNormTraining norm = buildBatchNormTraining(
+      b, loc, x->value, perChannel[0].value, perChannel[1].value,
+      perChannel[2].value, perChannel[3].value, *eps);
+  if (norm.count < 2) {
+    c.error(0) << "batch_norm: needs more than one value per channel to "
+                  "train, got "
+               << x->describe();
+    return Val::poison();
+  }
+  RankedTensorType channelType = perChannel[2].type();
+  auto update = [&](const Val &running, Value batch) -> Value {
+    Value kept = MulOp::create(b, loc, running.value,
+                               buildSplat(b, loc, channelType, 1 - *momentum));
+    Value taken = MulOp::create(b, loc, batch,
+                                buildSplat(b, loc, channelType, *momentum));
+    return AddOp::create(b, loc, kept, taken);
+  };
+  Value unbiased = MulOp::create(
+      b, loc, norm.variance,
+      buildSplat(b, loc, channelType,
+                 double(norm.count) / double(norm.count - 1)));
+  if (failed(c.e.updateBuffer(perChannel[2], update(perChannel[2], norm.mean),
+                              c.locOf(3), "batch_norm: 'running_mean'")) ||
+      failed(c.e.updateBuffer(perChannel[3], update(perChannel[3], unbiased),
+                              c.locOf(4), "batch_norm: 'running_var'")))
+    return Val::poison();
+  return Val::ofTensor(norm.y, x->shape);
+}
+
 //===----------------------------------------------------------------------===//
 // Indexing and losses
 //===----------------------------------------------------------------------===//
@@ -856,6 +922,9 @@ const llvm::StringMap<Builtin> &builtins() {
     t["softmax"] = Builtin{{"x", "axis"}, 1, softmax};
     t["log_softmax"] = Builtin{{"x", "axis"}, 1, softmax};
     t["layer_norm"] = Builtin{{"x", "weight", "bias", "eps"}, 1, layerNorm};
+    t["batch_norm"] = Builtin{{"x", "weight", "bias", "running_mean",
+                               "running_var", "momentum", "eps"},
+                              5, batchNorm};
     t["embedding"] = Builtin{{"table", "indices"}, 2, embedding};
     t["cross_entropy"] = Builtin{{"logits", "labels"}, 2, crossEntropy};
     t["mse"] = Builtin{{"prediction", "target"}, 2, mse};

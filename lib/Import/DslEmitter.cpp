@@ -393,6 +393,7 @@ void Emitter::execParam(const Stmt &stmt, const std::shared_ptr<Env> &env,
     return;
   }
 
+  StringRef what = stmt.buffer ? "buffer" : "parameter";
   FailureOr<std::pair<Type, Shape>> type =
       resolveType(*stmt.type, env, UnknownDims::Error);
   if (failed(type)) {
@@ -400,7 +401,7 @@ void Emitter::execParam(const Stmt &stmt, const std::shared_ptr<Env> &env,
     return;
   }
   if (!isa<FloatType>(type->first)) {
-    error(stmt.type->loc) << "parameter '" << stmt.name
+    error(stmt.type->loc) << what << " '" << stmt.name
                           << "' must be a float tensor, got "
                           << formatType(type->first, type->second);
     env->define(stmt.name, Val::poison());
@@ -415,13 +416,15 @@ void Emitter::execParam(const Stmt &stmt, const std::shared_ptr<Env> &env,
       }
       Val value = Val::ofTensor(it->second.value, it->second.shape);
       value.declared = it->second.loc;
+      if (it->second.buffer)
+        value.buffer = fullName;
       env->define(stmt.name, value);
       return;
     }
   }
   if (auto it = params.find(fullName); it != params.end()) {
     InFlightDiagnostic diag = error(stmt.loc);
-    diag << "parameter '" << fullName << "' is already defined";
+    diag << what << " '" << fullName << "' is already defined";
     diag.attachNote(loc(it->second.loc))
         << "previous definition here (give each repetition its own "
            "parameters with 'repeat N as NAME', or declare a layer with "
@@ -429,7 +432,7 @@ void Emitter::execParam(const Stmt &stmt, const std::shared_ptr<Env> &env,
     env->define(stmt.name, Val::poison());
     return;
   }
-  params[fullName] = ParamRecord{Value(), type->second, stmt.loc};
+  params[fullName] = ParamRecord{Value(), type->second, stmt.loc, stmt.buffer};
   auto tensorType = RankedTensorType::get(sizes(type->second), type->first);
   uint64_t bytes = uint64_t(tensorType.getNumElements()) *
                    (tensorType.getElementTypeBitWidth() / 8);
@@ -438,7 +441,7 @@ void Emitter::execParam(const Stmt &stmt, const std::shared_ptr<Env> &env,
     if (!budgetReported)
       error(stmt.loc) << "the model's parameters need more than "
                       << options.maxParamBytes
-                      << " bytes (parameter '" << fullName
+                      << " bytes (" << what << " '" << fullName
                       << "' crosses the budget); raise it with "
                          "--max-param-bytes";
     budgetReported = true;
@@ -452,13 +455,43 @@ void Emitter::execParam(const Stmt &stmt, const std::shared_ptr<Env> &env,
     return;
   }
   NamedAttrList attrs;
-  attrs.set(attrs::kParam, b.getStringAttr(fullName));
+  attrs.set(stmt.buffer ? attrs::kBuffer : attrs::kParam,
+            b.getStringAttr(fullName));
   attrs.set(attrs::kInit, *initial);
   BlockArgument arg = addArgument(tensorType, stmt.loc, attrs);
   params[fullName].value = arg;
   Val value = Val::ofTensor(arg, type->second);
   value.declared = stmt.loc;
+  if (stmt.buffer) {
+    value.buffer = fullName;
+    buffers.push_back(Buffer{fullName, arg, std::nullopt});
+  }
   env->define(stmt.name, value);
+}
+
+LogicalResult Emitter::updateBuffer(const Val &buffer, Value updated, SrcLoc at,
+                                    StringRef what) {
+  auto it = llvm::find_if(buffers, [&](const Buffer &known) {
+    return !buffer.buffer.empty() && known.name == buffer.buffer;
+  });
+  if (it == buffers.end()) {
+    InFlightDiagnostic diag = error(at);
+    diag << what << " must be a buffer (declared with 'buffer NAME: "
+         << "f32[...] = INITIALIZER'), got " << buffer.describe();
+    noteDeclared(diag, buffer, "it is");
+    return failure();
+  }
+  if (it->updatedAt) {
+    InFlightDiagnostic diag = error(at);
+    diag << "buffer '" << it->name
+         << "' is already updated in this step (a layer with buffers can be "
+            "applied once)";
+    diag.attachNote(loc(*it->updatedAt)) << "first update here";
+    return failure();
+  }
+  it->value = updated;
+  it->updatedAt = at;
+  return success();
 }
 
 void Emitter::execOutput(const Stmt &stmt, const std::shared_ptr<Env> &env) {
@@ -716,6 +749,8 @@ OwningOpRef<ModuleOp> Emitter::run(const Program &program,
   SmallVector<Value> results;
   for (const Output &output : outputs)
     results.push_back(output.value.value);
+  for (const Buffer &buffer : buffers)
+    results.push_back(buffer.value);
   func::ReturnOp::create(b, modelLoc, results);
   // Drop what the model computed but never used (and transposes that were
   // folded into matmuls), innermost users first.
@@ -728,6 +763,9 @@ OwningOpRef<ModuleOp> Emitter::run(const Program &program,
     func.setArgAttrs(i, attrs.getDictionary(&context));
   for (auto [i, output] : llvm::enumerate(outputs))
     func.setResultAttr(i, attrs::kOutput, b.getStringAttr(output.name));
+  for (auto [i, buffer] : llvm::enumerate(buffers))
+    func.setResultAttr(outputs.size() + i, attrs::kBuffer,
+                       b.getStringAttr(buffer.name));
   return module;
 }
 

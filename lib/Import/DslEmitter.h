@@ -63,6 +63,7 @@ struct Val {
   std::shared_ptr<Closure> def;
   std::shared_ptr<Instance> layer;
   std::optional<SrcLoc> declared; // inputs and params, for notes
+  std::string buffer; // the full name when this is a buffer's value
 
   static Val poison() { return Val(); }
   static Val ofInt(int64_t v) {
@@ -183,6 +184,11 @@ public:
   /// The training step's random key (an i64 scalar argument tagged
   /// lmc.rng_key), added on first use.
   mlir::Value rngKey(SrcLoc at);
+  /// Makes `updated` the value of buffer `buffer` after a training step
+  /// (a result of the forward function tagged lmc.buffer). Reports an
+  /// error at `at` when `buffer` is not a buffer or is already updated.
+  mlir::LogicalResult updateBuffer(const Val &buffer, mlir::Value updated,
+                                   SrcLoc at, llvm::StringRef what);
   /// A new stream of random numbers for each call of a random built-in.
   int64_t nextRandomStream() { return randomStreams++; }
   mlir::MLIRContext &context;
@@ -233,6 +239,7 @@ private:
     mlir::Value value;
     Shape shape;
     SrcLoc loc;
+    bool buffer;
   };
   llvm::StringMap<ParamRecord> params;
   llvm::StringMap<SrcLoc> inputs;
@@ -242,6 +249,14 @@ private:
     SrcLoc loc;
   };
   std::vector<Output> outputs;
+  /// Buffers in declaration order and their values after a training step
+  /// (the argument itself unless a built-in updated it).
+  struct Buffer {
+    std::string name;
+    mlir::Value value;
+    std::optional<SrcLoc> updatedAt;
+  };
+  std::vector<Buffer> buffers;
   std::string batchName;
   SrcLoc batchLoc;
   uint64_t paramBytes = 0;

@@ -405,6 +405,18 @@ StmtPtr Parser::parseStmt() {
     stmt->value = parseExpr();
     if (!stmt->value)
       return fail();
+  } else if (atKeyword("buffer")) {
+    take();
+    stmt->kind = Stmt::Param;
+    stmt->buffer = true;
+    if (!name("a buffer name") || !expect(Tok::Colon, "':' and a type"))
+      return fail();
+    stmt->type = parseType();
+    if (!stmt->type || !expect(Tok::Assign, "'=' and an initializer"))
+      return fail();
+    stmt->value = parseExpr();
+    if (!stmt->value)
+      return fail();
   } else if (atKeyword("output")) {
     take();
     stmt->kind = Stmt::Output;
@@ -443,8 +455,8 @@ StmtPtr Parser::parseStmt() {
     if (!stmt->value)
       return fail();
   } else {
-    errorHere("a statement ('input', 'param', 'output', 'repeat', 'return', "
-              "'def' or 'name = expression')");
+    errorHere("a statement ('input', 'param', 'buffer', 'output', 'repeat', "
+              "'return', 'def' or 'name = expression')");
     return fail();
   }
   if (!endOfStatement())

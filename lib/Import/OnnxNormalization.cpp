@@ -183,54 +183,15 @@ LogicalResult importBatchNormalization(NodeImporter &n) {
       failed(runningVar))
     return failure();
 
-  SmallVector<int64_t> keptShape(rank, 1);
-  keptShape[1] = channels;
-  auto keptType = RankedTensorType::get(keptShape, element);
-  auto dims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  auto expand = [&](Value channelValue) -> Value {
-    return BroadcastInDimOp::create(
-        b, loc, type, buildReshape(b, loc, channelValue, keptShape), dims);
-  };
-  auto splat = [&](double v) { return buildSplat(b, loc, channelType, v); };
-
-  // y = x * a + (bias - mean * a) with a = scale / sqrt(var + epsilon).
-  auto normalizeWithRunningStatistics = [&]() -> Value {
-    Value a = DivOp::create(
-        b, loc, *scale,
-        SqrtOp::create(b, loc, AddOp::create(b, loc, *runningVar,
-                                             splat(*epsilon))));
-    Value shift = SubOp::create(b, loc, *bias,
-                                MulOp::create(b, loc, *runningMean, a));
-    return AddOp::create(b, loc, MulOp::create(b, loc, *x, expand(a)),
-                         expand(shift));
-  };
   if (!training)
-    return n.setResult(normalizeWithRunningStatistics());
-
-  SmallVector<int64_t> axes;
-  int64_t count = 1;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != 1) {
-      axes.push_back(d);
-      count *= type.getDimSize(d);
-    }
-  auto meanOf = [&](Value v) -> Value {
-    Value sum = ReduceSumOp::create(b, loc, channelType, v, axes,
-                                    /*keep_dims=*/false);
-    return MulOp::create(b, loc, sum, splat(1.0 / double(count)));
-  };
-  Value mean = meanOf(*x);
-  Value centered = SubOp::create(b, loc, *x, expand(mean));
-  Value variance = meanOf(MulOp::create(b, loc, centered, centered));
-  Value a = DivOp::create(
-      b, loc, *scale,
-      SqrtOp::create(b, loc, AddOp::create(b, loc, variance, splat(*epsilon))));
-  Value yTrain = AddOp::create(
-      b, loc, MulOp::create(b, loc, centered, expand(a)), expand(*bias));
-  Value y = ModeSelectOp::create(b, loc, yTrain,
-                                 normalizeWithRunningStatistics());
-  if (failed(n.setResult(y, 0)))
+    return n.setResult(buildBatchNormWithStatistics(
+        b, loc, *x, *scale, *bias, *runningMean, *runningVar, *epsilon));
+  BatchNormTraining norm = buildBatchNormTraining(
+      b, loc, *x, *scale, *bias, *runningMean, *runningVar, *epsilon);
+  Value mean = norm.mean, variance = norm.variance;
+  if (failed(n.setResult(norm.y, 0)))
     return failure();
+  auto splat = [&](double v) { return buildSplat(b, loc, channelType, v); };
   auto update = [&](Value running, Value batch) -> Value {
     return AddOp::create(b, loc, MulOp::create(b, loc, running,
                                                splat(*momentum)),

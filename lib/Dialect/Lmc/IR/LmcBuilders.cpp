@@ -141,6 +141,69 @@ std::pair<Value, Value> buildTrainingDropout(OpBuilder &b, Location loc,
           kept};
 }
 
+/// `channelValue` ([C]) broadcast along dimension 1 of `type` ([N, C, ...]).
+static Value broadcastChannels(OpBuilder &b, Location loc, Value channelValue,
+                               RankedTensorType type) {
+  SmallVector<int64_t> kept(type.getRank(), 1);
+  kept[1] = type.getDimSize(1);
+  auto dims = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  return BroadcastInDimOp::create(b, loc, type,
+                                  buildReshape(b, loc, channelValue, kept), dims);
+}
+
+Value buildBatchNormWithStatistics(OpBuilder &b, Location loc, Value x,
+                                   Value scale, Value bias, Value mean,
+                                   Value variance, double epsilon) {
+  RankedTensorType type = tensorType(x);
+  RankedTensorType channelType = tensorType(scale);
+  Value a = DivOp::create(
+      b, loc, scale,
+      SqrtOp::create(b, loc,
+                     AddOp::create(b, loc, variance,
+                                   buildSplat(b, loc, channelType, epsilon))));
+  Value shift = SubOp::create(b, loc, bias, MulOp::create(b, loc, mean, a));
+  return AddOp::create(
+      b, loc, MulOp::create(b, loc, x, broadcastChannels(b, loc, a, type)),
+      broadcastChannels(b, loc, shift, type));
+}
+
+BatchNormTraining buildBatchNormTraining(OpBuilder &b, Location loc, Value x,
+                                         Value scale, Value bias,
+                                         Value runningMean,
+                                         Value runningVariance,
+                                         double epsilon) {
+  RankedTensorType type = tensorType(x);
+  RankedTensorType channelType = tensorType(scale);
+  SmallVector<int64_t> axes;
+  int64_t count = 1;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (d != 1) {
+      axes.push_back(d);
+      count *= type.getDimSize(d);
+    }
+  auto meanOf = [&](Value v) -> Value {
+    Value sum = ReduceSumOp::create(b, loc, channelType, v, axes,
+                                    /*keep_dims=*/false);
+    return MulOp::create(b, loc, sum,
+                         buildSplat(b, loc, channelType, 1.0 / double(count)));
+  };
+  Value mean = meanOf(x);
+  Value centered =
+      SubOp::create(b, loc, x, broadcastChannels(b, loc, mean, type));
+  Value variance = meanOf(MulOp::create(b, loc, centered, centered));
+  Value a = DivOp::create(
+      b, loc, scale,
+      SqrtOp::create(b, loc,
+                     AddOp::create(b, loc, variance,
+                                   buildSplat(b, loc, channelType, epsilon))));
+  Value yTrain = AddOp::create(
+      b, loc, MulOp::create(b, loc, centered, broadcastChannels(b, loc, a, type)),
+      broadcastChannels(b, loc, bias, type));
+  Value yEval = buildBatchNormWithStatistics(b, loc, x, scale, bias, runningMean,
+                                             runningVariance, epsilon);
+  return {ModeSelectOp::create(b, loc, yTrain, yEval), mean, variance, count};
+}
+
 Value takeSingleCotangent(Operation *op, ValueRange resultCotangents,
                           SmallVectorImpl<Value> &operandCotangents) {
   operandCotangents.assign(op->getNumOperands(), Value());

@@ -71,6 +71,31 @@ std::pair<mlir::Value, mlir::Value>
 buildTrainingDropout(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                      double ratio, mlir::Value key, int64_t stream);
 
+/// Batch normalization of `x` ([N, C, ...]) with per-channel ([C]) `scale`,
+/// `bias`, `mean` and `variance`: `x * a + (bias - mean * a)` with
+/// `a = scale / sqrt(variance + epsilon)` (inference, or an evaluation step).
+mlir::Value buildBatchNormWithStatistics(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value x, mlir::Value scale,
+                                         mlir::Value bias, mlir::Value mean,
+                                         mlir::Value variance, double epsilon);
+
+/// Batch normalization of a training step: `y` normalizes `x` with the
+/// batch mean and biased variance over every dimension but 1 (gradients flow
+/// through them) in a training step and with the running statistics in an
+/// evaluation step (lmc.mode_select). The batch statistics are returned for
+/// the caller's running-statistics update; `count` is the number of values
+/// each channel's statistics average.
+struct BatchNormTraining {
+  mlir::Value y, mean, variance;
+  int64_t count;
+};
+BatchNormTraining buildBatchNormTraining(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value x, mlir::Value scale,
+                                         mlir::Value bias,
+                                         mlir::Value runningMean,
+                                         mlir::Value runningVariance,
+                                         double epsilon);
+
 /// The start of a single-result op's VJP: sizes `operandCotangents` to the
 /// op's operands (all null) and returns the result's cotangent, or null when
 /// it received none.
