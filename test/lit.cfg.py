@@ -16,6 +16,11 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in",
 config.substitutions.append(("%lmc_src", config.lmc_src_root))
 config.substitutions.append(("%lmc_build", config.lmc_obj_root))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(
+    ("%llvm_lib_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))
+# --target cuda builds (no GPU needed): lmc was built with the CUDA toolkit.
+if config.lmc_have_cuda:
+    config.available_features.add("cuda-toolkit")
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.lmc_tools_dir, append_path=True)

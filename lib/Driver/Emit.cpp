@@ -177,7 +177,7 @@ LogicalResult emitObjectFile(MLIRContext *ctx, llvm::Module &module,
 }
 
 LogicalResult linkExecutable(MLIRContext *ctx, StringRef objectPath,
-                             StringRef outputPath, StringRef argv0) {
+                             StringRef outputPath, StringRef argv0, bool cuda) {
   std::string self = llvm::sys::fs::getMainExecutable(
       argv0.str().c_str(), reinterpret_cast<void *>(&linkExecutable));
   llvm::SmallString<256> libDir(llvm::sys::path::parent_path(self));
@@ -189,6 +189,14 @@ LogicalResult linkExecutable(MLIRContext *ctx, StringRef objectPath,
     if (!llvm::sys::fs::exists(lib))
       return emitError(UnknownLoc::get(ctx), "lmc: runtime library '")
              << lib << "' not found";
+
+  llvm::SmallString<256> cudaSupport(libDir);
+  llvm::sys::path::append(cudaSupport, "liblmc_runtime_cuda.a");
+  if (cuda && !llvm::sys::fs::exists(cudaSupport))
+    return emitError(UnknownLoc::get(ctx), "lmc: --target cuda needs '")
+           << cudaSupport
+           << "', which is built when the CUDA toolkit is found at "
+              "configure time (LMC_CUDA_TOOLKIT=" LMC_CUDA_TOOLKIT ")";
 
   llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("c++");
   if (!linker)
@@ -209,6 +217,13 @@ LogicalResult linkExecutable(MLIRContext *ctx, StringRef objectPath,
                                     "-lpthread",
                                     "-o",
                                     outputPath};
+  // The CUDA support library defines what the runtime references weakly
+  // (device memory, device selection): link all of it.
+  if (cuda)
+    args.append({"-Wl,--whole-archive", cudaSupport, "-Wl,--no-whole-archive",
+                 "-L" LMC_CUDA_TOOLKIT "/lib64", "-lcudart_static", "-lcublas",
+                 "-lcublasLt", "-Wl,-rpath," LMC_CUDA_TOOLKIT "/lib64", "-ldl",
+                 "-lrt"});
 #ifdef LMC_SANITIZE_LINK_FLAG
   args.push_back(LMC_SANITIZE_LINK_FLAG); // sanitized runtime (LMC_SANITIZE)
 #endif

@@ -11,6 +11,8 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -23,6 +25,10 @@ void registerLmcDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerReshapeShardingModels(registry);
+  // The CUDA target: gpu-module-to-binary translates kernels to LLVM IR and
+  // PTX, and the host module embeds the binary (gpu.binary).
+  registerAllToLLVMIRTranslations(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }
 
 void registerLmcPasses() {
@@ -71,9 +77,46 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   pm.addPass(createLmcMixedPrecision(precision));
 }
 
+/// The CUDA target after bufferization (docs/cuda.md): matmuls call cuBLAS
+/// through the runtime, every other linalg op becomes one kernel launch, the
+/// kernels are compiled to a fatbin for `arch` by the toolkit's ptxas and
+/// embedded in the host code, which calls the runtime's mgpu* launch
+/// functions. Memory comes from the runtime's managed allocator
+/// (`use-generic-functions`), so the host reaches every buffer too.
+std::string cudaLoweringPipeline(const LoweringTarget::Cuda &cuda) {
+  return llvm::formatv(
+      "lmc-matmul-to-runtime{{kernel-prefix=lmc_rt_cuda_matmul_},"
+      "lmc-linalg-to-gpu-loops,"
+      "convert-parallel-loops-to-gpu,"
+      "lower-affine,"
+      "canonicalize,"
+      "gpu-launch-sink-index-computations,"
+      "gpu-kernel-outlining,"
+      "convert-scf-to-cf,"
+      "expand-strided-metadata,"
+      // sm_90 needs PTX 7.8 or newer; LLVM's NVPTX backend would default
+      // to 6.0.
+      "nvvm-attach-target{{chip={0} features=+ptx80 O=3},"
+      "gpu.module(strip-debuginfo,arith-expand{{include-bf16},"
+      "convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"
+      "finalize-memref-to-llvm{{use-generic-functions},"
+      "convert-math-to-llvm,"
+      "convert-math-to-libm,"
+      "arith-expand{{include-bf16},"
+      "convert-arith-to-llvm,"
+      "convert-index-to-llvm,"
+      "convert-cf-to-llvm,"
+      "convert-func-to-llvm{{use-bare-ptr-memref-call-conv},"
+      "gpu-to-llvm,"
+      "reconcile-unrealized-casts,"
+      "gpu-module-to-binary{{format={1} toolkit={2}}",
+      cuda.arch, cuda.ptx ? "isa" : "fatbin", cuda.toolkit);
+}
+
 void buildLmcLoweringPipeline(OpPassManager &pm,
                               const ShardingOptions &sharding, Phase last,
-                              bool multithreaded) {
+                              const LoweringTarget &target) {
+  bool multithreaded = target.multithreaded;
   ConvertLmcToLinalgOptions toLinalg;
   // Upstream sharding propagation sees through linalg ops but not loops.
   toLinalg.scatterLoops = sharding.mesh.empty();
@@ -99,18 +142,25 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
     return;
   if (!sharding.mesh.empty())
     pm.addPass(createLmcShardToRuntime());
-  // Spelled as a textual pipeline so that it reads like `lmc-opt` flags and
-  // can be replayed there step by step. Multithreaded, the parallel
-  // dimensions of big loop nests become OpenMP work-sharing loops.
-  std::string pipeline = llvm::formatv(
+  std::string bufferization =
       "func.func(lmc-fuse-elementwise),"
       "canonicalize,cse,"
       "lmc-untie-fills,"
-      "one-shot-bufferize{{bufferize-function-boundaries "
+      "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
-      "buffer-results-to-out-params{{hoist-static-allocs "
+      "buffer-results-to-out-params{hoist-static-allocs "
       "modify-public-functions},"
-      "buffer-deallocation-pipeline,"
+      "buffer-deallocation-pipeline,";
+  if (target.cuda) {
+    if (failed(parsePassPipeline(
+            bufferization + cudaLoweringPipeline(*target.cuda), pm)))
+      llvm::report_fatal_error("lmc: malformed CUDA lowering pipeline");
+    return;
+  }
+  // Spelled as a textual pipeline so that it reads like `lmc-opt` flags and
+  // can be replayed there step by step. Multithreaded, the parallel
+  // dimensions of big loop nests become OpenMP work-sharing loops.
+  std::string pipeline = bufferization + llvm::formatv(
       "lmc-matmul-to-runtime,"
       "{0},"
       "lower-affine,"
@@ -140,7 +190,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       // iteration in (the bodies allocate nothing; scf-to-cf would leave
       // the scope with several blocks, which it cannot have).
       multithreaded ? "convert-scf-to-openmp,canonicalize," : "",
-      multithreaded ? "convert-openmp-to-llvm," : "");
+      multithreaded ? "convert-openmp-to-llvm," : "").str();
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("lmc: malformed lowering pipeline");
 }

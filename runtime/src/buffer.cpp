@@ -2,6 +2,7 @@
 
 #include "buffer.h"
 
+#include "device_hooks.h"
 #include "error.h"
 
 #include <cstdint>
@@ -11,7 +12,11 @@
 namespace lmc::rt {
 
 void AlignedBuffer::Free::operator()(void *p) const {
-  if (owns)
+  if (!owns)
+    return;
+  if (lmc_rt_device_free)
+    lmc_rt_device_free(p);
+  else
     std::free(p);
 }
 
@@ -29,9 +34,13 @@ AlignedBuffer::AlignedBuffer(size_t size) : size_(size) {
   size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0)
     rounded = kAlignment;
-  void *p = std::aligned_alloc(kAlignment, rounded);
+  // With a device, every buffer is reachable by its kernels (managed
+  // memory, zeroed and aligned by the device library).
+  void *p = lmc_rt_device_alloc ? lmc_rt_device_alloc(rounded)
+                                : std::aligned_alloc(kAlignment, rounded);
   LMC_CHECK(p, "out of memory allocating ", size, " bytes");
-  std::memset(p, 0, rounded);
+  if (!lmc_rt_device_alloc)
+    std::memset(p, 0, rounded);
   data_.reset(p);
 }
 

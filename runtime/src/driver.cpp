@@ -7,6 +7,7 @@
 #include "config.h"
 #include "dataset.h"
 #include "descriptor.h"
+#include "device_hooks.h"
 #include "error.h"
 #include "eval.h"
 #include "hyper.h"
@@ -323,6 +324,16 @@ void keepStepMemoryResident() {
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
 }
 
+/// Executables compiled with --target cuda link the device library:
+/// choose this process's GPU before any buffer is allocated, or explain
+/// why there is none.
+void selectDevice() {
+  if (!lmc_rt_device_init)
+    return;
+  char message[512] = {0};
+  LMC_CHECK(lmc_rt_device_init(message, sizeof(message)) == 0, message);
+}
+
 } // namespace
 
 int runTrainingMain(int argc, char **argv, const CompiledModel &model) {
@@ -355,6 +366,8 @@ int runTrainingMain(int argc, char **argv, const CompiledModel &model) {
     if (config.help) {
       std::fputs(usageText(program).c_str(), stdout);
     } else {
+      if (!config.info) // --info describes the model without a device
+        selectDevice();
       LaunchInfo launch = detectLaunch(std::getenv);
       comm = connect(launch, config.collectiveTimeout);
       if (comm->rank() != 0)

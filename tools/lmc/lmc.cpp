@@ -26,6 +26,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -113,6 +114,22 @@ cl::list<std::string> shard(
              "dimension (e.g. '*.fc1.weight=model,_'); repeatable"),
     cl::cat(lmcCategory));
 
+cl::opt<std::string> target(
+    "target",
+    cl::desc("where the training step runs: cpu (default) or cuda (an "
+             "NVIDIA GPU; docs/cuda.md)"),
+    cl::init("cpu"), cl::cat(lmcCategory));
+cl::opt<std::string> gpuArch(
+    "gpu-arch",
+    cl::desc("GPU architecture of --target cuda: sm_80, sm_90, ... "
+             "(default sm_90)"),
+    cl::init("sm_90"), cl::cat(lmcCategory));
+cl::opt<std::string> cudaPath(
+    "cuda-path",
+    cl::desc("CUDA toolkit of --target cuda (ptxas, libdevice, cudart, "
+             "cuBLAS; default " LMC_CUDA_TOOLKIT ")"),
+    cl::init(LMC_CUDA_TOOLKIT), cl::cat(lmcCategory));
+
 cl::opt<lmc::Phase> compileTo(
     "compile-to", cl::desc("stop after a phase and print its output"),
     cl::values(clEnumValN(lmc::Phase::Import, "import", "imported model"),
@@ -191,6 +208,40 @@ LogicalResult writeText(llvm::function_ref<void(llvm::raw_ostream &)> print) {
   return success();
 }
 
+/// The lowering target of --target/--gpu-arch/--cuda-path, or failure
+/// with a message.
+FailureOr<lmc::LoweringTarget> loweringTarget() {
+  lmc::LoweringTarget result;
+  result.multithreaded = true;
+  if (target == "cpu")
+    return result;
+  if (target != "cuda") {
+    llvm::errs() << "lmc: unknown --target '" << target
+                 << "'; expected cpu or cuda\n";
+    return failure();
+  }
+  if (!llvm::Regex("^sm_[0-9]+[a-z]?$").match(gpuArch)) {
+    llvm::errs() << "lmc: --gpu-arch '" << gpuArch
+                 << "' is not a CUDA architecture like sm_80 or sm_90\n";
+    return failure();
+  }
+  llvm::SmallString<256> ptxas(cudaPath.getValue());
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  if (!llvm::sys::fs::can_execute(ptxas)) {
+    llvm::errs() << "lmc: --target cuda needs the CUDA toolkit's ptxas, not "
+                    "found at '"
+                 << ptxas << "' (set --cuda-path)\n";
+    return failure();
+  }
+  if (!mesh.empty() || dslSettings.mesh) {
+    llvm::errs() << "lmc: --target cuda does not support --mesh (sharded "
+                    "training) yet; data parallelism without a mesh works\n";
+    return failure();
+  }
+  result.cuda = lmc::LoweringTarget::Cuda{gpuArch, cudaPath, false};
+  return result;
+}
+
 LogicalResult compile(MLIRContext &context, const char *argv0) {
   OwningOpRef<ModuleOp> module = loadModel(context);
   if (!module)
@@ -256,8 +307,10 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   std::vector<std::string> rules(shard.begin(), shard.end());
   llvm::append_range(rules, dslSettings.shard);
   sharding.shard = llvm::join(rules, ";");
-  lmc::buildLmcLoweringPipeline(lowering, sharding, compileTo,
-                                /*multithreaded=*/true);
+  FailureOr<lmc::LoweringTarget> lowerFor = loweringTarget();
+  if (failed(lowerFor))
+    return failure();
+  lmc::buildLmcLoweringPipeline(lowering, sharding, compileTo, *lowerFor);
   if (failed(lowering.run(*module)))
     return failure();
   lmc::describeSharding(*module, *model);
@@ -288,7 +341,8 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   llvm::FileRemover removeObject(objectPath);
   if (failed(lmc::emitObjectFile(&context, *llvmModule, objectPath)))
     return failure();
-  return lmc::linkExecutable(&context, objectPath, output, argv0);
+  return lmc::linkExecutable(&context, objectPath, output, argv0,
+                             lowerFor->cuda.has_value());
 }
 
 } // namespace

@@ -26,8 +26,13 @@ def LmcMatmulToRuntime : Pass<"lmc-matmul-to-runtime", "::mlir::ModuleOp"> {
     (optionally fed by `linalg.transpose` of a whole operand) on dense
     identity-layout memrefs into calls to `lmc_rt_matmul_f32` /
     `lmc_rt_matmul_f64` (runtime/kernels), which accumulate into the output
-    like the linalg ops do.
+    like the linalg ops do. The CUDA target calls `lmc_rt_cuda_matmul_*`
+    (cuBLAS, runtime/cuda) with the same arguments.
   }];
+  let options = [
+    Option<"kernelPrefix", "kernel-prefix", "std::string",
+           /*default=*/"\"lmc_rt_matmul_\"",
+           "Name of the called kernels before the element type suffix">];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect",
@@ -118,6 +123,43 @@ def LmcParallelizeLoops : Pass<"lmc-parallelize-loops"> {
     Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
            "Innermost iterations below which a nest runs on one thread">];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
+def LmcLinalgToGpuLoops : Pass<"lmc-linalg-to-gpu-loops"> {
+  let summary = "Lowers linalg ops on buffers to GPU-mapped parallel loops";
+  let description = [{
+    The CUDA target's replacement for `convert-linalg-to-parallel-loops`
+    (after bufferization and `lmc-matmul-to-runtime`). Every linalg op
+    becomes one `scf.parallel` loop over its parallel dimensions, moved
+    first (`linalg.generic` interchange) so that a reduction runs as an
+    `scf.for` inside each thread instead of around a launch; its dimensions
+    are collapsed into one and tiled by `block-size` (an `scf.if` guards the
+    last tile), the tile loop mapped to GPU blocks and the loop inside to
+    threads. `convert-parallel-loops-to-gpu` then makes one kernel launch of
+    each. An op without parallel dimensions (a reduction to a scalar) stays
+    a loop nest on the host.
+
+    Example (block-size 256):
+
+    ```mlir
+    // linalg.generic {iterator_types = ["reduction", "parallel"]}
+    //   ins(%g : memref<32x10xf32>) outs(%b : memref<10xf32>)
+    scf.parallel (%t) = (%c0) to (%c1) step (%c256) {
+      scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
+        scf.if (%t + %i < 10) {
+          scf.for %k = %c0 to %c32 step %c1 { ... }
+        }
+      } {mapping = [#gpu.loop_dim_map<processor = thread_x, ...>]}
+    } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>]}
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect"];
 }
 
 def LmcOutlineLoopNests : Pass<"lmc-outline-loop-nests", "::mlir::ModuleOp"> {

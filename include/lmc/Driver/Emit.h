@@ -50,11 +50,13 @@ translateWithEntryPoints(mlir::ModuleOp module, llvm::LLVMContext &context,
 mlir::LogicalResult emitObjectFile(mlir::MLIRContext *context,
                                    llvm::Module &module, llvm::StringRef path);
 
-/// Links an object file with the lmc runtime into an executable.
+/// Links an object file with the lmc runtime into an executable; with
+/// `cuda`, also with the CUDA support library, the toolkit's static cudart
+/// and cuBLAS (`--target cuda`).
 mlir::LogicalResult linkExecutable(mlir::MLIRContext *context,
                                    llvm::StringRef objectPath,
                                    llvm::StringRef outputPath,
-                                   llvm::StringRef argv0);
+                                   llvm::StringRef argv0, bool cuda = false);
 
 } // namespace lmc
 

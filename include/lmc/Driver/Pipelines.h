@@ -6,6 +6,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <optional>
 #include <string>
 
 namespace lmc {
@@ -54,6 +55,19 @@ struct ShardingOptions {
 };
 
 /// Every dialect lmc's pipelines create, and all lmc passes.
+/// Where the compiled step runs: this CPU (OpenMP loops when
+/// `multithreaded`) or, with `cuda`, an NVIDIA GPU (docs/cuda.md).
+struct LoweringTarget {
+  bool multithreaded = false;
+  struct Cuda {
+    std::string arch = "sm_90"; // --gpu-arch
+    std::string toolkit;        // the CUDA toolkit (ptxas, libdevice)
+    /// PTX text in the gpu.binary instead of a fatbin (for inspection).
+    bool ptx = false;
+  };
+  std::optional<Cuda> cuda;
+};
+
 void registerLmcDialects(mlir::DialectRegistry &registry);
 void registerLmcPasses();
 
@@ -71,7 +85,7 @@ void buildLmcTrainingPipeline(mlir::OpPassManager &pm,
 void buildLmcLoweringPipeline(mlir::OpPassManager &pm,
                               const ShardingOptions &sharding = {},
                               Phase last = Phase::LLVM,
-                              bool multithreaded = false);
+                              const LoweringTarget &target = {});
 
 } // namespace lmc
 

@@ -69,7 +69,9 @@ func::FuncOp getOrDeclareKernel(ModuleOp module, OpBuilder &b, StringRef name) {
 
 template <typename MatmulLikeOp>
 struct MatmulToCall : public OpRewritePattern<MatmulLikeOp> {
-  using OpRewritePattern<MatmulLikeOp>::OpRewritePattern;
+  MatmulToCall(MLIRContext *ctx, StringRef prefix)
+      : OpRewritePattern<MatmulLikeOp>(ctx), prefix(prefix.str()) {}
+  std::string prefix;
 
   LogicalResult matchAndRewrite(MatmulLikeOp op,
                                 PatternRewriter &rewriter) const override {
@@ -84,17 +86,18 @@ struct MatmulToCall : public OpRewritePattern<MatmulLikeOp> {
     Type inType = cast<MemRefType>(a.getType()).getElementType();
     if (cast<MemRefType>(b.getType()).getElementType() != inType)
       return failure();
-    StringRef kernel;
+    StringRef suffix;
     if (inType == accType && accType.isF32())
-      kernel = "lmc_rt_matmul_f32";
+      suffix = "f32";
     else if (inType == accType && accType.isF64())
-      kernel = "lmc_rt_matmul_f64";
+      suffix = "f64";
     else if (inType.isBF16() && accType.isF32())
-      kernel = "lmc_rt_matmul_bf16";
+      suffix = "bf16";
     else if (inType.isF16() && accType.isF32())
-      kernel = "lmc_rt_matmul_f16";
+      suffix = "f16";
     else
       return failure();
+    std::string kernel = prefix + suffix.str();
     FailureOr<std::pair<bool, bool>> flags =
         transposeFlags(cast<linalg::LinalgOp>(op.getOperation()), batched);
     if (failed(flags))
@@ -129,6 +132,7 @@ struct MatmulToCall : public OpRewritePattern<MatmulLikeOp> {
 
 struct MatmulToRuntimePass
     : public lmc::impl::LmcMatmulToRuntimeBase<MatmulToRuntimePass> {
+  using Base::Base;
   void getDependentDialects(DialectRegistry &registry) const override {
     Base::getDependentDialects(registry);
     registry.insert<LLVM::LLVMDialect>();
@@ -137,7 +141,8 @@ struct MatmulToRuntimePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<MatmulToCall<linalg::MatmulOp>,
-                 MatmulToCall<linalg::BatchMatmulOp>>(&getContext());
+                 MatmulToCall<linalg::BatchMatmulOp>>(&getContext(),
+                                                      kernelPrefix);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -1,0 +1,127 @@
+//===- LinalgToGpuLoops.cpp - linalg on buffers to GPU-mapped loops -------===//
+//
+// One kernel per linalg op: its parallel dimensions, moved first, become one
+// scf.parallel loop collapsed to a single dimension and tiled into blocks of
+// threads (see Passes.td). Reductions stay scf.for loops inside a thread, so
+// every output element has one owner and no atomics are needed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace lmc {
+#define GEN_PASS_DEF_LMCLINALGTOGPULOOPS
+#include "lmc/Conversion/Passes.h.inc"
+} // namespace lmc
+
+using namespace mlir;
+
+namespace lmc {
+namespace {
+
+/// `op` as a linalg.generic whose parallel dimensions come first (in their
+/// order), then its reductions.
+FailureOr<linalg::GenericOp> parallelFirst(RewriterBase &rewriter,
+                                           linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic) {
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::GenericOp> generalized =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generalized))
+      return op->emitOpError("cannot be generalized for the GPU");
+    generic = *generalized;
+  }
+  SmallVector<unsigned> order;
+  SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
+  for (bool parallel : {true, false})
+    for (auto [i, iterator] : llvm::enumerate(iterators))
+      if ((iterator == utils::IteratorType::parallel) == parallel)
+        order.push_back(i);
+  if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
+    return generic;
+  rewriter.setInsertionPoint(generic);
+  return linalg::interchangeGenericOp(rewriter, generic, order);
+}
+
+gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *ctx, gpu::Processor p) {
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+  return gpu::ParallelLoopDimMappingAttr::get(ctx, p, identity, identity);
+}
+
+/// Collapses `loop` to one dimension and splits it into blocks of
+/// `blockSize` threads.
+LogicalResult mapToBlocksAndThreads(RewriterBase &rewriter,
+                                    scf::ParallelOp loop, int64_t blockSize) {
+  MLIRContext *ctx = loop.getContext();
+  if (loop.getNumLoops() > 1) {
+    std::vector<unsigned> all(loop.getNumLoops());
+    std::iota(all.begin(), all.end(), 0);
+    // The collapsed loop replaces `loop`, after the index arithmetic it
+    // inserts in front of it.
+    Block *block = loop->getBlock();
+    Operation *before = loop->getPrevNode();
+    rewriter.setInsertionPoint(loop);
+    collapseParallelLoops(rewriter, loop, {all});
+    auto after = before ? std::next(before->getIterator()) : block->begin();
+    loop = nullptr;
+    for (Operation &op : llvm::make_range(after, block->end()))
+      if ((loop = dyn_cast<scf::ParallelOp>(op)))
+        break;
+    if (!loop)
+      return failure();
+  }
+  auto [blocks, threads] =
+      scf::tileParallelLoop(loop, {blockSize}, /*noMinMaxBounds=*/true);
+  if (failed(gpu::setMappingAttr(blocks,
+                                 {mapTo(ctx, gpu::Processor::BlockX)})) ||
+      failed(gpu::setMappingAttr(threads,
+                                 {mapTo(ctx, gpu::Processor::ThreadX)})))
+    return blocks->emitOpError("cannot be mapped to GPU blocks and threads");
+  return success();
+}
+
+struct LinalgToGpuLoops
+    : public impl::LmcLinalgToGpuLoopsBase<LinalgToGpuLoops> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (blockSize < 1 || blockSize > 1024) {
+      getOperation()->emitError("block-size must be in [1, 1024], got ")
+          << static_cast<int64_t>(blockSize);
+      return signalPassFailure();
+    }
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation()->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    SmallVector<scf::ParallelOp> kernels;
+    for (linalg::LinalgOp op : ops) {
+      FailureOr<linalg::GenericOp> generic = parallelFirst(rewriter, op);
+      if (failed(generic))
+        return signalPassFailure();
+      rewriter.setInsertionPoint(*generic);
+      FailureOr<linalg::LinalgLoops> loops =
+          linalg::linalgOpToParallelLoops(rewriter, *generic);
+      if (failed(loops)) {
+        generic->emitOpError("cannot be lowered to parallel loops");
+        return signalPassFailure();
+      }
+      rewriter.eraseOp(*generic);
+      if (!loops->empty())
+        if (auto parallel = dyn_cast<scf::ParallelOp>(loops->front()))
+          kernels.push_back(parallel);
+    }
+    for (scf::ParallelOp loop : kernels)
+      if (failed(mapToBlocksAndThreads(rewriter, loop, blockSize)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace lmc

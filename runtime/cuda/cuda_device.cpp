@@ -1,0 +1,208 @@
+//===- cuda_device.cpp - device selection, memory and kernel launches ----===//
+//
+// What a `--target cuda` executable needs from CUDA besides cuBLAS:
+//
+// - lmc_rt_device_init / lmc_rt_device_alloc / lmc_rt_device_free
+//   (lmc/runtime/device.h): the runtime's buffers are managed memory, so the
+//   host-side runtime (data loading, checkpoints, MPI) and the kernels share
+//   them without explicit copies;
+// - _mlir_memref_to_llvm_alloc / _free: the generated code's own buffers
+//   (finalize-memref-to-llvm{use-generic-functions}), managed too;
+// - the mgpu* functions that MLIR's gpu-to-llvm lowering calls to load the
+//   embedded fatbin and launch kernels, written against the CUDA runtime
+//   API (linked statically): an executable started on a machine without a
+//   GPU or driver then reports it instead of failing to load libcuda.so.
+//
+// Every launch is followed by a synchronization of the stream (the host
+// may read what a kernel wrote next); errors end the process with the
+// failing call named.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda_support.h"
+
+#include "lmc/runtime/device.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace lmc::cuda {
+
+void check(cudaError_t status, const char *what) {
+  if (status == cudaSuccess)
+    return;
+  std::fprintf(stderr, "error: CUDA: %s failed: %s\n", what,
+               cudaGetErrorString(status));
+  std::fflush(stdout);
+  std::exit(1);
+}
+
+cudaStream_t stream() {
+  static cudaStream_t s = [] {
+    cudaStream_t created;
+    check(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking),
+          "cudaStreamCreate");
+    return created;
+  }();
+  return s;
+}
+
+void synchronize(const char *after) {
+  cudaError_t status = cudaStreamSynchronize(stream());
+  if (status != cudaSuccess) {
+    std::fprintf(stderr, "error: CUDA: %s failed on the device: %s\n", after,
+                 cudaGetErrorString(status));
+    std::fflush(stdout);
+    std::exit(1);
+  }
+}
+
+namespace {
+
+/// The first error of a kernel image loaded before main() (global
+/// constructors load the embedded fatbins), reported by lmc_rt_device_init.
+std::string &loadError() {
+  static std::string error;
+  return error;
+}
+
+/// This process's index among the processes of its machine, from the
+/// launcher's variables (0 without one).
+int localRank() {
+  for (const char *name : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
+                           "SLURM_LOCALID", "MPI_LOCALRANKID"})
+    if (const char *value = std::getenv(name)) {
+      char *end = nullptr;
+      long rank = std::strtol(value, &end, 10);
+      if (end != value && *end == '\0' && rank >= 0 && rank < (1 << 20))
+        return static_cast<int>(rank);
+    }
+  return 0;
+}
+
+} // namespace
+} // namespace lmc::cuda
+
+using namespace lmc::cuda;
+
+extern "C" {
+
+int lmc_rt_device_init(char *message, size_t size) {
+  const char *prefix = "this executable was compiled with --target cuda and "
+                       "needs an NVIDIA GPU";
+  int count = 0;
+  cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    std::snprintf(message, size, "%s: %s", prefix,
+                  status != cudaSuccess ? cudaGetErrorString(status)
+                                        : "no CUDA device found");
+    return 1;
+  }
+  int device = localRank() % count;
+  status = cudaSetDevice(device);
+  if (status != cudaSuccess) {
+    std::snprintf(message, size, "%s: cudaSetDevice(%d): %s", prefix, device,
+                  cudaGetErrorString(status));
+    return 1;
+  }
+  if (!loadError().empty()) {
+    std::snprintf(message, size, "cannot load the compiled GPU kernels: %s",
+                  loadError().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+void *lmc_rt_device_alloc(size_t size) {
+  void *p = nullptr;
+  if (cudaMallocManaged(&p, size ? size : 1, cudaMemAttachGlobal) !=
+      cudaSuccess)
+    return nullptr;
+  std::memset(p, 0, size);
+  return p;
+}
+
+void lmc_rt_device_free(void *p) {
+  if (p)
+    check(cudaFree(p), "cudaFree");
+}
+
+// Allocation functions of finalize-memref-to-llvm{use-generic-functions}.
+void *_mlir_memref_to_llvm_alloc(size_t size) {
+  void *p = nullptr;
+  check(cudaMallocManaged(&p, size ? size : 1, cudaMemAttachGlobal),
+        "cudaMallocManaged");
+  return p;
+}
+
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
+  // Managed allocations are aligned to at least 256 bytes.
+  if (alignment > 256) {
+    std::fprintf(stderr, "error: CUDA: a buffer alignment of %zu bytes is not "
+                         "supported (at most 256)\n",
+                 alignment);
+    std::exit(1);
+  }
+  return _mlir_memref_to_llvm_alloc(size);
+}
+
+void _mlir_memref_to_llvm_free(void *p) { lmc_rt_device_free(p); }
+
+// The launch ABI of MLIR's gpu-to-llvm lowering (as its CUDA runtime
+// wrappers define it). One stream serves every launch; the lowering's
+// create/destroy pairs around each launch do not create streams.
+void *mgpuModuleLoad(void *data, size_t /*size*/) {
+  cudaLibrary_t library = nullptr;
+  cudaError_t status =
+      cudaLibraryLoadData(&library, data, nullptr, nullptr, 0, nullptr,
+                          nullptr, 0);
+  if (status != cudaSuccess) {
+    if (loadError().empty())
+      loadError() = cudaGetErrorString(status);
+    return nullptr;
+  }
+  return library;
+}
+
+void mgpuModuleUnload(void *module) {
+  if (module)
+    cudaLibraryUnload(static_cast<cudaLibrary_t>(module));
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  if (!module) {
+    std::fprintf(stderr, "error: CUDA: kernel '%s' was not loaded: %s\n",
+                 name, loadError().c_str());
+    std::exit(1);
+  }
+  cudaKernel_t kernel = nullptr;
+  check(cudaLibraryGetKernel(&kernel, static_cast<cudaLibrary_t>(module),
+                             name),
+        "cudaLibraryGetKernel");
+  return kernel;
+}
+
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t sharedMemory, void *stream,
+                      void **params, void ** /*extra*/, size_t /*count*/) {
+  check(cudaLaunchKernel(function,
+                         dim3(unsigned(gridX), unsigned(gridY),
+                              unsigned(gridZ)),
+                         dim3(unsigned(blockX), unsigned(blockY),
+                              unsigned(blockZ)),
+                         params, size_t(sharedMemory),
+                         static_cast<cudaStream_t>(stream)),
+        "cudaLaunchKernel");
+}
+
+void *mgpuStreamCreate() { return lmc::cuda::stream(); }
+
+void mgpuStreamDestroy(void * /*stream*/) {}
+
+void mgpuStreamSynchronize(void * /*stream*/) { synchronize("a kernel"); }
+
+} // extern "C"

@@ -1,0 +1,93 @@
+//===- cuda_matmul.cpp - lmc_rt_cuda_matmul_* on cuBLAS -------------------===//
+//
+// The CUDA target's matmul kernels: the arguments and semantics of
+// lmc_rt_matmul_* (lmc/runtime/kernels.h: row-major, C[b] += op(A[b]) *
+// op(B[b])) on cublasGemmStridedBatchedEx. cuBLAS is column-major, so
+// each call computes C^T = op(B)^T op(A)^T. f32 products use f32 compute
+// (CUBLAS_COMPUTE_32F: no TF32 rounding), and bf16/f16 operands accumulate
+// in f32 on the tensor cores, as the CPU kernels accumulate in f32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda_support.h"
+
+#include <cublas_v2.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+
+void checkBlas(cublasStatus_t status, const char *what) {
+  if (status == CUBLAS_STATUS_SUCCESS)
+    return;
+  std::fprintf(stderr, "error: cuBLAS: %s failed: %s\n", what,
+               cublasGetStatusString(status));
+  std::fflush(stdout);
+  std::exit(1);
+}
+
+cublasHandle_t handle() {
+  static cublasHandle_t h = [] {
+    cublasHandle_t created;
+    checkBlas(cublasCreate(&created), "cublasCreate");
+    checkBlas(cublasSetStream(created, lmc::cuda::stream()),
+              "cublasSetStream");
+    return created;
+  }();
+  return h;
+}
+
+void gemm(const void *a, const void *b, void *c, cudaDataType inType,
+          cudaDataType outType, cublasComputeType_t compute,
+          const void *one, int64_t batch, int64_t m, int64_t n, int64_t k,
+          int64_t transA, int64_t transB) {
+  cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  checkBlas(cublasGemmStridedBatchedEx(
+                handle(), opB, opA, int(n), int(m), int(k), one, b, inType,
+                int(transB ? k : n), n * k, a, inType, int(transA ? m : k),
+                m * k, one, c, outType, int(n), m * n, int(batch), compute,
+                CUBLAS_GEMM_DEFAULT),
+            "cublasGemmStridedBatchedEx");
+  lmc::cuda::synchronize("a cuBLAS matmul");
+}
+
+} // namespace
+
+extern "C" {
+
+void lmc_rt_cuda_matmul_f32(const float *A, const float *B, float *C,
+                            int64_t batch, int64_t M, int64_t N, int64_t K,
+                            int64_t transA, int64_t transB) {
+  const float one = 1.0f;
+  gemm(A, B, C, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one,
+       batch, M, N, K, transA, transB);
+}
+
+void lmc_rt_cuda_matmul_f64(const double *A, const double *B, double *C,
+                            int64_t batch, int64_t M, int64_t N, int64_t K,
+                            int64_t transA, int64_t transB) {
+  const double one = 1.0;
+  gemm(A, B, C, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, &one,
+       batch, M, N, K, transA, transB);
+}
+
+void lmc_rt_cuda_matmul_bf16(const uint16_t *A, const uint16_t *B, float *C,
+                             int64_t batch, int64_t M, int64_t N, int64_t K,
+                             int64_t transA, int64_t transB) {
+  const float one = 1.0f;
+  gemm(A, B, C, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, batch, M,
+       N, K, transA, transB);
+}
+
+void lmc_rt_cuda_matmul_f16(const uint16_t *A, const uint16_t *B, float *C,
+                            int64_t batch, int64_t M, int64_t N, int64_t K,
+                            int64_t transA, int64_t transB) {
+  const float one = 1.0f;
+  gemm(A, B, C, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, batch, M,
+       N, K, transA, transB);
+}
+
+} // extern "C"

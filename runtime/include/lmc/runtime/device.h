@@ -1,0 +1,33 @@
+//===- device.h - C ABI of the optional device support library -----------===//
+//
+// A training executable compiled with `--target cuda` links the CUDA support
+// library (runtime/cuda), which defines these functions; a CPU executable
+// does not, and the runtime then uses host memory. The runtime references
+// them weakly, so one runtime library serves both.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LMC_RUNTIME_DEVICE_H
+#define LMC_RUNTIME_DEVICE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Selects this process's device (its local rank modulo the devices) before
+/// anything else runs on it. Returns 0, or non-zero with a NUL-terminated
+/// message in `message` (at most `size` bytes): no device, no driver, or a
+/// kernel image the device cannot load.
+int lmc_rt_device_init(char *message, size_t size);
+
+/// `size` zeroed bytes that the host and the device both reach (CUDA
+/// managed memory), 256-byte aligned; null when out of memory.
+void *lmc_rt_device_alloc(size_t size);
+void lmc_rt_device_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // LMC_RUNTIME_DEVICE_H

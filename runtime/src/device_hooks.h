@@ -1,0 +1,18 @@
+//===- device_hooks.h - weak references to the device support library ----===//
+//
+// The functions of lmc/runtime/device.h, referenced weakly: null in CPU
+// executables, defined in `--target cuda` executables (runtime/cuda).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LMC_RUNTIME_DEVICE_HOOKS_H
+#define LMC_RUNTIME_DEVICE_HOOKS_H
+
+#include <cstddef>
+
+extern "C" {
+__attribute__((weak)) int lmc_rt_device_init(char *message, size_t size);
+__attribute__((weak)) void *lmc_rt_device_alloc(size_t size);
+__attribute__((weak)) void lmc_rt_device_free(void *p);
+}
+
+#endif // LMC_RUNTIME_DEVICE_HOOKS_H

@@ -1,0 +1,72 @@
+// RUN: lmc-opt %s -split-input-file -lmc-linalg-to-gpu-loops | FileCheck %s
+// RUN: not lmc-opt %s -split-input-file -lmc-linalg-to-gpu-loops=block-size=0 2>&1 | FileCheck %s --check-prefix=SIZE
+// RUN: not lmc-opt %s -split-input-file -lmc-linalg-to-gpu-loops=block-size=2048 2>&1 | FileCheck %s --check-prefix=SIZE2K
+
+// SIZE: error: block-size must be in [1, 1024], got 0
+// SIZE2K: error: block-size must be in [1, 1024], got 2048
+
+// A reduction over the leading dimension (a bias gradient): the parallel
+// dimension moves first, so each of the 10 outputs is one thread that sums
+// its column; one block of 256 threads, the last 246 idle.
+// CHECK-LABEL: func.func @reduce_first
+// CHECK-DAG: %[[C10:.*]] = arith.constant 10 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: %[[STEP:.*]] = arith.muli %{{.*}}, %[[C256]] : index
+// CHECK: scf.parallel (%[[TILE:.*]]) = (%{{.*}}) to (%[[C10]]) step (%[[STEP]]) {
+// CHECK:   scf.parallel (%[[THREAD:.*]]) = (%{{.*}}) to (%[[STEP]]) step (%{{.*}}) {
+// CHECK:     %[[J:.*]] = arith.addi %[[THREAD]], %[[TILE]] : index
+// CHECK:     %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %[[C10]] : index
+// CHECK:     scf.if
+// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %[[C32]]
+// CHECK:         memref.load %arg0[%{{.*}}, %{{.*}}] : memref<32x10xf32>
+// CHECK:         memref.store %{{.*}}, %arg1[%{{.*}}] : memref<10xf32>
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+func.func @reduce_first(%g: memref<32x10xf32>, %b: memref<10xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%g : memref<32x10xf32>) outs(%b : memref<10xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A named op is generalized; its two dimensions collapse into one of 1200
+// iterations (5 blocks), delinearized with div/rem by the inner size.
+// CHECK-LABEL: func.func @fill_2d
+// CHECK: %[[N:.*]] = arith.muli %{{.*}}, %c300{{.*}} : index
+// CHECK: scf.parallel (%[[TILE:.*]]) = (%{{.*}}) to (%[[N]]) step
+// CHECK:   scf.parallel (%[[THREAD:.*]]) =
+// CHECK:     %[[FLAT:.*]] = arith.addi %[[THREAD]], %[[TILE]] : index
+// CHECK:     scf.if
+// CHECK:       arith.remsi %[[FLAT]], %c300{{.*}} : index
+// CHECK:       arith.divsi %[[FLAT]], %c300{{.*}} : index
+// CHECK:       memref.store %{{.*}}, %arg0[%{{.*}}, %{{.*}}] : memref<4x300xf32>
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK-NOT: linalg.
+func.func @fill_2d(%m: memref<4x300xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%m : memref<4x300xf32>)
+  return
+}
+
+// -----
+
+// Without a parallel dimension (a sum to a scalar) the op stays a loop on
+// the host: no scf.parallel, nothing mapped.
+// CHECK-LABEL: func.func @to_scalar
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK-NOT: mapping
+func.func @to_scalar(%x: memref<8xf32>, %s: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : memref<8xf32>) outs(%s : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %acc, %in : f32
+    linalg.yield %a : f32
+  }
+  return
+}
