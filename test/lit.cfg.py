@@ -21,6 +21,10 @@ config.substitutions.append(
 # --target cuda builds (no GPU needed): lmc was built with the CUDA toolkit.
 if config.lmc_have_cuda:
     config.available_features.add("cuda-toolkit")
+# A machine with an NVIDIA GPU and driver (the --target cuda executables
+# then train instead of reporting that there is none).
+if os.path.exists("/dev/nvidiactl"):
+    config.available_features.add("cuda-device")
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.lmc_tools_dir, append_path=True)

@@ -130,6 +130,12 @@ cl::opt<std::string> cudaPath(
              "cuBLAS; default " LMC_CUDA_TOOLKIT ")"),
     cl::init(LMC_CUDA_TOOLKIT), cl::cat(lmcCategory));
 
+cl::opt<std::string> gpuFormat(
+    "gpu-format",
+    cl::desc("what --target cuda embeds: fatbin (default; SASS for "
+             "--gpu-arch) or ptx (PTX text, to read with --compile-to=lower)"),
+    cl::init("fatbin"), cl::cat(lmcCategory));
+
 cl::opt<lmc::Phase> compileTo(
     "compile-to", cl::desc("stop after a phase and print its output"),
     cl::values(clEnumValN(lmc::Phase::Import, "import", "imported model"),
@@ -238,7 +244,13 @@ FailureOr<lmc::LoweringTarget> loweringTarget() {
                     "training) yet; data parallelism without a mesh works\n";
     return failure();
   }
-  result.cuda = lmc::LoweringTarget::Cuda{gpuArch, cudaPath, false};
+  if (gpuFormat != "fatbin" && gpuFormat != "ptx") {
+    llvm::errs() << "lmc: unknown --gpu-format '" << gpuFormat
+                 << "'; expected fatbin or ptx\n";
+    return failure();
+  }
+  result.cuda =
+      lmc::LoweringTarget::Cuda{gpuArch, cudaPath, gpuFormat == "ptx"};
   return result;
 }
 

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The GPU checks of `--target cuda`, on a machine with an NVIDIA GPU:
+#
+#   bash test/gpu/run.sh [BUNDLE_DIR]
+#
+# With no argument it first runs test/gpu/prepare.sh (lmc must be built
+# here); with one it uses a bundle prepared elsewhere (GPU machines without
+# LLVM/MLIR: prepare where lmc builds, copy the folder). For each example
+# model it trains the GPU executable on the same data as the recorded CPU
+# run and compares the losses step by step (f32 within 1e-4 relative for
+# the MLP and CNN and 1e-3 for the GPT, whose cuBLAS sums are ordered
+# differently; bf16 within 1e-2), then times 100 GPT steps and prints
+# samples/s, ms/step and the model FLOP utilization against the GPU's f32
+# peak. Sized to finish in a few minutes. Exit status 1 when a check fails.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUNDLE=${1:-}
+if [ -z "$BUNDLE" ]; then
+  BUNDLE=$(mktemp -d)
+  bash "$ROOT/test/gpu/prepare.sh" "$BUNDLE" || exit 1
+fi
+BUNDLE=$(cd "$BUNDLE" && pwd)
+mkdir -p "$BUNDLE/gpu"
+if [ -f "$BUNDLE/lib.tar.xz" ] && [ ! -d "$BUNDLE/lib" ]; then
+  tar -xJf "$BUNDLE/lib.tar.xz" -C "$BUNDLE"
+fi
+export LD_LIBRARY_PATH="$BUNDLE/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+nvidia-smi -L 2>/dev/null || echo "(nvidia-smi not available)"
+
+status=0
+while read -r name tolerance train; do
+  SECONDS=0
+  # shellcheck disable=SC2086
+  if ! (cd "$BUNDLE" && "bin/$name-cuda" $train --metrics "gpu/$name.jsonl" > "gpu/$name.log" 2>&1); then
+    echo "FAIL $name: the GPU run failed:"; tail -5 "$BUNDLE/gpu/$name.log"
+    status=1
+    continue
+  fi
+  seconds=$SECONDS
+  if python3 "$ROOT/test/gpu/compare_losses.py" "$BUNDLE/gpu/$name.jsonl" \
+      "$BUNDLE/ref/$name.jsonl" "$tolerance"; then
+    echo "PASS $name (${seconds}s)"
+  else
+    echo "FAIL $name"
+    status=1
+  fi
+done < "$BUNDLE/runs"
+
+# Throughput of the GPT (batch 8, context 128) on the GPU.
+(cd "$BUNDLE" && bin/gpt-cuda --tokens data/gpt_train.bin --steps 100 \
+  --log-every 1 --metrics gpu/gpt-speed.jsonl > /dev/null 2>&1) &&
+  python3 "$ROOT/test/gpu/throughput.py" "$BUNDLE/gpu/gpt-speed.jsonl" \
+    "$(cd "$BUNDLE" && bin/gpt-cuda --info | sed -n 's/^flops per step: //p')"
+exit $status

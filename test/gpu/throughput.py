@@ -1,0 +1,22 @@
+"""Throughput of a GPU training run from its metrics.
+
+  throughput.py METRICS.jsonl FLOPS_PER_STEP
+
+Prints the median step time after a 10 % warm-up, samples/s and the model
+FLOP utilization against the H100/H200 dense f32 peak (67 TFLOP/s; the
+runtime's own MFU column measures the host CPU's matmul peak).
+"""
+import json
+import statistics
+import sys
+
+H200_F32_PEAK = 67e12
+
+rows = [r for r in map(json.loads, open(sys.argv[1])) if "ms" in r]
+flops = float(sys.argv[2])
+steady = rows[len(rows) // 10:]
+ms = statistics.median(r["ms"] for r in steady)
+samples = statistics.median(r["samples_per_s"] for r in steady)
+print(f"GPT on the GPU: {ms:.3f} ms/step, {samples:.0f} samples/s, "
+      f"{flops / (ms / 1e3) / 1e9:.1f} GFLOP/s, "
+      f"MFU {100 * flops / (ms / 1e3) / H200_F32_PEAK:.3f}% of 67 TFLOP/s f32")
