@@ -77,6 +77,18 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   pm.addPass(createLmcMixedPrecision(precision));
 }
 
+/// Host code from math/arith/cf/func to the LLVM dialect, on both targets.
+constexpr const char *kHostToLlvm =
+    "convert-math-to-llvm,"
+    "convert-math-to-libm,"
+    // bf16 conversions as integer arithmetic (no libgcc/compiler-rt helpers,
+    // the same rounding on every CPU).
+    "arith-expand{include-bf16},"
+    "convert-arith-to-llvm,"
+    "convert-index-to-llvm,"
+    "convert-cf-to-llvm,"
+    "convert-func-to-llvm{use-bare-ptr-memref-call-conv},";
+
 /// The CUDA target after bufferization (docs/cuda.md): matmuls call cuBLAS
 /// through the runtime, every other linalg op becomes one kernel launch, the
 /// kernels are compiled to a fatbin for `arch` by the toolkit's ptxas and
@@ -100,17 +112,11 @@ std::string cudaLoweringPipeline(const LoweringTarget::Cuda &cuda) {
       "gpu.module(strip-debuginfo,arith-expand{{include-bf16},"
       "convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"
       "finalize-memref-to-llvm{{use-generic-functions},"
-      "convert-math-to-llvm,"
-      "convert-math-to-libm,"
-      "arith-expand{{include-bf16},"
-      "convert-arith-to-llvm,"
-      "convert-index-to-llvm,"
-      "convert-cf-to-llvm,"
-      "convert-func-to-llvm{{use-bare-ptr-memref-call-conv},"
+      "{3}"
       "gpu-to-llvm,"
       "reconcile-unrealized-casts,"
       "gpu-module-to-binary{{format={1} toolkit={2}}",
-      cuda.arch, cuda.ptx ? "isa" : "fatbin", cuda.toolkit);
+      cuda.arch, cuda.ptx ? "isa" : "fatbin", cuda.toolkit, kHostToLlvm);
 }
 
 void buildLmcLoweringPipeline(OpPassManager &pm,
@@ -170,15 +176,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       "expand-strided-metadata,"
       "finalize-memref-to-llvm,"
       "lmc-approximate-math,"
-      "convert-math-to-llvm,"
-      "convert-math-to-libm,"
-      // bf16 conversions as integer arithmetic (no libgcc/compiler-rt
-      // helpers, the same rounding on every CPU).
-      "arith-expand{{include-bf16},"
-      "convert-arith-to-llvm,"
-      "convert-index-to-llvm,"
-      "convert-cf-to-llvm,"
-      "convert-func-to-llvm{{use-bare-ptr-memref-call-conv},"
+      "{3}"
       // After the functions: its own function patterns would pass memref
       // descriptors where the callers pass bare pointers.
       "{2}"
@@ -190,7 +188,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       // iteration in (the bodies allocate nothing; scf-to-cf would leave
       // the scope with several blocks, which it cannot have).
       multithreaded ? "convert-scf-to-openmp,canonicalize," : "",
-      multithreaded ? "convert-openmp-to-llvm," : "").str();
+      multithreaded ? "convert-openmp-to-llvm," : "", kHostToLlvm).str();
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("lmc: malformed lowering pipeline");
 }

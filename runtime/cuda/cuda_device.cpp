@@ -83,6 +83,21 @@ int localRank() {
   return 0;
 }
 
+/// `size` bytes of managed memory, or null. Managed memory can be
+/// oversubscribed, and a GPU asked for more than it has free can hang: a
+/// request beyond the free device memory is refused instead.
+void *allocateManaged(size_t size) {
+  size_t freeBytes = 0, totalBytes = 0;
+  if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess ||
+      size > freeBytes)
+    return nullptr;
+  void *p = nullptr;
+  if (cudaMallocManaged(&p, size ? size : 1, cudaMemAttachGlobal) !=
+      cudaSuccess)
+    return nullptr;
+  return p;
+}
+
 } // namespace
 } // namespace lmc::cuda
 
@@ -117,11 +132,9 @@ int lmc_rt_device_init(char *message, size_t size) {
 }
 
 void *lmc_rt_device_alloc(size_t size) {
-  void *p = nullptr;
-  if (cudaMallocManaged(&p, size ? size : 1, cudaMemAttachGlobal) !=
-      cudaSuccess)
-    return nullptr;
-  std::memset(p, 0, size);
+  void *p = allocateManaged(size);
+  if (p)
+    std::memset(p, 0, size);
   return p;
 }
 
@@ -132,9 +145,14 @@ void lmc_rt_device_free(void *p) {
 
 // Allocation functions of finalize-memref-to-llvm{use-generic-functions}.
 void *_mlir_memref_to_llvm_alloc(size_t size) {
-  void *p = nullptr;
-  check(cudaMallocManaged(&p, size ? size : 1, cudaMemAttachGlobal),
-        "cudaMallocManaged");
+  void *p = allocateManaged(size);
+  if (!p) {
+    std::fprintf(stderr, "error: CUDA: out of GPU memory allocating %zu "
+                         "bytes for the training step\n",
+                 size);
+    std::fflush(stdout);
+    std::exit(1);
+  }
   return p;
 }
 

@@ -100,9 +100,12 @@ std::unique_ptr<Communicator> connect(const LaunchInfo &launch,
                                       double timeoutSeconds) {
   if (launch.size == 1)
     return std::make_unique<SingleProcess>();
-  if (launch.launcher == "torchrun")
-    return connectGloo(launch, timeoutSeconds);
-  return connectMpi(launch, timeoutSeconds);
+  std::unique_ptr<Communicator> host = launch.launcher == "torchrun"
+                                           ? connectGloo(launch, timeoutSeconds)
+                                           : connectMpi(launch, timeoutSeconds);
+  if (connectDevice)
+    return connectDevice(std::move(host), timeoutSeconds);
+  return host;
 }
 
 } // namespace lmc::rt

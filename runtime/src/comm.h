@@ -85,6 +85,13 @@ std::unique_ptr<Communicator> connectMpi(const LaunchInfo &launch,
 std::unique_ptr<Communicator> connectGloo(const LaunchInfo &launch,
                                           double timeoutSeconds);
 
+/// Defined only in `--target cuda` executables (runtime/cuda/comm_nccl.cpp):
+/// wraps the launcher's communicator so that collectives over buffers on
+/// the GPU run on NCCL; the launcher's one bootstraps NCCL and keeps the
+/// collectives over host memory.
+__attribute__((weak)) std::unique_ptr<Communicator>
+connectDevice(std::unique_ptr<Communicator> host, double timeoutSeconds);
+
 } // namespace lmc::rt
 
 #endif // LMC_RUNTIME_COMM_H

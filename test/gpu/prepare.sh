@@ -48,6 +48,10 @@ check mlp-bf16 1e-2 "$ROOT/examples/mlp-digits/mlp.onnx --batch 32 --optimizer a
   "$DIGITS --steps 50 --log-every 1"
 check cnn 1e-4 "$ROOT/examples/cnn-digits/cnn.onnx --batch 32 --optimizer sgd --lr 0.05" \
   "$CNN --steps 30 --log-every 1"
+# Data parallelism over two GPUs (NCCL) must match one process with
+# --grad-accum 2 (run.sh runs it where there are two GPUs).
+(cd "$OUT" && bin/mlp-cpu $DIGITS --steps 50 --log-every 1 --grad-accum 2 \
+  --threads 1 --metrics ref/mlp-dp2.jsonl > /dev/null)
 check gpt 1e-3 "$ROOT/examples/gpt-char/gpt.onnx --batch 8 --optimizer adamw --lr 1e-3" \
   "--tokens data/gpt_train.bin --steps 20 --log-every 1"
 

@@ -11,7 +11,9 @@
 # the MLP and CNN and 1e-3 for the GPT, whose cuBLAS sums are ordered
 # differently; bf16 within 1e-2), then times 100 GPT steps and prints
 # samples/s, ms/step and the model FLOP utilization against the GPU's f32
-# peak. Sized to finish in a few minutes. Exit status 1 when a check fails.
+# peak. With two GPUs, data parallelism over NCCL is checked against
+# --grad-accum 2. Sized to finish in a few minutes. Exit status 1 when a
+# check fails.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUNDLE=${1:-}
@@ -25,6 +27,11 @@ if [ -f "$BUNDLE/lib.tar.xz" ] && [ ! -d "$BUNDLE/lib" ]; then
   tar -xJf "$BUNDLE/lib.tar.xz" -C "$BUNDLE"
 fi
 export LD_LIBRARY_PATH="$BUNDLE/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+# cuBLAS and NCCL from NVIDIA's Python wheels, where the toolkit lacks them.
+for dir in $(python3 -c 'import glob, os, nvidia
+print(" ".join(d for p in nvidia.__path__ for d in glob.glob(os.path.join(p, "**", "lib"), recursive=True)))' 2>/dev/null); do
+  LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
+done
 nvidia-smi -L 2>/dev/null || echo "(nvidia-smi not available)"
 
 status=0
@@ -45,6 +52,27 @@ while read -r name tolerance train; do
     status=1
   fi
 done < "$BUNDLE/runs"
+
+# Two processes on two GPUs (torchrun-style variables: Gloo bootstraps
+# NCCL) must match one CPU process with --grad-accum 2.
+if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
+  for rank in 0 1; do
+    (cd "$BUNDLE" && RANK=$rank LOCAL_RANK=$rank WORLD_SIZE=2 \
+      LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 \
+      bin/mlp-cuda --input x=data/train_x.npy --input labels=data/train_labels.npy \
+      --steps 50 --log-every 1 --metrics gpu/mlp-dp2.jsonl \
+      > "gpu/mlp-dp2-$rank.log" 2>&1) &
+  done
+  if wait && python3 "$ROOT/test/gpu/compare_losses.py" "$BUNDLE/gpu/mlp-dp2.jsonl" \
+      "$BUNDLE/ref/mlp-dp2.jsonl" 1e-4; then
+    echo "PASS mlp-dp2 (NCCL, 2 GPUs)"
+  else
+    echo "FAIL mlp-dp2 (NCCL, 2 GPUs):"; tail -3 "$BUNDLE"/gpu/mlp-dp2-*.log
+    status=1
+  fi
+else
+  echo "SKIP mlp-dp2: needs 2 GPUs"
+fi
 
 # Throughput of the GPT (batch 8, context 128) on the GPU.
 (cd "$BUNDLE" && bin/gpt-cuda --tokens data/gpt_train.bin --steps 100 \
