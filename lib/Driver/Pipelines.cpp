@@ -122,7 +122,7 @@ std::string cudaLoweringPipeline(const LoweringTarget::Cuda &cuda) {
 void buildLmcLoweringPipeline(OpPassManager &pm,
                               const ShardingOptions &sharding, Phase last,
                               const LoweringTarget &target) {
-  bool multithreaded = target.multithreaded;
+  bool multithreaded = target.multithreaded && !target.gpuLoopsOnCpu;
   ConvertLmcToLinalgOptions toLinalg;
   // Upstream sharding propagation sees through linalg ops but not loops.
   toLinalg.scatterLoops = sharding.mesh.empty();
@@ -181,7 +181,8 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       // descriptors where the callers pass bare pointers.
       "{2}"
       "reconcile-unrealized-casts",
-      multithreaded
+      target.gpuLoopsOnCpu ? "lmc-linalg-to-gpu-loops"
+      : multithreaded
           ? "convert-linalg-to-parallel-loops,lmc-parallelize-loops"
           : "convert-linalg-to-loops",
       // canonicalize inlines the alloca scope the conversion wraps each

@@ -136,6 +136,13 @@ cl::opt<std::string> gpuFormat(
              "--gpu-arch) or ptx (PTX text, to read with --compile-to=lower)"),
     cl::init("fatbin"), cl::cat(lmcCategory));
 
+cl::opt<bool> gpuLoopsOnCpu(
+    "gpu-loops-on-cpu",
+    cl::desc("CPU executable whose loops have the structure of the "
+             "--target cuda kernels, run sequentially (a check without a "
+             "GPU)"),
+    cl::init(false), cl::Hidden, cl::cat(lmcCategory));
+
 cl::opt<lmc::Phase> compileTo(
     "compile-to", cl::desc("stop after a phase and print its output"),
     cl::values(clEnumValN(lmc::Phase::Import, "import", "imported model"),
@@ -219,6 +226,7 @@ LogicalResult writeText(llvm::function_ref<void(llvm::raw_ostream &)> print) {
 FailureOr<lmc::LoweringTarget> loweringTarget() {
   lmc::LoweringTarget result;
   result.multithreaded = true;
+  result.gpuLoopsOnCpu = gpuLoopsOnCpu;
   if (target == "cpu")
     return result;
   if (target != "cuda") {

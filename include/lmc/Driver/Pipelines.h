@@ -59,6 +59,10 @@ struct ShardingOptions {
 /// `multithreaded`) or, with `cuda`, an NVIDIA GPU (docs/cuda.md).
 struct LoweringTarget {
   bool multithreaded = false;
+  /// CPU code with the loop structure of the CUDA target's kernels
+  /// (lmc-linalg-to-gpu-loops, run sequentially): checks that structure on
+  /// whole models without a GPU (`lmc --gpu-loops-on-cpu`).
+  bool gpuLoopsOnCpu = false;
   struct Cuda {
     std::string arch = "sm_90"; // --gpu-arch
     std::string toolkit;        // the CUDA toolkit (ptxas, libdevice)
