@@ -15,6 +15,8 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <numeric>
+
 namespace lmc {
 #define GEN_PASS_DEF_LMCLINALGTOGPULOOPS
 #include "lmc/Conversion/Passes.h.inc"
@@ -65,6 +67,7 @@ LogicalResult mapToBlocksAndThreads(RewriterBase &rewriter,
     std::iota(all.begin(), all.end(), 0);
     // The collapsed loop replaces `loop`, after the index arithmetic it
     // inserts in front of it.
+    Location loc = loop.getLoc();
     Block *block = loop->getBlock();
     Operation *before = loop->getPrevNode();
     rewriter.setInsertionPoint(loop);
@@ -75,7 +78,7 @@ LogicalResult mapToBlocksAndThreads(RewriterBase &rewriter,
       if ((loop = dyn_cast<scf::ParallelOp>(op)))
         break;
     if (!loop)
-      return failure();
+      return emitError(loc, "collapsing the parallel loop lost it");
   }
   auto [blocks, threads] =
       scf::tileParallelLoop(loop, {blockSize}, /*noMinMaxBounds=*/true);
