@@ -202,26 +202,18 @@ LogicalResult linkExecutable(MLIRContext *ctx, StringRef objectPath,
   if (!linker)
     return emitError(UnknownLoc::get(ctx),
                      "lmc: no C++ linker ('c++') on PATH");
-  // libomp is LLVM's, found where it was at build time (rpath).
-  llvm::SmallVector<StringRef> args{*linker,
-                                    objectPath,
-                                    runtime,
-                                    kernels,
-                                    "-lopenblas",
-                                    "-lmpi",
-                                    "-lgloo",
-                                    "-L" LMC_OPENMP_LIBDIR,
-                                    "-lomp",
-                                    "-Wl,-rpath," LMC_OPENMP_LIBDIR,
-                                    "-lm",
-                                    "-lpthread",
-                                    "-o",
-                                    outputPath};
-  // The CUDA support library defines what the runtime references weakly
-  // (device memory, device selection): link all of it.
+  llvm::SmallVector<StringRef> args{*linker, objectPath};
+  // The CUDA support library comes first and whole: it defines what the
+  // runtime references weakly (device memory, device selection) and uses
+  // the runtime's own code (block cache, communicators).
   if (cuda)
-    args.append({"-Wl,--whole-archive", cudaSupport, "-Wl,--no-whole-archive",
-                 "-L" LMC_CUDA_TOOLKIT "/lib64", "-lcudart_static", "-lcublas",
+    args.append({"-Wl,--whole-archive", cudaSupport, "-Wl,--no-whole-archive"});
+  // libomp is LLVM's, found where it was at build time (rpath).
+  args.append({runtime, kernels, "-lopenblas", "-lmpi", "-lgloo",
+               "-L" LMC_OPENMP_LIBDIR, "-lomp", "-Wl,-rpath," LMC_OPENMP_LIBDIR,
+               "-lm", "-lpthread", "-o", outputPath});
+  if (cuda)
+    args.append({"-L" LMC_CUDA_TOOLKIT "/lib64", "-lcudart_static", "-lcublas",
                  "-lcublasLt", "-Wl,-rpath," LMC_CUDA_TOOLKIT "/lib64", "-ldl",
                  "-lrt"});
 #ifdef LMC_SANITIZE_LINK_FLAG

@@ -7,7 +7,8 @@
 //   host-side runtime (data loading, checkpoints, MPI) and the kernels share
 //   them without explicit copies;
 // - _mlir_memref_to_llvm_alloc / _free: the generated code's own buffers
-//   (finalize-memref-to-llvm{use-generic-functions}), managed too;
+//   (finalize-memref-to-llvm{use-generic-functions}), managed too and kept
+//   for reuse by the next step (block_cache.h);
 // - the mgpu* functions that MLIR's gpu-to-llvm lowering calls to load the
 //   embedded fatbin and launch kernels, written against the CUDA runtime
 //   API (linked statically): an executable started on a machine without a
@@ -19,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "block_cache.h"
 #include "cuda_support.h"
 
 #include "lmc/runtime/device.h"
@@ -98,6 +100,13 @@ void *allocateManaged(size_t size) {
   return p;
 }
 
+/// The generated code's buffers, reused from step to step.
+lmc::rt::BlockCache &stepBlocks() {
+  static lmc::rt::BlockCache cache(allocateManaged,
+                                   [](void *p) { cudaFree(p); });
+  return cache;
+}
+
 } // namespace
 } // namespace lmc::cuda
 
@@ -145,7 +154,7 @@ void lmc_rt_device_free(void *p) {
 
 // Allocation functions of finalize-memref-to-llvm{use-generic-functions}.
 void *_mlir_memref_to_llvm_alloc(size_t size) {
-  void *p = allocateManaged(size);
+  void *p = stepBlocks().allocate(size);
   if (!p) {
     std::fprintf(stderr, "error: CUDA: out of GPU memory allocating %zu "
                          "bytes for the training step\n",
@@ -167,7 +176,7 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
   return _mlir_memref_to_llvm_alloc(size);
 }
 
-void _mlir_memref_to_llvm_free(void *p) { lmc_rt_device_free(p); }
+void _mlir_memref_to_llvm_free(void *p) { stepBlocks().free(p); }
 
 // The launch ABI of MLIR's gpu-to-llvm lowering (as its CUDA runtime
 // wrappers define it). One stream serves every launch; the lowering's
