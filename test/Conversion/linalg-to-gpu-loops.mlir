@@ -70,3 +70,26 @@ func.func @to_scalar(%x: memref<8xf32>, %s: memref<f32>) {
   }
   return
 }
+
+// -----
+
+// A global the kernel reads is copied into a buffer of the step at its
+// start (the host binary's constants are out of the GPU's reach) and freed
+// before every return.
+// CHECK-LABEL: func.func @reads_global
+// CHECK: %[[TABLE:.*]] = memref.get_global @table : memref<4xf32>
+// CHECK: %[[COPY:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+// CHECK: memref.copy %[[TABLE]], %[[COPY]]
+// CHECK: scf.parallel
+// CHECK: memref.load %[[COPY]]
+// CHECK: memref.dealloc %[[COPY]]
+// CHECK-NEXT: return
+memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+func.func @reads_global(%out: memref<4xf32>) {
+  %t = memref.get_global @table : memref<4xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t : memref<4xf32>) outs(%out : memref<4xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  return
+}

@@ -125,7 +125,7 @@ def LmcParallelizeLoops : Pass<"lmc-parallelize-loops"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
-def LmcLinalgToGpuLoops : Pass<"lmc-linalg-to-gpu-loops"> {
+def LmcLinalgToGpuLoops : Pass<"lmc-linalg-to-gpu-loops", "::mlir::ModuleOp"> {
   let summary = "Lowers linalg ops on buffers to GPU-mapped parallel loops";
   let description = [{
     The CUDA target's replacement for `convert-linalg-to-parallel-loops`
@@ -137,7 +137,10 @@ def LmcLinalgToGpuLoops : Pass<"lmc-linalg-to-gpu-loops"> {
     last tile), the tile loop mapped to GPU blocks and the loop inside to
     threads. `convert-parallel-loops-to-gpu` then makes one kernel launch of
     each. An op without parallel dimensions (a reduction to a scalar) stays
-    a loop nest on the host.
+    a loop nest on the host. Globals (constant tables) live in the host
+    binary, out of the kernels' reach: each function copies the ones it
+    reads into a buffer of its own at its start and frees it before
+    returning.
 
     Example (block-size 256):
 

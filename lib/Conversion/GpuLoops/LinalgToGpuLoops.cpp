@@ -90,6 +90,34 @@ LogicalResult mapToBlocksAndThreads(RewriterBase &rewriter,
   return success();
 }
 
+/// Globals (constant tables: a causal mask, position indices) live in the
+/// host binary, where kernels cannot read them: each step copies the ones
+/// it uses into a buffer of its own allocator, which the GPU reaches, and
+/// frees it before returning.
+LogicalResult copyGlobalsForKernels(RewriterBase &rewriter,
+                                    func::FuncOp func) {
+  SmallVector<memref::GetGlobalOp> reads;
+  func.walk([&](memref::GetGlobalOp read) { reads.push_back(read); });
+  for (memref::GetGlobalOp read : reads) {
+    if (read->getParentOp() != func.getOperation() ||
+        !func.getBody().hasOneBlock())
+      return read.emitOpError(
+          "reads a global inside a nested region; the GPU lowering copies "
+          "globals at the start of a step only");
+    Location loc = read.getLoc();
+    rewriter.setInsertionPointAfter(read);
+    Value copy = memref::AllocOp::create(rewriter, loc, read.getType(),
+                                         rewriter.getI64IntegerAttr(64));
+    auto copyOp = memref::CopyOp::create(rewriter, loc, read, copy);
+    rewriter.replaceAllUsesExcept(read, copy, copyOp);
+    func.walk([&](func::ReturnOp ret) {
+      rewriter.setInsertionPoint(ret);
+      memref::DeallocOp::create(rewriter, loc, copy);
+    });
+  }
+  return success();
+}
+
 struct LinalgToGpuLoops
     : public impl::LmcLinalgToGpuLoopsBase<LinalgToGpuLoops> {
   using Base::Base;
@@ -101,6 +129,10 @@ struct LinalgToGpuLoops
       return signalPassFailure();
     }
     IRRewriter rewriter(&getContext());
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() &&
+          failed(copyGlobalsForKernels(rewriter, func)))
+        return signalPassFailure();
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     SmallVector<scf::ParallelOp> kernels;

@@ -1,0 +1,15 @@
+// RUN: lmc-opt %s -lmc-linalg-to-gpu-loops -verify-diagnostics
+
+memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+func.func @global_in_loop(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    // expected-error @+1 {{reads a global inside a nested region; the GPU lowering copies globals at the start of a step only}}
+    %t = memref.get_global @table : memref<4xf32>
+    %v = memref.load %t[%i] : memref<4xf32>
+    memref.store %v, %out[%i] : memref<4xf32>
+  }
+  return
+}
