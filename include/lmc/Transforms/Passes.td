@@ -164,4 +164,22 @@ def LmcShardComplete : Pass<"lmc-shard-complete", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::shard::ShardDialect"];
 }
 
+def LmcBucketAllReduces
+    : Pass<"lmc-bucket-all-reduces", "::mlir::func::FuncOp"> {
+  let summary = "Merges the scalar all-reduces of a partitioned step into one";
+  let description = [{
+    After `shard-partition`: the rank-0 f32 `shard.all_reduce` ops of a block
+    over the same grid, axes and reduction, none of whose inputs depends on
+    another's result, become one all-reduce of a vector
+    (`tensor.from_elements` in, `tensor.extract` out) where the first of
+    them was; the pure ops computing the later inputs move up before it. A
+    tensor-parallel step's gradient-norm partial sums (one per split
+    parameter) then cost one collective instead of one each — the scalar
+    counterpart of the data-parallel gradient bucket. An input computed
+    by an op with memory effects or by another collective stays apart.
+  }];
+  let dependentDialects = ["::mlir::shard::ShardDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // LMC_TRANSFORMS_PASSES_TD

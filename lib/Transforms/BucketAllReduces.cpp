@@ -1,0 +1,146 @@
+//===- BucketAllReduces.cpp - one collective for a step's scalar sums -----===//
+//
+// A tensor-parallel step all-reduces one partial sum of squares per split
+// parameter for the gradient norm: three 4-byte collectives for an MLP,
+// each a full round of latency. They are independent of each other, so the
+// pure ops computing the later ones can move up and the sums travel as one
+// vector (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace lmc {
+#define GEN_PASS_DEF_LMCBUCKETALLREDUCES
+#include "lmc/Transforms/Passes.h.inc"
+} // namespace lmc
+
+using namespace mlir;
+
+namespace lmc {
+namespace {
+
+bool isScalarSum(shard::AllReduceOp op) {
+  auto type = dyn_cast<RankedTensorType>(op.getResult().getType());
+  return type && type.getRank() == 0 && type.getElementType().isF32();
+}
+
+bool sameCollective(shard::AllReduceOp a, shard::AllReduceOp b) {
+  return a.getGridAttr() == b.getGridAttr() &&
+         a.getGridAxesAttr() == b.getGridAxesAttr() &&
+         a.getReductionAttr() == b.getReductionAttr();
+}
+
+/// Shard ops that exchange data between processes: every process must
+/// run them in the same order, so none moves.
+bool isCommunication(Operation *op) {
+  return isa<shard::ShardDialect>(op->getDialect()) &&
+         !isa<shard::ProcessLinearIndexOp, shard::ProcessMultiIndexOp,
+              shard::GridShapeOp, shard::NeighborsLinearIndicesOp>(op);
+}
+
+/// The ops of `first`'s block after `first` that `value` is computed from
+/// (operands and values their regions read), in block order; failure when
+/// `value` depends on `first` or on another collective (which must not
+/// move, and whose later group members' results are not available earlier)
+/// or when one of the ops has memory effects.
+FailureOr<SmallVector<Operation *>> sliceAfter(Operation *first, Value value) {
+  Block *block = first->getBlock();
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist = {value};
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (def == first)
+      return failure(); // reads the group's first sum
+    if (!def || def->getBlock() != block || !first->isBeforeInBlock(def) ||
+        slice.contains(def))
+      continue;
+    if (!isPure(def) || isCommunication(def))
+      return failure();
+    slice.insert(def);
+    llvm::append_range(worklist, def->getOperands());
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(def->getRegions(), captured);
+    llvm::append_range(worklist, captured.getArrayRef());
+  }
+  SmallVector<Operation *> ordered = slice.takeVector();
+  llvm::sort(ordered, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  return ordered;
+}
+
+/// Replaces the group's all-reduces by one over a vector of their inputs,
+/// at the place of the first.
+void merge(RewriterBase &rewriter, ArrayRef<shard::AllReduceOp> group) {
+  shard::AllReduceOp first = group.front();
+  Location loc = first.getLoc();
+  rewriter.setInsertionPoint(first);
+  SmallVector<Value> scalars;
+  for (shard::AllReduceOp op : group)
+    scalars.push_back(
+        tensor::ExtractOp::create(rewriter, loc, op.getInput(), ValueRange{}));
+  auto vectorType = RankedTensorType::get({int64_t(group.size())},
+                                          rewriter.getF32Type());
+  Value vector =
+      tensor::FromElementsOp::create(rewriter, loc, vectorType, scalars);
+  Operation *merged = rewriter.clone(*first);
+  merged->setOperand(0, vector);
+  merged->getResult(0).setType(vectorType);
+  for (auto [i, member] : llvm::enumerate(group)) {
+    shard::AllReduceOp op = member;
+    Value index = arith::ConstantIndexOp::create(rewriter, loc, i);
+    Value sum = tensor::ExtractOp::create(rewriter, loc, merged->getResult(0),
+                                          index);
+    rewriter.replaceOp(op, tensor::FromElementsOp::create(
+                               rewriter, loc, op.getResult().getType(), sum));
+  }
+}
+
+struct BucketAllReduces
+    : public impl::LmcBucketAllReducesBase<BucketAllReduces> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<Block *> blocks;
+    getOperation().walk([&](Block *block) { blocks.push_back(block); });
+    for (Block *block : blocks) {
+      SmallVector<shard::AllReduceOp> pending;
+      for (auto op : block->getOps<shard::AllReduceOp>())
+        if (isScalarSum(op))
+          pending.push_back(op);
+      while (pending.size() > 1) {
+        SmallVector<shard::AllReduceOp> group = {pending.front()};
+        SmallVector<shard::AllReduceOp> rest;
+        for (shard::AllReduceOp candidate : ArrayRef(pending).drop_front()) {
+          FailureOr<SmallVector<Operation *>> slice = failure();
+          if (sameCollective(group.front(), candidate))
+            slice = sliceAfter(group.front(), candidate.getInput());
+          if (failed(slice)) {
+            rest.push_back(candidate);
+            continue;
+          }
+          // The slice reads no result of the group (those are after the
+          // first member, and collectives stop a slice), so it can run
+          // before the first member.
+          for (Operation *op : *slice)
+            op->moveBefore(group.front());
+          group.push_back(candidate);
+        }
+        if (group.size() > 1)
+          merge(rewriter, group);
+        pending = std::move(rest);
+      }
+    }
+  }
+};
+
+} // namespace
+} // namespace lmc
