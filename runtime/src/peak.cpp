@@ -2,6 +2,8 @@
 
 #include "peak.h"
 
+#include "device_hooks.h"
+
 #include "lmc/runtime/kernels.h"
 
 #include <algorithm>
@@ -12,6 +14,9 @@
 namespace lmc::rt {
 
 double measureMatmulFlops(const std::string &precision) {
+  // A --target cuda executable: the GPU's matmul (cuBLAS).
+  if (lmc_rt_device_matmul_flops)
+    return lmc_rt_device_matmul_flops(precision.c_str());
   using Clock = std::chrono::steady_clock;
   constexpr int64_t n = 512;
   constexpr double flops = 2.0 * n * n * n;

@@ -2,7 +2,8 @@
 //
 // Without --peak-flops, MFU is reported against what this machine's matmul
 // kernel reaches on a 512^3 product, measured in a fraction of a second at
-// startup with the run's thread count and the model's matmul precision.
+// startup with the run's thread count and the model's matmul precision —
+// on the GPU for a --target cuda executable (cuBLAS, 4096^3).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LMC_RUNTIME_PEAK_H
