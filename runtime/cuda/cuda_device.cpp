@@ -14,9 +14,10 @@
 //   API (linked statically): an executable started on a machine without a
 //   GPU or driver then reports it instead of failing to load libcuda.so.
 //
-// Every launch is followed by a synchronization of the stream (the host
-// may read what a kernel wrote next); errors end the process with the
-// failing call named.
+// Kernels, copies and cuBLAS calls are queued on one stream in program
+// order and the host waits only when a step returns (the generated code
+// touches no memory outside them); errors end the process with the failing
+// call named.
 //
 //===----------------------------------------------------------------------===//
 
@@ -235,6 +236,17 @@ void *mgpuStreamCreate() { return lmc::cuda::stream(); }
 
 void mgpuStreamDestroy(void * /*stream*/) {}
 
-void mgpuStreamSynchronize(void * /*stream*/) { synchronize("a kernel"); }
+// The lowering waits after each launch; lmc's kernels, copies and matmuls
+// are ordered on the one stream and the compiled step touches no memory
+// outside them (lmc-linalg-to-gpu-loops checks it), so only the end of a
+// step waits (lmc_rt_device_synchronize).
+void mgpuStreamSynchronize(void * /*stream*/) {}
+
+void lmc_rt_device_synchronize() { synchronize("a step's kernels"); }
+
+void lmc_rt_copy_in(void *dst, const void *src, int64_t bytes) {
+  check(cudaMemcpyAsync(dst, src, size_t(bytes), cudaMemcpyDefault, stream()),
+        "cudaMemcpyAsync");
+}
 
 } // extern "C"

@@ -184,6 +184,12 @@ extern "C" void lmc_rt_matmul_f64(const double *A, const double *B, double *C,
                                 transB);
 }
 
+// Weak: the CUDA support library defines the GPU's (runtime/cuda).
+__attribute__((weak)) void lmc_rt_copy_in(void *dst, const void *src,
+                                          int64_t bytes) {
+  std::memcpy(dst, src, size_t(bytes));
+}
+
 void lmc_rt_set_threads(int n) {
   // The OpenMP threads run everything parallel, GEMM slices included; a
   // threaded BLAS would be a second pool contending for the same cores.

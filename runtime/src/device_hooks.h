@@ -14,6 +14,7 @@ __attribute__((weak)) int lmc_rt_device_init(char *message, size_t size);
 __attribute__((weak)) void *lmc_rt_device_alloc(size_t size);
 __attribute__((weak)) void lmc_rt_device_free(void *p);
 __attribute__((weak)) double lmc_rt_device_matmul_flops(const char *precision);
+__attribute__((weak)) void lmc_rt_device_synchronize();
 }
 
 #endif // LMC_RUNTIME_DEVICE_HOOKS_H

@@ -56,12 +56,16 @@ func.func @fill_2d(%m: memref<4x300xf32>) {
 
 // -----
 
-// Without a parallel dimension (a sum to a scalar) the op stays a loop on
-// the host: no scf.parallel, nothing mapped.
+// Without a parallel dimension (a sum to a scalar) the op runs on one
+// thread: a one-iteration loop mapped to one block around its loop nest.
 // CHECK-LABEL: func.func @to_scalar
-// CHECK-NOT: scf.parallel
-// CHECK: scf.for
-// CHECK-NOT: mapping
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: scf.parallel (%{{.*}}) = (%[[C0]]) to (%[[C1]]) step (%[[C1]]) {
+// CHECK:   scf.for
+// CHECK:     memref.store %{{.*}}, %arg1[] : memref<f32>
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK-NEXT: return
 func.func @to_scalar(%x: memref<8xf32>, %s: memref<f32>) {
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : memref<8xf32>) outs(%s : memref<f32>) {
   ^bb0(%in: f32, %acc: f32):
@@ -74,22 +78,56 @@ func.func @to_scalar(%x: memref<8xf32>, %s: memref<f32>) {
 // -----
 
 // A global the kernel reads is copied into a buffer of the step at its
-// start (the host binary's constants are out of the GPU's reach) and freed
-// before every return.
+// start by the runtime (the host binary's constants are out of the GPU's
+// reach) and freed before every return.
 // CHECK-LABEL: func.func @reads_global
 // CHECK: %[[TABLE:.*]] = memref.get_global @table : memref<4xf32>
 // CHECK: %[[COPY:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
-// CHECK: memref.copy %[[TABLE]], %[[COPY]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[COPY]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[TABLE]]
+// CHECK: %[[BYTES:.*]] = arith.constant 16 : i64
+// CHECK: call @lmc_rt_copy_in(%{{.*}}, %{{.*}}, %[[BYTES]]) : (!llvm.ptr, !llvm.ptr, i64) -> ()
 // CHECK: scf.parallel
 // CHECK: memref.load %[[COPY]]
 // CHECK: memref.dealloc %[[COPY]]
 // CHECK-NEXT: return
+
 memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
 func.func @reads_global(%out: memref<4xf32>) {
   %t = memref.get_global @table : memref<4xf32>
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t : memref<4xf32>) outs(%out : memref<4xf32>) {
   ^bb0(%in: f32, %o: f32):
     linalg.yield %in : f32
+  }
+  return
+}
+
+// -----
+
+// A copy into a step's result becomes a kernel, and a loop nest over
+// buffers (a scatter-add built before bufferization) runs on one thread.
+// CHECK-LABEL: func.func @copy_and_loop
+// CHECK-NOT: memref.copy
+// CHECK: scf.parallel
+// CHECK:   scf.parallel
+// CHECK:     memref.store %{{.*}}, %arg1[%{{.*}}] : memref<8xf32>
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK: scf.parallel
+// CHECK:   scf.for
+// CHECK:     memref.store %{{.*}}, %arg1[%{{.*}}] : memref<8xf32>
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK-NEXT: return
+func.func @copy_and_loop(%x: memref<8xf32>, %out: memref<8xf32>, %idx: memref<3xindex>) {
+  memref.copy %x, %out : memref<8xf32> to memref<8xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    %row = memref.load %idx[%i] : memref<3xindex>
+    %v = memref.load %out[%row] : memref<8xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %out[%row] : memref<8xf32>
   }
   return
 }

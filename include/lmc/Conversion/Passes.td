@@ -136,11 +136,15 @@ def LmcLinalgToGpuLoops : Pass<"lmc-linalg-to-gpu-loops", "::mlir::ModuleOp"> {
     are collapsed into one and tiled by `block-size` (an `scf.if` guards the
     last tile), the tile loop mapped to GPU blocks and the loop inside to
     threads. `convert-parallel-loops-to-gpu` then makes one kernel launch of
-    each. An op without parallel dimensions (a reduction to a scalar) stays
-    a loop nest on the host. Globals (constant tables) live in the host
-    binary, out of the kernels' reach: each function copies the ones it
-    reads into a buffer of its own at its start and frees it before
-    returning.
+    each. An op without parallel dimensions (a reduction to a scalar), and
+    a loop nest built before bufferization (the scatter-add of an embedding
+    gradient), runs on one thread of a one-block kernel; copies between
+    buffers become `linalg.copy` kernels. Globals (constant tables) live in
+    the host binary, out of the kernels' reach: each function copies the
+    ones it reads into a buffer of its own with `lmc_rt_copy_in` at its
+    start and frees it before returning. Then no op at function level reads
+    or writes memory itself (checked: an error names one that would), so
+    the host may run ahead of the GPU until the step returns.
 
     Example (block-size 256):
 
@@ -162,7 +166,8 @@ def LmcLinalgToGpuLoops : Pass<"lmc-linalg-to-gpu-loops", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::gpu::GPUDialect",
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
-    "::mlir::memref::MemRefDialect"];
+    "::mlir::memref::MemRefDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::linalg::LinalgDialect"];
 }
 
 def LmcOutlineLoopNests : Pass<"lmc-outline-loop-nests", "::mlir::ModuleOp"> {

@@ -10,6 +10,7 @@
 #include "lmc/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -26,6 +27,9 @@ using namespace mlir;
 
 namespace lmc {
 namespace {
+
+/// The runtime's copy into a step buffer (lmc/runtime/kernels.h).
+constexpr llvm::StringLiteral kCopyIn = "lmc_rt_copy_in";
 
 /// `op` as a linalg.generic whose parallel dimensions come first (in their
 /// order), then its reductions.
@@ -90,14 +94,37 @@ LogicalResult mapToBlocksAndThreads(RewriterBase &rewriter,
   return success();
 }
 
+/// The address of `buffer`'s first element as an !llvm.ptr.
+Value pointerTo(OpBuilder &b, Location loc, Value buffer) {
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+  return LLVM::IntToPtrOp::create(b, loc,
+                                  LLVM::LLVMPointerType::get(b.getContext()),
+                                  i64);
+}
+
 /// Globals (constant tables: a causal mask, position indices) live in the
 /// host binary, where kernels cannot read them: each step copies the ones
-/// it uses into a buffer of its own allocator, which the GPU reaches, and
-/// frees it before returning.
+/// it uses into a buffer of its own allocator with `lmc_rt_copy_in` (a
+/// copy in stream order on the GPU, memcpy on the CPU) and frees it before
+/// returning.
 LogicalResult copyGlobalsForKernels(RewriterBase &rewriter,
                                     func::FuncOp func) {
   SmallVector<memref::GetGlobalOp> reads;
   func.walk([&](memref::GetGlobalOp read) { reads.push_back(read); });
+  if (reads.empty())
+    return success();
+  auto module = func->getParentOfType<ModuleOp>();
+  auto copyIn = module.lookupSymbol<func::FuncOp>(kCopyIn);
+  if (!copyIn) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    Type ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+    copyIn = func::FuncOp::create(
+        rewriter, module.getLoc(), kCopyIn,
+        rewriter.getFunctionType({ptr, ptr, rewriter.getI64Type()}, {}));
+    copyIn.setPrivate();
+  }
   for (memref::GetGlobalOp read : reads) {
     if (read->getParentOp() != func.getOperation() ||
         !func.getBody().hasOneBlock())
@@ -105,17 +132,54 @@ LogicalResult copyGlobalsForKernels(RewriterBase &rewriter,
           "reads a global inside a nested region; the GPU lowering copies "
           "globals at the start of a step only");
     Location loc = read.getLoc();
+    MemRefType type = read.getType();
+    SmallVector<OpOperand *> uses = llvm::map_to_vector(
+        read->getUses(), [](OpOperand &use) { return &use; });
     rewriter.setInsertionPointAfter(read);
-    Value copy = memref::AllocOp::create(rewriter, loc, read.getType(),
+    Value copy = memref::AllocOp::create(rewriter, loc, type,
                                          rewriter.getI64IntegerAttr(64));
-    auto copyOp = memref::CopyOp::create(rewriter, loc, read, copy);
-    rewriter.replaceAllUsesExcept(read, copy, copyOp);
+    int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    func::CallOp::create(
+        rewriter, loc, copyIn,
+        ValueRange{pointerTo(rewriter, loc, copy),
+                   pointerTo(rewriter, loc, read),
+                   arith::ConstantIntOp::create(rewriter, loc, bytes, 64)});
+    for (OpOperand *use : uses)
+      rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(copy); });
     func.walk([&](func::ReturnOp ret) {
       rewriter.setInsertionPoint(ret);
       memref::DeallocOp::create(rewriter, loc, copy);
     });
   }
   return success();
+}
+
+/// Moves `op` into a one-iteration scf.parallel mapped to a GPU block: one
+/// thread runs it, in the stream's order with the other kernels.
+void runOnOneThread(RewriterBase &rewriter, Operation *op) {
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  auto wrapper = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                         ValueRange{one}, ValueRange{one});
+  op->moveBefore(wrapper.getBody()->getTerminator());
+  (void)gpu::setMappingAttr(wrapper,
+                            {mapTo(op->getContext(), gpu::Processor::BlockX)});
+}
+
+/// Whether `op`, at function level, reads or writes memory itself (outside
+/// a kernel): what the host must not do while kernels run ahead.
+bool touchesMemoryOnHost(Operation *op) {
+  if (isa<scf::ParallelOp, memref::AllocOp, memref::DeallocOp,
+          memref::GetGlobalOp, func::CallOp, func::ReturnOp>(op))
+    return false;
+  bool touches = false;
+  op->walk([&](Operation *nested) {
+    if (isa<memref::LoadOp, memref::StoreOp, memref::CopyOp>(nested))
+      touches = true;
+  });
+  return touches;
 }
 
 struct LinalgToGpuLoops
@@ -129,10 +193,24 @@ struct LinalgToGpuLoops
       return signalPassFailure();
     }
     IRRewriter rewriter(&getContext());
+    SmallVector<func::FuncOp> funcs;
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() &&
-          failed(copyGlobalsForKernels(rewriter, func)))
+      if (!func.isExternal())
+        funcs.push_back(func);
+    for (func::FuncOp func : funcs) {
+      if (failed(copyGlobalsForKernels(rewriter, func)))
         return signalPassFailure();
+      // Copies between buffers (into a step's results) become linalg
+      // copies: kernels like the rest.
+      SmallVector<memref::CopyOp> copies;
+      func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+      for (memref::CopyOp copy : copies) {
+        rewriter.setInsertionPoint(copy);
+        linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                               copy.getTarget());
+        rewriter.eraseOp(copy);
+      }
+    }
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     SmallVector<scf::ParallelOp> kernels;
@@ -140,6 +218,10 @@ struct LinalgToGpuLoops
       FailureOr<linalg::GenericOp> generic = parallelFirst(rewriter, op);
       if (failed(generic))
         return signalPassFailure();
+      // Without a parallel dimension (a sum to a scalar): one thread.
+      if (generic->getNumParallelLoops() == 0 &&
+          isa<func::FuncOp>((*generic)->getParentOp()))
+        runOnOneThread(rewriter, *generic);
       rewriter.setInsertionPoint(*generic);
       FailureOr<linalg::LinalgLoops> loops =
           linalg::linalgOpToParallelLoops(rewriter, *generic);
@@ -155,6 +237,24 @@ struct LinalgToGpuLoops
     for (scf::ParallelOp loop : kernels)
       if (failed(mapToBlocksAndThreads(rewriter, loop, blockSize)))
         return signalPassFailure();
+    // Loop nests built before bufferization (the embedding gradient's
+    // scatter-add over its updates) run on one thread too; then nothing
+    // at function level touches memory, and the host can run ahead of the
+    // GPU until the step returns.
+    for (func::FuncOp func : funcs) {
+      for (Operation &op : llvm::make_early_inc_range(func.getOps()))
+        if (auto loop = dyn_cast<scf::ForOp>(op);
+            loop && loop->getNumResults() == 0 &&
+            !loop->walk([](scf::ParallelOp) { return WalkResult::interrupt(); })
+                 .wasInterrupted())
+          runOnOneThread(rewriter, loop);
+      for (Operation &op : func.getOps())
+        if (touchesMemoryOnHost(&op)) {
+          op.emitOpError("reads or writes memory outside the GPU's kernels; "
+                         "the CUDA target cannot order it with them");
+          return signalPassFailure();
+        }
+    }
   }
 };
 

@@ -26,6 +26,10 @@ int lmc_rt_device_init(char *message, size_t size);
 void *lmc_rt_device_alloc(size_t size);
 void lmc_rt_device_free(void *p);
 
+/// Waits until the device has run everything queued (a step's kernels, its
+/// copies and matmuls run in order and return before they finish).
+void lmc_rt_device_synchronize(void);
+
 /// The best FLOP/s of the device's matmul kernel for `precision` ("f32",
 /// "bf16", "f16") on a large product: the peak MFU is reported against.
 double lmc_rt_device_matmul_flops(const char *precision);

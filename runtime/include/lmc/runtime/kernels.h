@@ -37,6 +37,11 @@ void lmc_rt_matmul_f16(const uint16_t *A, const uint16_t *B, float *C,
                        int64_t batch, int64_t M, int64_t N, int64_t K,
                        int64_t transA, int64_t transB);
 
+/// Copies `bytes` from `src` (a constant table in the executable) to `dst`
+/// (a buffer of the step): memcpy here; the CUDA support library replaces
+/// it with a copy in the GPU stream's order (`--target cuda`).
+void lmc_rt_copy_in(void *dst, const void *src, int64_t bytes);
+
 /// Sets how many threads the kernels (the BLAS) and the compiled loop nests
 /// (OpenMP) may use; n >= 1.
 void lmc_rt_set_threads(int n);
