@@ -182,6 +182,38 @@ bool touchesMemoryOnHost(Operation *op) {
   return touches;
 }
 
+/// Copies between buffers (into a step's results) as linalg copies, which
+/// become kernels like the rest.
+void copiesToLinalg(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<memref::CopyOp> copies;
+  func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+  for (memref::CopyOp copy : copies) {
+    rewriter.setInsertionPoint(copy);
+    linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                           copy.getTarget());
+    rewriter.eraseOp(copy);
+  }
+}
+
+/// Loop nests built before bufferization (the embedding gradient's
+/// scatter-add over its updates) run on one thread too; then nothing at
+/// function level may touch memory, so that the host can run ahead of the
+/// GPU until the step returns.
+LogicalResult keepMemoryInKernels(RewriterBase &rewriter, func::FuncOp func) {
+  for (Operation &op : llvm::make_early_inc_range(func.getOps()))
+    if (auto loop = dyn_cast<scf::ForOp>(op);
+        loop && loop->getNumResults() == 0 &&
+        !loop->walk([](scf::ParallelOp) { return WalkResult::interrupt(); })
+             .wasInterrupted())
+      runOnOneThread(rewriter, loop);
+  for (Operation &op : func.getOps())
+    if (touchesMemoryOnHost(&op))
+      return op.emitOpError("reads or writes memory outside the GPU's "
+                            "kernels; the CUDA target cannot order it with "
+                            "them");
+  return success();
+}
+
 struct LinalgToGpuLoops
     : public impl::LmcLinalgToGpuLoopsBase<LinalgToGpuLoops> {
   using Base::Base;
@@ -200,16 +232,7 @@ struct LinalgToGpuLoops
     for (func::FuncOp func : funcs) {
       if (failed(copyGlobalsForKernels(rewriter, func)))
         return signalPassFailure();
-      // Copies between buffers (into a step's results) become linalg
-      // copies: kernels like the rest.
-      SmallVector<memref::CopyOp> copies;
-      func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
-      for (memref::CopyOp copy : copies) {
-        rewriter.setInsertionPoint(copy);
-        linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
-                               copy.getTarget());
-        rewriter.eraseOp(copy);
-      }
+      copiesToLinalg(rewriter, func);
     }
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
@@ -237,24 +260,9 @@ struct LinalgToGpuLoops
     for (scf::ParallelOp loop : kernels)
       if (failed(mapToBlocksAndThreads(rewriter, loop, blockSize)))
         return signalPassFailure();
-    // Loop nests built before bufferization (the embedding gradient's
-    // scatter-add over its updates) run on one thread too; then nothing
-    // at function level touches memory, and the host can run ahead of the
-    // GPU until the step returns.
-    for (func::FuncOp func : funcs) {
-      for (Operation &op : llvm::make_early_inc_range(func.getOps()))
-        if (auto loop = dyn_cast<scf::ForOp>(op);
-            loop && loop->getNumResults() == 0 &&
-            !loop->walk([](scf::ParallelOp) { return WalkResult::interrupt(); })
-                 .wasInterrupted())
-          runOnOneThread(rewriter, loop);
-      for (Operation &op : func.getOps())
-        if (touchesMemoryOnHost(&op)) {
-          op.emitOpError("reads or writes memory outside the GPU's kernels; "
-                         "the CUDA target cannot order it with them");
-          return signalPassFailure();
-        }
-    }
+    for (func::FuncOp func : funcs)
+      if (failed(keepMemoryInKernels(rewriter, func)))
+        return signalPassFailure();
   }
 };
 
