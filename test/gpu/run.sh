@@ -38,7 +38,8 @@ status=0
 while read -r name tolerance train; do
   SECONDS=0
   # shellcheck disable=SC2086
-  if ! (cd "$BUNDLE" && "bin/$name-cuda" $train --metrics "gpu/$name.jsonl" > "gpu/$name.log" 2>&1); then
+  if ! (cd "$BUNDLE" && "bin/$name-cuda" $train --metrics "gpu/$name.jsonl" \
+        < /dev/null > "gpu/$name.log" 2>&1); then
     echo "FAIL $name: the GPU run failed:"; tail -5 "$BUNDLE/gpu/$name.log"
     status=1
     continue
