@@ -9,6 +9,8 @@
 
 #include "lmc/Conversion/Passes.h"
 
+#include "../Common/RuntimeCalls.h"
+
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -94,15 +96,6 @@ LogicalResult mapToBlocksAndThreads(RewriterBase &rewriter,
   return success();
 }
 
-/// The address of `buffer`'s first element as an !llvm.ptr.
-Value pointerTo(OpBuilder &b, Location loc, Value buffer) {
-  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-  return LLVM::IntToPtrOp::create(b, loc,
-                                  LLVM::LLVMPointerType::get(b.getContext()),
-                                  i64);
-}
-
 /// Globals (constant tables: a causal mask, position indices) live in the
 /// host binary, where kernels cannot read them: each step copies the ones
 /// it uses into a buffer of its own allocator with `lmc_rt_copy_in` (a
@@ -114,17 +107,10 @@ LogicalResult copyGlobalsForKernels(RewriterBase &rewriter,
   func.walk([&](memref::GetGlobalOp read) { reads.push_back(read); });
   if (reads.empty())
     return success();
-  auto module = func->getParentOfType<ModuleOp>();
-  auto copyIn = module.lookupSymbol<func::FuncOp>(kCopyIn);
-  if (!copyIn) {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(module.getBody());
-    Type ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
-    copyIn = func::FuncOp::create(
-        rewriter, module.getLoc(), kCopyIn,
-        rewriter.getFunctionType({ptr, ptr, rewriter.getI64Type()}, {}));
-    copyIn.setPrivate();
-  }
+  Type ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+  func::FuncOp copyIn = declareRuntimeFunction(
+      func->getParentOfType<ModuleOp>(), rewriter, kCopyIn,
+      rewriter.getFunctionType({ptr, ptr, rewriter.getI64Type()}, {}));
   for (memref::GetGlobalOp read : reads) {
     if (read->getParentOp() != func.getOperation() ||
         !func.getBody().hasOneBlock())
@@ -141,8 +127,8 @@ LogicalResult copyGlobalsForKernels(RewriterBase &rewriter,
     int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
     func::CallOp::create(
         rewriter, loc, copyIn,
-        ValueRange{pointerTo(rewriter, loc, copy),
-                   pointerTo(rewriter, loc, read),
+        ValueRange{bufferPointer(rewriter, loc, copy),
+                   bufferPointer(rewriter, loc, read),
                    arith::ConstantIntOp::create(rewriter, loc, bytes, 64)});
     for (OpOperand *use : uses)
       rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(copy); });

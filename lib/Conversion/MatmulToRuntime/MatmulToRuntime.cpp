@@ -10,6 +10,8 @@
 
 #include "lmc/Conversion/Passes.h"
 
+#include "../Common/RuntimeCalls.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -54,17 +56,11 @@ FailureOr<std::pair<bool, bool>> transposeFlags(linalg::LinalgOp op,
 }
 
 func::FuncOp getOrDeclareKernel(ModuleOp module, OpBuilder &b, StringRef name) {
-  if (auto func = module.lookupSymbol<func::FuncOp>(name))
-    return func;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   Type i64 = b.getI64Type();
-  auto type = b.getFunctionType({ptr, ptr, ptr, i64, i64, i64, i64, i64, i64},
-                                {});
-  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
-  func.setPrivate();
-  return func;
+  return declareRuntimeFunction(
+      module, b, name,
+      b.getFunctionType({ptr, ptr, ptr, i64, i64, i64, i64, i64, i64}, {}));
 }
 
 template <typename MatmulLikeOp>
@@ -112,15 +108,9 @@ struct MatmulToCall : public OpRewritePattern<MatmulLikeOp> {
     Location loc = op.getLoc();
     auto module = op->template getParentOfType<ModuleOp>();
     func::FuncOp callee = getOrDeclareKernel(module, rewriter, kernel);
-    Type ptrType = LLVM::LLVMPointerType::get(rewriter.getContext());
     SmallVector<Value> args;
-    for (Value buffer : {a, b, c}) {
-      Value index =
-          memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, buffer);
-      Value i64 = arith::IndexCastOp::create(rewriter, loc,
-                                             rewriter.getI64Type(), index);
-      args.push_back(LLVM::IntToPtrOp::create(rewriter, loc, ptrType, i64));
-    }
+    for (Value buffer : {a, b, c})
+      args.push_back(bufferPointer(rewriter, loc, buffer));
     for (int64_t v : {batch, m, n, k, int64_t(flags->first),
                       int64_t(flags->second)})
       args.push_back(arith::ConstantIntOp::create(rewriter, loc, v, 64));

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "lmc/Conversion/Passes.h"
+
+#include "../Common/RuntimeCalls.h"
 #include "lmc/Transforms/Attributes.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -73,21 +75,12 @@ private:
   }
 
   func::FuncOp declare(StringRef name, TypeRange args, TypeRange results) {
-    if (auto func = module_.lookupSymbol<func::FuncOp>(name))
-      return func;
-    OpBuilder::InsertionGuard guard(b_);
-    b_.setInsertionPointToStart(module_.getBody());
-    auto func = func::FuncOp::create(b_, module_.getLoc(), name,
-                                     b_.getFunctionType(args, results));
-    func.setPrivate();
-    return func;
+    return lmc::declareRuntimeFunction(module_, b_, name,
+                                       b_.getFunctionType(args, results));
   }
 
   Value pointerTo(Location loc, Value buffer) {
-    Value index = memref::ExtractAlignedPointerAsIndexOp::create(b_, loc, buffer);
-    Value i64 = arith::IndexCastOp::create(b_, loc, b_.getI64Type(), index);
-    return LLVM::IntToPtrOp::create(
-        b_, loc, LLVM::LLVMPointerType::get(b_.getContext()), i64);
+    return lmc::bufferPointer(b_, loc, buffer);
   }
 
   Value i64(Location loc, int64_t value) {
