@@ -266,6 +266,10 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   OwningOpRef<ModuleOp> module = loadModel(context);
   if (!module)
     return failure();
+  // Checked before any pass runs (the DSL's mesh is known once it loaded).
+  FailureOr<lmc::LoweringTarget> lowerFor = loweringTarget();
+  if (failed(lowerFor))
+    return failure();
 
   bool stopInMlir = emit == Artifact::MLIR || compileTo <= lmc::Phase::Lower;
   lmc::Phase lastTrainingPhase =
@@ -327,9 +331,6 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   std::vector<std::string> rules(shard.begin(), shard.end());
   llvm::append_range(rules, dslSettings.shard);
   sharding.shard = llvm::join(rules, ";");
-  FailureOr<lmc::LoweringTarget> lowerFor = loweringTarget();
-  if (failed(lowerFor))
-    return failure();
   lmc::buildLmcLoweringPipeline(lowering, sharding, compileTo, *lowerFor);
   if (failed(lowering.run(*module)))
     return failure();
