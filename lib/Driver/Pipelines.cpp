@@ -82,8 +82,8 @@ constexpr const char *kHostToLlvm =
     "convert-math-to-llvm,"
     "convert-math-to-libm,"
     // bf16 conversions as integer arithmetic (no libgcc/compiler-rt helpers,
-    // the same rounding on every CPU).
-    "arith-expand{include-bf16},"
+    // the same rounding on every CPU); maximumf stays vectorizable.
+    "lmc-expand-arith,"
     "convert-arith-to-llvm,"
     "convert-index-to-llvm,"
     "convert-cf-to-llvm,"

@@ -47,3 +47,96 @@ func.func @reshape_after_matmul(%a: tensor<8x4xf32>, %w: tensor<4x3xf32>, %c: te
   %r = tensor.expand_shape %mm [[0, 1], [2]] output_shape [2, 4, 3] : tensor<8x3xf32> into tensor<2x4x3xf32>
   return %r : tensor<2x4x3xf32>
 }
+
+// -----
+
+// A scalar spread to an activation's shape and read by two elementwise ops
+// (CSE shares it across layers and the backward pass) is recomputed in
+// each: no generic writes the broadcast tensor, both consumers read the
+// 0-d constant directly.
+// CHECK-LABEL: func.func @shared_broadcast
+// CHECK-COUNT-2: linalg.generic {{.*}} ins(%{{.*}}, %arg2 : tensor<4x8xf32>, tensor<f32>)
+// CHECK-NOT: linalg.generic
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#scalar2 = affine_map<(d0, d1) -> ()>
+func.func @shared_broadcast(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %c: tensor<f32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %b = linalg.generic {indexing_maps = [#scalar2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c : tensor<f32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%s: f32, %o: f32):
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %d = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.divf %p, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %m = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.mulf %p, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %d, %m : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// A broadcast also read by a matmul stays for the matmul (which fusion
+// cannot take), while the elementwise reader gets its own copy.
+// CHECK-LABEL: func.func @broadcast_read_by_matmul
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<8xf32>)
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<8xf32>)
+// CHECK: linalg.matmul ins(%[[B]], %arg2 :
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @broadcast_read_by_matmul(%x: tensor<4x8xf32>, %v: tensor<8xf32>, %w: tensor<8x8xf32>, %acc: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %b = linalg.generic {indexing_maps = [#row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%v : tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%s: f32, %o: f32):
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.addf %p, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %mm = linalg.matmul ins(%b, %w : tensor<4x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %s, %mm : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// A full-size operand shared by two ops is no broadcast: it is not
+// duplicated (each consumer reads it; recomputing would redo its work).
+// CHECK-LABEL: func.func @shared_full_size
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x8xf32>)
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[E]], %arg1 :
+// CHECK: linalg.generic {{.*}} ins(%[[E]], %arg1 :
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @shared_full_size(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %ex = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = math.exp %p : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %a = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%ex, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.addf %p, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %m = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%ex, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.mulf %p, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %a, %m : tensor<4x8xf32>, tensor<4x8xf32>
+}

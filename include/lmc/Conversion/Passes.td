@@ -90,6 +90,20 @@ def LmcApproximateMath : Pass<"lmc-approximate-math"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LmcExpandArith : Pass<"lmc-expand-arith"> {
+  let summary = "arith-expand for the host, keeping maximumf and minimumf";
+  let description = [{
+    Expands what LLVM lowering lacks, as upstream's `arith-expand
+    {include-bf16}` does (`ceildivsi`/`floordivsi`, bf16 `extf`/`truncf`
+    as integer arithmetic with the same rounding on every CPU), but leaves
+    `arith.maximumf`/`minimumf` alone: they become `llvm.maximum`/
+    `llvm.minimum`, which LLVM's loop vectorizer recognizes as reductions.
+    Upstream's compare-and-select expansion keeps a softmax's row maximum
+    scalar (about 2% of a GPT training step here).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def LmcUntieFills : Pass<"lmc-untie-fills"> {
   let summary = "Gives every op that writes into a tensor fill a fill of its own";
   let description = [{

@@ -196,6 +196,7 @@ def Lmc_TransposeOp : Lmc_Op<"transpose", [Pure,
   let assemblyFormat =
       "$operand `,` `perm` `=` $perm attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -246,6 +247,7 @@ def Lmc_MatmulOp : Lmc_Op<"matmul", [Pure,
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//

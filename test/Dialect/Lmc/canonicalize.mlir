@@ -1,0 +1,92 @@
+// Transposes around lmc.matmul fold into its transpose flags.
+// RUN: lmc-opt %s -split-input-file -canonicalize | FileCheck %s
+
+// x @ W^T as ONNX spells it (Transpose + MatMul): W goes to the product
+// directly, with transpose_rhs.
+// CHECK-LABEL: func.func @weight_transpose
+// CHECK-NOT: lmc.transpose
+// CHECK: lmc.matmul %arg0, %arg1 {transpose_rhs} : tensor<4x8xf32>, tensor<16x8xf32> -> tensor<4x16xf32>
+func.func @weight_transpose(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) -> tensor<4x16xf32> {
+  %wt = lmc.transpose %w, perm = [1, 0] : tensor<16x8xf32> -> tensor<8x16xf32>
+  %y = lmc.matmul %x, %wt : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// A flag already set flips back off; other readers keep the transpose.
+// CHECK-LABEL: func.func @flips_and_keeps_other_readers
+// CHECK: %[[T:.*]] = lmc.transpose %arg0, perm = [1, 0]
+// CHECK: %[[P:.*]] = lmc.matmul %arg0, %arg1 : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+// CHECK: return %[[P]], %[[T]]
+func.func @flips_and_keeps_other_readers(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> (tensor<4x2xf32>, tensor<8x4xf32>) {
+  %at = lmc.transpose %a, perm = [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+  %p = lmc.matmul %at, %b {transpose_lhs} : tensor<8x4xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+  return %p, %at : tensor<4x2xf32>, tensor<8x4xf32>
+}
+
+// -----
+
+// A weight gradient transposed back to the weight's layout: the product is
+// computed transposed instead, (op(A)·op(B))ᵀ = op(B)ᵀ·op(A)ᵀ.
+// CHECK-LABEL: func.func @transposed_product
+// CHECK-NOT: lmc.transpose
+// CHECK: lmc.matmul %arg1, %arg0 {transpose_lhs} : tensor<4x16xf32>, tensor<4x8xf32> -> tensor<16x8xf32>
+func.func @transposed_product(%x: tensor<4x8xf32>, %dy: tensor<4x16xf32>) -> tensor<16x8xf32> {
+  %dwt = lmc.matmul %x, %dy {transpose_lhs} : tensor<4x8xf32>, tensor<4x16xf32> -> tensor<8x16xf32>
+  %dw = lmc.transpose %dwt, perm = [1, 0] : tensor<8x16xf32> -> tensor<16x8xf32>
+  return %dw : tensor<16x8xf32>
+}
+
+// -----
+
+// A product read elsewhere too is left alone.
+// CHECK-LABEL: func.func @shared_product
+// CHECK: lmc.matmul %arg0, %arg1 :
+// CHECK: lmc.transpose
+func.func @shared_product(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> (tensor<2x4xf32>, tensor<4x2xf32>) {
+  %p = lmc.matmul %a, %b : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+  %t = lmc.transpose %p, perm = [1, 0] : tensor<4x2xf32> -> tensor<2x4xf32>
+  return %t, %p : tensor<2x4xf32>, tensor<4x2xf32>
+}
+
+// -----
+
+// Attention's keys, [b, t, h, d] → [b, h, d, t] for q·kᵀ: read only by
+// matmuls, the transpose becomes [b, h, t, d] (rows of d stay contiguous)
+// and every reader flips its flag.
+// CHECK-LABEL: func.func @keys
+// CHECK: %[[K:.*]] = lmc.transpose %arg1, perm = [0, 2, 1, 3] : tensor<2x5x3x4xf32> -> tensor<2x3x5x4xf32>
+// CHECK: lmc.matmul %arg0, %[[K]] {transpose_rhs}
+// CHECK: lmc.matmul %arg2, %[[K]] :
+func.func @keys(%q: tensor<2x3x5x4xf32>, %k: tensor<2x5x3x4xf32>, %ds: tensor<2x3x5x5xf32>) -> (tensor<2x3x5x5xf32>, tensor<2x3x5x4xf32>) {
+  %kt = lmc.transpose %k, perm = [0, 2, 3, 1] : tensor<2x5x3x4xf32> -> tensor<2x3x4x5xf32>
+  %s = lmc.matmul %q, %kt : tensor<2x3x5x4xf32>, tensor<2x3x4x5xf32> -> tensor<2x3x5x5xf32>
+  %dq = lmc.matmul %ds, %kt {transpose_rhs} : tensor<2x3x5x5xf32>, tensor<2x3x4x5xf32> -> tensor<2x3x5x4xf32>
+  return %s, %dq : tensor<2x3x5x5xf32>, tensor<2x3x5x4xf32>
+}
+
+// -----
+
+// ...and when something else reads it, it stays.
+// CHECK-LABEL: func.func @keys_read_elsewhere
+// CHECK: lmc.transpose %arg1, perm = [0, 2, 3, 1]
+// CHECK-NOT: lmc.transpose
+func.func @keys_read_elsewhere(%q: tensor<2x3x5x4xf32>, %k: tensor<2x5x3x4xf32>) -> (tensor<2x3x5x5xf32>, tensor<2x3x4x5xf32>) {
+  %kt = lmc.transpose %k, perm = [0, 2, 3, 1] : tensor<2x5x3x4xf32> -> tensor<2x3x4x5xf32>
+  %s = lmc.matmul %q, %kt : tensor<2x3x5x4xf32>, tensor<2x3x4x5xf32> -> tensor<2x3x5x5xf32>
+  return %s, %kt : tensor<2x3x5x5xf32>, tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// The keys' gradient, a product [b, h, d, t] put back as [b, t, h, d]: the
+// product is computed as [b, h, t, d] and moved with contiguous rows.
+// CHECK-LABEL: func.func @key_gradient
+// CHECK: %[[P:.*]] = lmc.matmul %arg1, %arg0 {transpose_lhs} : tensor<2x3x5x5xf32>, tensor<2x3x5x4xf32> -> tensor<2x3x5x4xf32>
+// CHECK: lmc.transpose %[[P]], perm = [0, 2, 1, 3] : tensor<2x3x5x4xf32> -> tensor<2x5x3x4xf32>
+func.func @key_gradient(%q: tensor<2x3x5x4xf32>, %ds: tensor<2x3x5x5xf32>) -> tensor<2x5x3x4xf32> {
+  %dkt = lmc.matmul %q, %ds {transpose_lhs} : tensor<2x3x5x4xf32>, tensor<2x3x5x5xf32> -> tensor<2x3x4x5xf32>
+  %dk = lmc.transpose %dkt, perm = [0, 3, 1, 2] : tensor<2x3x4x5xf32> -> tensor<2x5x3x4xf32>
+  return %dk : tensor<2x5x3x4xf32>
+}
