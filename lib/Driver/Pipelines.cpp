@@ -124,8 +124,9 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
                               const LoweringTarget &target) {
   bool multithreaded = target.multithreaded && !target.gpuLoopsOnCpu;
   ConvertLmcToLinalgOptions toLinalg;
-  // Upstream sharding propagation sees through linalg ops but not loops.
-  toLinalg.scatterLoops = sharding.mesh.empty();
+  // Upstream sharding propagation sees through linalg ops but not loops
+  // or slices.
+  toLinalg.shardable = !sharding.mesh.empty();
   pm.addPass(createConvertLmcToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   if (!sharding.mesh.empty()) {
@@ -169,6 +170,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
   // dimensions of big loop nests become OpenMP work-sharing loops.
   std::string pipeline = bufferization + llvm::formatv(
       "lmc-matmul-to-runtime,"
+      "lmc-strided-copies-to-linalg,"
       "{0},"
       "lower-affine,"
       "lmc-outline-loop-nests,"

@@ -1,4 +1,5 @@
 // RUN: lmc-opt %s -split-input-file -convert-lmc-to-linalg | FileCheck %s
+// RUN: lmc-opt %s -split-input-file -convert-lmc-to-linalg=shardable | FileCheck %s --check-prefix=SHARD
 
 // The new elementwise ops map to one scalar op each.
 // CHECK-LABEL: func.func @elementwise
@@ -80,16 +81,28 @@ func.func @reduce_max(%a: tensor<2x3xf32>) -> tensor<2xf32> {
 
 // -----
 
-// Concat reads every piece at a clamped position and keeps the one whose
-// range holds the output position.
+// Concat copies each piece into its slice of the result (bufferization
+// writes them in place).
 // CHECK-LABEL: func.func @concat
-// CHECK: linalg.generic {{.*}}outs(%{{.*}} : tensor<2x5xf32>)
-// CHECK: %[[I:.*]] = linalg.index 0 : index
-// CHECK: %[[J:.*]] = linalg.index 1 : index
-// CHECK: %[[B:.*]] = tensor.extract %arg1[%[[I]], %{{.*}}] : tensor<2x2xf32>
-// CHECK: %[[A:.*]] = tensor.extract %arg0[%[[I]], %{{.*}}] : tensor<2x3xf32>
-// CHECK: %[[FIRST:.*]] = arith.cmpi slt, %[[J]], %{{.*}} : index
-// CHECK: arith.select %[[FIRST]], %[[A]], %[[B]] : f32
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x5xf32>
+// CHECK: %[[S0:.*]] = tensor.extract_slice %[[E]][0, 0] [2, 3] [1, 1]
+// CHECK: %[[C0:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x3xf32>) outs(%[[S0]] : tensor<2x3xf32>)
+// CHECK: %[[R0:.*]] = tensor.insert_slice %[[C0]] into %[[E]][0, 0] [2, 3] [1, 1]
+// CHECK: %[[S1:.*]] = tensor.extract_slice %[[R0]][0, 3] [2, 2] [1, 1]
+// CHECK: %[[C1:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<2x2xf32>) outs(%[[S1]] : tensor<2x2xf32>)
+// CHECK: %[[R1:.*]] = tensor.insert_slice %[[C1]] into %[[R0]][0, 3] [2, 2] [1, 1]
+// CHECK: return %[[R1]]
+// Shardable, it reads every piece at a clamped position and keeps the one
+// whose range holds the output position (one generic, which sharding
+// propagation sees through).
+// SHARD-LABEL: func.func @concat
+// SHARD: linalg.generic {{.*}}outs(%{{.*}} : tensor<2x5xf32>)
+// SHARD: %[[I:.*]] = linalg.index 0 : index
+// SHARD: %[[J:.*]] = linalg.index 1 : index
+// SHARD: %[[B:.*]] = tensor.extract %arg1[%[[I]], %{{.*}}] : tensor<2x2xf32>
+// SHARD: %[[A:.*]] = tensor.extract %arg0[%[[I]], %{{.*}}] : tensor<2x3xf32>
+// SHARD: %[[FIRST:.*]] = arith.cmpi slt, %[[J]], %{{.*}} : index
+// SHARD: arith.select %[[FIRST]], %[[A]], %[[B]] : f32
 func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>) -> tensor<2x5xf32> {
   %0 = lmc.concat axis = 1, %a, %b : tensor<2x3xf32>, tensor<2x2xf32> -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>

@@ -1,5 +1,5 @@
 // RUN: lmc-opt %s -split-input-file -convert-lmc-to-linalg | FileCheck %s --check-prefix=LOOPS
-// RUN: lmc-opt %s -split-input-file -convert-lmc-to-linalg=scatter-loops=false | FileCheck %s --check-prefix=GENERIC
+// RUN: lmc-opt %s -split-input-file -convert-lmc-to-linalg=shardable | FileCheck %s --check-prefix=GENERIC
 
 // By default scatter-add is a loop nest over the updates that adds each one
 // into the row its index names (negative indices count from the end, others
@@ -23,7 +23,7 @@
 // LOOPS: %[[NEW:.*]] = tensor.insert %[[SUM]] into %[[ACC]][%[[ROW]], %[[C]]]
 // LOOPS: scf.yield %[[NEW]]
 
-// For sharding (scatter-loops=false) it is one linalg.generic that reduces
+// For sharding (shardable) it is one linalg.generic that reduces
 // over the index dimensions, adding an update where its index equals the
 // output row.
 // GENERIC-DAG: #[[UPD:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>

@@ -32,9 +32,10 @@ namespace lmc {
 #include "lmc/Conversion/Passes.h.inc"
 
 /// Patterns lowering every lmc op to linalg/tensor/arith/math on tensors
-/// (and scatter-add to scf loops when `scatterLoops`).
+/// (scatter-add to scf loops and concat to slice copies unless
+/// `shardable`).
 void populateLmcToLinalgPatterns(mlir::RewritePatternSet &patterns,
-                                 bool scatterLoops = true);
+                                 bool shardable = false);
 
 } // namespace lmc
 

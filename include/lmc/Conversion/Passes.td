@@ -12,11 +12,12 @@ def ConvertLmcToLinalg : Pass<"convert-lmc-to-linalg", "::mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect"];
   let options = [
-    Option<"scatterLoops", "scatter-loops", "bool", /*default=*/"true",
-           "Lower scatter-add to a loop nest over its updates (O(updates)); "
-           "false keeps one linalg.generic reducing over the indices "
-           "(O(result x indices)), which upstream sharding propagation "
-           "sees through">];
+    Option<"shardable", "shardable", "bool", /*default=*/"false",
+           "Lower to forms upstream sharding propagation sees through: "
+           "scatter-add as one linalg.generic reducing over the indices "
+           "(O(result x indices)) instead of a loop nest over its updates "
+           "(O(updates)), concat as one linalg.generic reading every piece "
+           "instead of copies into slices of the result">];
 }
 
 def LmcMatmulToRuntime : Pass<"lmc-matmul-to-runtime", "::mlir::ModuleOp"> {
@@ -102,6 +103,19 @@ def LmcExpandArith : Pass<"lmc-expand-arith"> {
     scalar (about 2% of a GPT training step here).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def LmcStridedCopiesToLinalg : Pass<"lmc-strided-copies-to-linalg"> {
+  let summary = "Rewrites memref.copy with a strided side into linalg.copy";
+  let description = [{
+    Run after bufferization on the CPU path. A `memref.copy` between
+    contiguous buffers stays (LLVM lowering makes it a memcpy); one that
+    reads or writes a strided view (a concat piece written into its slice
+    of the result) becomes `linalg.copy`, which the linalg-to-loops
+    conversion turns into loops. LLVM lowering would call MLIR's C runner
+    library (`memrefCopy`) for it, which lmc executables do not link.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def LmcUntieFills : Pass<"lmc-untie-fills"> {

@@ -89,8 +89,15 @@ struct ConvertLowering : public OpConversionPattern<ConvertOp> {
   }
 };
 
+/// lmc.concat. Without sharding, each piece is copied into its slice of the
+/// result (a linalg.generic writing a tensor.extract_slice, inserted back):
+/// bufferization writes the pieces in place, and elementwise fusion moves
+/// each piece's producer into its copy. For sharding, one linalg.generic
+/// reads every piece at each position (clamped reads, a select along the
+/// axis): upstream propagation sees through it, not through slices.
 struct ConcatLowering : public OpConversionPattern<ConcatOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ConcatLowering(MLIRContext *ctx, bool asSliceCopies)
+      : OpConversionPattern<ConcatOp>(ctx), asSliceCopies(asSliceCopies) {}
 
   LogicalResult
   matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
@@ -110,7 +117,43 @@ struct ConcatLowering : public OpConversionPattern<ConcatOp> {
       rewriter.replaceOp(op, buildEmpty(rewriter, op.getLoc(), type));
       return success();
     }
-    Value result = buildIndexed(
+    Value result = asSliceCopies ? copyIntoSlices(rewriter, op, pieces)
+                                 : gatherPieces(rewriter, op, pieces);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  static Value copyIntoSlices(OpBuilder &b, ConcatOp op,
+                              ArrayRef<std::pair<Value, int64_t>> pieces) {
+    Location loc = op.getLoc();
+    int64_t rank = op.getType().getRank();
+    Value result = buildEmpty(b, loc, op.getType());
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    SmallVector<utils::IteratorType> parallel(rank,
+                                              utils::IteratorType::parallel);
+    for (auto [input, start] : pieces) {
+      auto pieceType = cast<RankedTensorType>(input.getType());
+      SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+      offsets[op.getAxis()] = b.getIndexAttr(start);
+      SmallVector<OpFoldResult> sizes, strides(rank, b.getIndexAttr(1));
+      for (int64_t size : pieceType.getShape())
+        sizes.push_back(b.getIndexAttr(size));
+      Value slice = tensor::ExtractSliceOp::create(b, loc, pieceType, result,
+                                                   offsets, sizes, strides);
+      Value copied = buildGeneric(
+          b, loc, pieceType, slice, input, identity, identity, parallel,
+          [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+      result = tensor::InsertSliceOp::create(b, loc, copied, result, offsets,
+                                             sizes, strides);
+    }
+    return result;
+  }
+
+  static Value gatherPieces(OpBuilder &rewriter, ConcatOp op,
+                            ArrayRef<std::pair<Value, int64_t>> pieces) {
+    int64_t axis = op.getAxis();
+    RankedTensorType type = op.getType();
+    return buildIndexed(
         rewriter, op.getLoc(), type,
         [&](OpBuilder &b, Location l, ValueRange indices) -> Value {
           // Every piece is read at a clamped position; the position along
@@ -135,9 +178,9 @@ struct ConcatLowering : public OpConversionPattern<ConcatOp> {
           }
           return chosen;
         });
-    rewriter.replaceOp(op, result);
-    return success();
   }
+
+  bool asSliceCopies;
 };
 
 struct SliceLowering : public OpConversionPattern<SliceOp> {
@@ -461,11 +504,12 @@ struct ModeSelectLowering : public OpConversionPattern<ModeSelectOp> {
 } // namespace
 
 void populateDataMovementLoweringPatterns(RewritePatternSet &patterns,
-                                          bool scatterLoops) {
-  patterns.add<ConvertLowering, ConcatLowering, SliceLowering,
-               SliceGradLowering, GatherLowering, ModeSelectLowering,
-               RandomUniformLowering>(patterns.getContext());
-  patterns.add<ScatterAddLowering>(patterns.getContext(), scatterLoops);
+                                          bool shardable) {
+  patterns.add<ConvertLowering, SliceLowering, SliceGradLowering,
+               GatherLowering, ModeSelectLowering, RandomUniformLowering>(
+      patterns.getContext());
+  patterns.add<ScatterAddLowering, ConcatLowering>(patterns.getContext(),
+                                                   !shardable);
 }
 
 } // namespace lmc::lowering

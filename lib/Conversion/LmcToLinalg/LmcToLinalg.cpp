@@ -266,7 +266,7 @@ struct ConvertLmcToLinalgPass
                            arith::ArithDialect, math::MathDialect,
                            scf::SCFDialect>();
     RewritePatternSet patterns(&getContext());
-    populateLmcToLinalgPatterns(patterns, scatterLoops);
+    populateLmcToLinalgPatterns(patterns, shardable);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
@@ -276,11 +276,11 @@ struct ConvertLmcToLinalgPass
 } // namespace
 
 void lmc::populateLmcToLinalgPatterns(RewritePatternSet &patterns,
-                                      bool scatterLoops) {
+                                      bool shardable) {
   populateElementwisePatterns(patterns);
   patterns.add<CmpLowering, BroadcastInDimLowering, ReshapeLowering,
                TransposeLowering>(patterns.getContext());
   populateReductionLoweringPatterns(patterns);
-  populateDataMovementLoweringPatterns(patterns, scatterLoops);
+  populateDataMovementLoweringPatterns(patterns, shardable);
   populateConvolutionLoweringPatterns(patterns);
 }

@@ -60,10 +60,11 @@ mlir::Value buildReduceAlong(mlir::OpBuilder &b, mlir::Location loc,
                                  combine);
 
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
-/// lmc.convert, concat, slice, slice_grad, gather, scatter_add (as loops
-/// when `scatterLoops`, else as one linalg.generic).
+/// lmc.convert, concat, slice, slice_grad, gather, scatter_add (scatter-add
+/// and concat as single linalg.generics when `shardable`, else as loops
+/// over the updates and copies into slices).
 void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns,
-                                          bool scatterLoops);
+                                          bool shardable);
 /// lmc.conv, conv_input_grad, conv_weight_grad, max_pool, max_pool_grad.
 void populateConvolutionLoweringPatterns(mlir::RewritePatternSet &patterns);
 

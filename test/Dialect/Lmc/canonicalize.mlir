@@ -90,3 +90,58 @@ func.func @key_gradient(%q: tensor<2x3x5x4xf32>, %ds: tensor<2x3x5x5xf32>) -> te
   %dk = lmc.transpose %dkt, perm = [0, 3, 1, 2] : tensor<2x3x4x5xf32> -> tensor<2x5x3x4xf32>
   return %dk : tensor<2x5x3x4xf32>
 }
+
+// -----
+
+// The gradient of a split into q, k, v: three zero-padded pieces added up
+// become one concat of the pieces (and a slice_grad covering the whole
+// result folds away).
+// CHECK-LABEL: func.func @split_gradient
+// CHECK-NOT: lmc.slice_grad
+// CHECK-NOT: lmc.add
+// CHECK: %[[C:.*]] = lmc.concat axis = 1, %arg0, %arg1, %arg2 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x9xf32>
+// CHECK: return %[[C]]
+func.func @split_gradient(%dq: tensor<2x3xf32>, %dk: tensor<2x3xf32>, %dv: tensor<2x3xf32>) -> tensor<2x9xf32> {
+  %v = lmc.slice_grad %dv, start = [0, 6], stride = [1, 1] : tensor<2x3xf32> -> tensor<2x9xf32>
+  %k = lmc.slice_grad %dk, start = [0, 3], stride = [1, 1] : tensor<2x3xf32> -> tensor<2x9xf32>
+  %vk = lmc.add %v, %k : tensor<2x9xf32>
+  %q = lmc.slice_grad %dq, start = [0, 0], stride = [1, 1] : tensor<2x3xf32> -> tensor<2x9xf32>
+  %all = lmc.add %vk, %q : tensor<2x9xf32>
+  return %all : tensor<2x9xf32>
+}
+
+// -----
+
+// Adjacent pieces that do not cover the result stay a padded concat.
+// CHECK-LABEL: func.func @partial_cover
+// CHECK: %[[C:.*]] = lmc.concat axis = 1, %arg0, %arg1 : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x6xf32>
+// CHECK: lmc.slice_grad %[[C]], start = [0, 2], stride = [1, 1] : tensor<2x6xf32> -> tensor<2x9xf32>
+func.func @partial_cover(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x9xf32> {
+  %pa = lmc.slice_grad %a, start = [0, 2], stride = [1, 1] : tensor<2x3xf32> -> tensor<2x9xf32>
+  %pb = lmc.slice_grad %b, start = [0, 5], stride = [1, 1] : tensor<2x3xf32> -> tensor<2x9xf32>
+  %s = lmc.add %pa, %pb : tensor<2x9xf32>
+  return %s : tensor<2x9xf32>
+}
+
+// -----
+
+// Windows with a gap, overlapping windows, windows differing in two
+// dimensions, and strided windows are a real sum: they stay.
+// CHECK-LABEL: func.func @not_adjacent
+// CHECK-NOT: lmc.concat
+// CHECK-COUNT-4: lmc.add
+func.func @not_adjacent(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> (tensor<2x9xf32>, tensor<2x9xf32>, tensor<4x9xf32>, tensor<2x9xf32>) {
+  %a0 = lmc.slice_grad %a, start = [0, 0], stride = [1, 1] : tensor<2x3xf32> -> tensor<2x9xf32>
+  %b4 = lmc.slice_grad %b, start = [0, 4], stride = [1, 1] : tensor<2x3xf32> -> tensor<2x9xf32>
+  %gap = lmc.add %a0, %b4 : tensor<2x9xf32>
+  %a1 = lmc.slice_grad %a, start = [0, 1], stride = [1, 1] : tensor<2x3xf32> -> tensor<2x9xf32>
+  %b2 = lmc.slice_grad %b, start = [0, 2], stride = [1, 1] : tensor<2x3xf32> -> tensor<2x9xf32>
+  %overlap = lmc.add %a1, %b2 : tensor<2x9xf32>
+  %a00 = lmc.slice_grad %a, start = [0, 0], stride = [1, 1] : tensor<2x3xf32> -> tensor<4x9xf32>
+  %b23 = lmc.slice_grad %b, start = [2, 3], stride = [1, 1] : tensor<2x3xf32> -> tensor<4x9xf32>
+  %diagonal = lmc.add %a00, %b23 : tensor<4x9xf32>
+  %as = lmc.slice_grad %a, start = [0, 0], stride = [1, 2] : tensor<2x3xf32> -> tensor<2x9xf32>
+  %b6 = lmc.slice_grad %b, start = [0, 6], stride = [1, 1] : tensor<2x3xf32> -> tensor<2x9xf32>
+  %strided = lmc.add %as, %b6 : tensor<2x9xf32>
+  return %gap, %overlap, %diagonal, %strided : tensor<2x9xf32>, tensor<2x9xf32>, tensor<4x9xf32>, tensor<2x9xf32>
+}

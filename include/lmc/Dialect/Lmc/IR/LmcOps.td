@@ -77,7 +77,9 @@ class Lmc_BinaryOp<string mnemonic, string desc>
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
 }
 
-def Lmc_AddOp : Lmc_BinaryOp<"add", "Computes `lhs + rhs`.">;
+def Lmc_AddOp : Lmc_BinaryOp<"add", "Computes `lhs + rhs`."> {
+  let hasCanonicalizer = 1;
+}
 def Lmc_SubOp : Lmc_BinaryOp<"sub", "Computes `lhs - rhs`.">;
 def Lmc_MulOp : Lmc_BinaryOp<"mul", "Computes `lhs * rhs`.">;
 def Lmc_DivOp : Lmc_BinaryOp<"div", "Computes `lhs / rhs`.">;

@@ -157,6 +157,7 @@ def Lmc_ConcatOp : Lmc_Op<"concat", [Pure,
   let assemblyFormat =
       "`axis` `=` $axis `,` $inputs attr-dict `:` type($inputs) `->` type($result)";
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Lmc_SliceOp : Lmc_Op<"slice", [Pure,
@@ -206,6 +207,7 @@ def Lmc_SliceGradOp : Lmc_Op<"slice_grad", [Pure,
     type($source) `->` type($result)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,50 @@
+//===- StridedCopies.cpp - strided memref.copy as linalg.copy -------------===//
+//
+// Bufferization copies a concat's pieces into strided slices of the result
+// with memref.copy. LLVM lowering turns a contiguous copy into memcpy but a
+// strided one into a call to MLIR's C runner library (`memrefCopy`), which
+// an lmc executable does not link; as linalg.copy it becomes loops like
+// every other linalg op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Conversion/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+
+namespace lmc {
+#define GEN_PASS_DEF_LMCSTRIDEDCOPIESTOLINALG
+#include "lmc/Conversion/Passes.h.inc"
+} // namespace lmc
+
+using namespace mlir;
+
+namespace {
+
+bool isContiguous(Value buffer) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  return type && memref::isStaticShapeAndContiguousRowMajor(type);
+}
+
+struct StridedCopiesToLinalgPass
+    : public lmc::impl::LmcStridedCopiesToLinalgBase<
+          StridedCopiesToLinalgPass> {
+  void runOnOperation() override {
+    SmallVector<memref::CopyOp> strided;
+    getOperation()->walk([&](memref::CopyOp copy) {
+      if (!isContiguous(copy.getSource()) || !isContiguous(copy.getTarget()))
+        strided.push_back(copy);
+    });
+    OpBuilder builder(&getContext());
+    for (memref::CopyOp copy : strided) {
+      builder.setInsertionPoint(copy);
+      linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+      copy.erase();
+    }
+  }
+};
+
+} // namespace
