@@ -110,15 +110,19 @@ func.func @broadcast_read_by_matmul(%x: tensor<4x8xf32>, %v: tensor<8xf32>, %w: 
 
 // -----
 
-// A full-size operand shared by two ops is no broadcast: it is not
-// duplicated (each consumer reads it; recomputing would redo its work).
-// CHECK-LABEL: func.func @shared_full_size
-// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x8xf32>)
+// An elementwise op read by two elementwise ops, each of which would then
+// read no more tensors than before (x and y instead of exp(x) and y), is
+// recomputed in both: exp(x) is never written.
+// CHECK-LABEL: func.func @recomputed_in_all_consumers
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 :
 // CHECK: math.exp
-// CHECK: linalg.generic {{.*}} ins(%[[E]], %arg1 :
-// CHECK: linalg.generic {{.*}} ins(%[[E]], %arg1 :
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 :
+// CHECK: math.exp
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
-func.func @shared_full_size(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+func.func @recomputed_in_all_consumers(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %e = tensor.empty() : tensor<4x8xf32>
   %ex = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
@@ -139,4 +143,79 @@ func.func @shared_full_size(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor
     linalg.yield %r : f32
   } -> tensor<4x8xf32>
   return %a, %m : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Kept materialized: a product of two tensors whose consumer would then
+// read three tensors instead of two; an op also returned (a use fusion
+// cannot take); an op feeding a reduction (LLVM vectorizes a row maximum
+// only while its loop stays simple).
+// CHECK-LABEL: func.func @kept
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 :
+// CHECK: arith.mulf
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %arg2 :
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %arg3 :
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%arg0 :
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[S]], %arg1 :
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%arg0 :
+// CHECK: arith.negf
+// CHECK: linalg.generic {{.*}} ins(%[[R]], %arg1 :
+// CHECK: linalg.generic {{.*}} ins(%[[R]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: arith.maximumf
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+func.func @kept(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %z: tensor<4x8xf32>, %w: tensor<4x8xf32>, %acc: tensor<4xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %p = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %pz = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %z : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %pw = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %w : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %sy = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %n = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %ny = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%n, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %max = linalg.generic {indexing_maps = [#id2, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%n : tensor<4x8xf32>) outs(%acc : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %pz, %pw, %s, %sy, %ny, %max : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>
 }
