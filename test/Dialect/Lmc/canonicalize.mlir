@@ -145,3 +145,13 @@ func.func @not_adjacent(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> (tensor<2x9
   %strided = lmc.add %as, %b6 : tensor<2x9xf32>
   return %gap, %overlap, %diagonal, %strided : tensor<2x9xf32>, tensor<2x9xf32>, tensor<4x9xf32>, tensor<2x9xf32>
 }
+
+// -----
+
+// Transposes of rank below 2 are left alone.
+// CHECK-LABEL: func.func @rank_one
+// CHECK: lmc.transpose %arg0, perm = [0]
+func.func @rank_one(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %t = lmc.transpose %a, perm = [0] : tensor<4xf32> -> tensor<4xf32>
+  return %t : tensor<4xf32>
+}

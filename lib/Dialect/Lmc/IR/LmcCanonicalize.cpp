@@ -87,6 +87,8 @@ struct KeepInnermostForMatmuls : public OpRewritePattern<TransposeOp> {
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
     ArrayRef<int64_t> perm = op.getPerm();
+    if (perm.size() < 2)
+      return failure();
     int64_t innermost = static_cast<int64_t>(perm.size()) - 1;
     SmallVector<int64_t> swapped = swapLastTwo(perm);
     if (perm.back() == innermost || swapped.back() != innermost ||
