@@ -110,7 +110,22 @@ func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>) -> tensor<2x5xf32> {
 
 // -----
 
-// Slice reads operand[start + i * stride].
+// A slice with positive strides is a tensor.extract_slice (a view after
+// bufferization); shardable, it is a generic reading
+// operand[start + i * stride].
+// CHECK-LABEL: func.func @forward_slice
+// CHECK: tensor.extract_slice %arg0[0, 2] [4, 3] [1, 2] : tensor<4x8xf32> to tensor<4x3xf32>
+// SHARD-LABEL: func.func @forward_slice
+// SHARD: linalg.generic
+// SHARD: tensor.extract %arg0
+func.func @forward_slice(%a: tensor<4x8xf32>) -> tensor<4x3xf32> {
+  %0 = lmc.slice %a, start = [0, 2], stride = [1, 2] : tensor<4x8xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// A slice with a negative stride reads operand[start + i * stride].
 // CHECK-LABEL: func.func @slice
 // CHECK: %[[J:.*]] = linalg.index 1 : index
 // CHECK: %[[M2:.*]] = arith.constant -2 : index

@@ -32,8 +32,8 @@ namespace lmc {
 #include "lmc/Conversion/Passes.h.inc"
 
 /// Patterns lowering every lmc op to linalg/tensor/arith/math on tensors
-/// (scatter-add to scf loops and concat to slice copies unless
-/// `shardable`).
+/// (scatter-add to scf loops, concat to slice copies and slices to
+/// tensor.extract_slice unless `shardable`).
 void populateLmcToLinalgPatterns(mlir::RewritePatternSet &patterns,
                                  bool shardable = false);
 

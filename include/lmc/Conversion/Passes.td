@@ -17,7 +17,8 @@ def ConvertLmcToLinalg : Pass<"convert-lmc-to-linalg", "::mlir::ModuleOp"> {
            "scatter-add as one linalg.generic reducing over the indices "
            "(O(result x indices)) instead of a loop nest over its updates "
            "(O(updates)), concat as one linalg.generic reading every piece "
-           "instead of copies into slices of the result">];
+           "instead of copies into slices of the result, slice as a "
+           "linalg.generic instead of tensor.extract_slice">];
 }
 
 def LmcMatmulToRuntime : Pass<"lmc-matmul-to-runtime", "::mlir::ModuleOp"> {

@@ -183,14 +183,30 @@ struct ConcatLowering : public OpConversionPattern<ConcatOp> {
   bool asSliceCopies;
 };
 
+/// lmc.slice. Without sharding, a slice with positive strides is a
+/// tensor.extract_slice (a view after bufferization: the q/k/v pieces of a
+/// fused projection are read in place, not copied). Otherwise, and for
+/// sharding, one linalg.generic reads operand[start + i * stride].
 struct SliceLowering : public OpConversionPattern<SliceOp> {
-  using OpConversionPattern::OpConversionPattern;
+  SliceLowering(MLIRContext *ctx, bool asView)
+      : OpConversionPattern<SliceOp>(ctx), asView(asView) {}
 
   LogicalResult
   matchAndRewrite(SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value operand = adaptor.getOperand();
     ArrayRef<int64_t> start = op.getStart(), stride = op.getStride();
+    if (asView && llvm::all_of(stride, [](int64_t s) { return s > 0; })) {
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      for (auto [d, size] : llvm::enumerate(op.getType().getShape())) {
+        offsets.push_back(rewriter.getIndexAttr(start[d]));
+        sizes.push_back(rewriter.getIndexAttr(size));
+        strides.push_back(rewriter.getIndexAttr(stride[d]));
+      }
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+          op, op.getType(), operand, offsets, sizes, strides);
+      return success();
+    }
     Value result = buildIndexed(
         rewriter, op.getLoc(), op.getType(),
         [&](OpBuilder &b, Location l, ValueRange indices) -> Value {
@@ -205,6 +221,8 @@ struct SliceLowering : public OpConversionPattern<SliceOp> {
     rewriter.replaceOp(op, result);
     return success();
   }
+
+  bool asView;
 };
 
 struct SliceGradLowering : public OpConversionPattern<SliceGradOp> {
@@ -505,11 +523,11 @@ struct ModeSelectLowering : public OpConversionPattern<ModeSelectOp> {
 
 void populateDataMovementLoweringPatterns(RewritePatternSet &patterns,
                                           bool shardable) {
-  patterns.add<ConvertLowering, SliceLowering, SliceGradLowering,
-               GatherLowering, ModeSelectLowering, RandomUniformLowering>(
+  patterns.add<ConvertLowering, SliceGradLowering, GatherLowering,
+               ModeSelectLowering, RandomUniformLowering>(
       patterns.getContext());
-  patterns.add<ScatterAddLowering, ConcatLowering>(patterns.getContext(),
-                                                   !shardable);
+  patterns.add<ScatterAddLowering, ConcatLowering, SliceLowering>(
+      patterns.getContext(), !shardable);
 }
 
 } // namespace lmc::lowering

@@ -60,9 +60,9 @@ mlir::Value buildReduceAlong(mlir::OpBuilder &b, mlir::Location loc,
                                  combine);
 
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
-/// lmc.convert, concat, slice, slice_grad, gather, scatter_add (scatter-add
-/// and concat as single linalg.generics when `shardable`, else as loops
-/// over the updates and copies into slices).
+/// lmc.convert, concat, slice, slice_grad, gather, scatter_add (scatter-add,
+/// concat and slice as single linalg.generics when `shardable`, else as
+/// loops over the updates, copies into slices and views).
 void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns,
                                           bool shardable);
 /// lmc.conv, conv_input_grad, conv_weight_grad, max_pool, max_pool_grad.

@@ -4,7 +4,8 @@
 // memrefs becomes one call to lmc_rt_matmul_{f32,f64,bf16,f16}
 // (runtime/kernels; bf16/f16 operands accumulate into f32),
 // which accumulates into the output exactly like the linalg op. Transposed
-// operands (from the indexing maps) become BLAS transpose flags.
+// operands (from the indexing maps) become BLAS transpose flags; strided
+// operands (views of slices) are copied into dense buffers first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "../Common/RuntimeCalls.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -29,6 +31,27 @@ namespace {
 bool isDenseStatic(Value v) {
   auto type = dyn_cast<MemRefType>(v.getType());
   return type && type.hasStaticShape() && type.getLayout().isIdentity();
+}
+
+bool isStatic(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.hasStaticShape();
+}
+
+/// `operand` itself when dense, else a dense copy of it (a strided view,
+/// such as a slice of a fused projection): BLAS takes dense matrices, and
+/// a copy costs far less than the product as scalar loops. Copies to free
+/// after the call go to `temporaries`.
+Value denseOperand(PatternRewriter &rewriter, Location loc, Value operand,
+                   SmallVectorImpl<Value> &temporaries) {
+  if (isDenseStatic(operand))
+    return operand;
+  auto type = cast<MemRefType>(operand.getType());
+  Value dense = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()));
+  memref::CopyOp::create(rewriter, loc, operand, dense);
+  temporaries.push_back(dense);
+  return dense;
 }
 
 /// Which operands the indexing maps transpose, or failure for anything but
@@ -76,7 +99,7 @@ struct MatmulToCall : public OpRewritePattern<MatmulLikeOp> {
       return failure();
     Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
     Value c = op.getDpsInits()[0];
-    if (!isDenseStatic(a) || !isDenseStatic(b) || !isDenseStatic(c))
+    if (!isStatic(a) || !isStatic(b) || !isDenseStatic(c))
       return failure();
     Type accType = cast<MemRefType>(c.getType()).getElementType();
     Type inType = cast<MemRefType>(a.getType()).getElementType();
@@ -108,6 +131,9 @@ struct MatmulToCall : public OpRewritePattern<MatmulLikeOp> {
     Location loc = op.getLoc();
     auto module = op->template getParentOfType<ModuleOp>();
     func::FuncOp callee = getOrDeclareKernel(module, rewriter, kernel);
+    SmallVector<Value> temporaries;
+    a = denseOperand(rewriter, loc, a, temporaries);
+    b = denseOperand(rewriter, loc, b, temporaries);
     SmallVector<Value> args;
     for (Value buffer : {a, b, c})
       args.push_back(bufferPointer(rewriter, loc, buffer));
@@ -115,6 +141,8 @@ struct MatmulToCall : public OpRewritePattern<MatmulLikeOp> {
                       int64_t(flags->second)})
       args.push_back(arith::ConstantIntOp::create(rewriter, loc, v, 64));
     func::CallOp::create(rewriter, loc, callee, args);
+    for (Value temporary : temporaries)
+      memref::DeallocOp::create(rewriter, loc, temporary);
     rewriter.eraseOp(op);
     return success();
   }
