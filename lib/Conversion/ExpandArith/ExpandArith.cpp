@@ -24,8 +24,7 @@ using namespace mlir;
 
 namespace {
 
-struct ExpandArithPass
-    : public lmc::impl::LmcExpandArithBase<ExpandArithPass> {
+struct ExpandArithPass : public lmc::impl::LmcExpandArithBase<ExpandArithPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     arith::populateCeilFloorDivExpandOpsPatterns(patterns);

@@ -20,15 +20,20 @@ bool isRecomputable(Operation &op) {
          isa<linalg::IndexOp>(op);
 }
 
+/// The ops of `op`'s body, its yield included.
+unsigned bodySize(linalg::GenericOp op) {
+  return op.getRegion().front().getOperations().size();
+}
+
 /// An all-parallel linalg.generic with one result, on tensors, whose body
 /// has at most `maxOps` recomputable ops.
 bool isCheapElementwise(linalg::GenericOp op, unsigned maxOps) {
   if (op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
       op.getNumParallelLoops() != op.getNumLoops())
     return false;
-  Block &body = op.getRegion().front();
-  return body.getOperations().size() <= maxOps + 1 &&
-         llvm::all_of(body.without_terminator(), isRecomputable);
+  return bodySize(op) <= maxOps + 1 &&
+         llvm::all_of(op.getRegion().front().without_terminator(),
+                      isRecomputable);
 }
 
 /// Whether `input` of `op` is read in full (a permutation of the loops),
@@ -43,9 +48,9 @@ bool isCheapBroadcast(linalg::GenericOp op) {
   constexpr unsigned kMaxBodyOps = 4;
   if (!isCheapElementwise(op, kMaxBodyOps))
     return false;
-  return llvm::none_of(op.getDpsInputOperands(), [&](OpOperand *input) {
-           return readsInFull(op, input);
-         }) &&
+  return llvm::none_of(
+             op.getDpsInputOperands(),
+             [&](OpOperand *input) { return readsInFull(op, input); }) &&
          llvm::all_of(op.getRegion().front().without_terminator(),
                       [](Operation &inner) {
                         return !isa<math::MathDialect>(inner.getDialect());
@@ -71,10 +76,6 @@ llvm::SmallSetVector<Value, 8> fullReads(linalg::GenericOp op) {
     if (readsInFull(op, input))
       reads.insert(input->get());
   return reads;
-}
-
-unsigned bodySize(linalg::GenericOp op) {
-  return op.getRegion().front().getOperations().size();
 }
 
 } // namespace

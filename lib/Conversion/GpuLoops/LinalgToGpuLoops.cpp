@@ -9,6 +9,7 @@
 
 #include "lmc/Conversion/Passes.h"
 
+#include "../Common/Copies.h"
 #include "../Common/RuntimeCalls.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -168,19 +169,6 @@ bool touchesMemoryOnHost(Operation *op) {
   return touches;
 }
 
-/// Copies between buffers (into a step's results) as linalg copies, which
-/// become kernels like the rest.
-void copiesToLinalg(RewriterBase &rewriter, func::FuncOp func) {
-  SmallVector<memref::CopyOp> copies;
-  func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
-  for (memref::CopyOp copy : copies) {
-    rewriter.setInsertionPoint(copy);
-    linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
-                           copy.getTarget());
-    rewriter.eraseOp(copy);
-  }
-}
-
 /// Loop nests built before bufferization (the embedding gradient's
 /// scatter-add over its updates) run on one thread too; then nothing at
 /// function level may touch memory, so that the host can run ahead of the
@@ -218,7 +206,9 @@ struct LinalgToGpuLoops
     for (func::FuncOp func : funcs) {
       if (failed(copyGlobalsForKernels(rewriter, func)))
         return signalPassFailure();
-      copiesToLinalg(rewriter, func);
+      // Copies between buffers (into a step's results) become kernels
+      // like the rest.
+      copiesToLinalg(rewriter, func, [](memref::CopyOp) { return true; });
     }
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) { ops.push_back(op); });

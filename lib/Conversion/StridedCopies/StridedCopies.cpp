@@ -10,8 +10,8 @@
 
 #include "lmc/Conversion/Passes.h"
 
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "../Common/Copies.h"
+
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 
 namespace lmc {
@@ -32,18 +32,10 @@ struct StridedCopiesToLinalgPass
     : public lmc::impl::LmcStridedCopiesToLinalgBase<
           StridedCopiesToLinalgPass> {
   void runOnOperation() override {
-    SmallVector<memref::CopyOp> strided;
-    getOperation()->walk([&](memref::CopyOp copy) {
-      if (!isContiguous(copy.getSource()) || !isContiguous(copy.getTarget()))
-        strided.push_back(copy);
+    IRRewriter rewriter(&getContext());
+    lmc::copiesToLinalg(rewriter, getOperation(), [](memref::CopyOp copy) {
+      return !isContiguous(copy.getSource()) || !isContiguous(copy.getTarget());
     });
-    OpBuilder builder(&getContext());
-    for (memref::CopyOp copy : strided) {
-      builder.setInsertionPoint(copy);
-      linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
-                             copy.getTarget());
-      copy.erase();
-    }
   }
 };
 

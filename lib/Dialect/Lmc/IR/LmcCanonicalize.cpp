@@ -54,9 +54,9 @@ Value buildTranspose(PatternRewriter &rewriter, Location loc, Value operand,
   SmallVector<int64_t> shape;
   for (int64_t d : perm)
     shape.push_back(type.getDimSize(d));
-  return TransposeOp::create(rewriter, loc,
-                             RankedTensorType::get(shape, type.getElementType()),
-                             operand, perm);
+  return TransposeOp::create(
+      rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
+      operand, perm);
 }
 
 /// matmul(transpose(x) over the last two dimensions, y) → matmul(x, y) with
@@ -95,7 +95,8 @@ struct KeepInnermostForMatmuls : public OpRewritePattern<TransposeOp> {
         isIdentity(swapped) ||
         !llvm::all_of(op->getUsers(), llvm::IsaPred<MatmulOp>))
       return failure();
-    Value kept = buildTranspose(rewriter, op.getLoc(), op.getOperand(), swapped);
+    Value kept =
+        buildTranspose(rewriter, op.getLoc(), op.getOperand(), swapped);
     for (OpOperand &use : llvm::make_early_inc_range(op->getUses()))
       flipTransposeFlag(rewriter, use, kept);
     return success();
@@ -130,10 +131,15 @@ struct FoldMatmulIntoTranspose : public OpRewritePattern<TransposeOp> {
     if (isIdentity(rest))
       rewriter.replaceOp(op, product);
     else
-      rewriter.replaceOp(op, buildTranspose(rewriter, op.getLoc(), product, rest));
+      rewriter.replaceOp(op,
+                         buildTranspose(rewriter, op.getLoc(), product, rest));
     return success();
   }
 };
+
+bool hasUnitStrides(SliceGradOp op) {
+  return llvm::all_of(op.getStride(), [](int64_t s) { return s == 1; });
+}
 
 /// The window `slice_grad` writes: its start and the source's shape.
 struct Window {
@@ -152,7 +158,7 @@ struct AdjacentSliceGradsToConcat : public OpRewritePattern<AddOp> {
     auto lhs = op.getLhs().getDefiningOp<SliceGradOp>();
     auto rhs = op.getRhs().getDefiningOp<SliceGradOp>();
     if (!lhs || !rhs || !lhs->hasOneUse() || !rhs->hasOneUse() ||
-        !isUnitStride(lhs) || !isUnitStride(rhs))
+        !hasUnitStrides(lhs) || !hasUnitStrides(rhs))
       return failure();
     Window a{lhs.getStart(), lhs.getSource().getType().getShape()};
     Window b{rhs.getStart(), rhs.getSource().getType().getShape()};
@@ -180,14 +186,9 @@ struct AdjacentSliceGradsToConcat : public OpRewritePattern<AddOp> {
         RankedTensorType::get(shape, firstType.getElementType()),
         rewriter.getI64IntegerAttr(d),
         ValueRange{first.getSource(), second.getSource()});
-    rewriter.replaceOpWithNewOp<SliceGradOp>(op, op.getType(), joined,
-                                             first.getStart(),
-                                             first.getStride());
+    rewriter.replaceOpWithNewOp<SliceGradOp>(
+        op, op.getType(), joined, first.getStart(), first.getStride());
     return success();
-  }
-
-  static bool isUnitStride(SliceGradOp op) {
-    return llvm::all_of(op.getStride(), [](int64_t s) { return s == 1; });
   }
 };
 
@@ -220,9 +221,8 @@ struct FlattenNestedConcat : public OpRewritePattern<ConcatOp> {
 
 OpFoldResult SliceGradOp::fold(FoldAdaptor) {
   // A window covering the whole result: the source itself.
-  bool unit = llvm::all_of(getStride(), [](int64_t s) { return s == 1; });
   bool fromZero = llvm::all_of(getStart(), [](int64_t s) { return s == 0; });
-  if (unit && fromZero && getSource().getType() == getType())
+  if (hasUnitStrides(*this) && fromZero && getSource().getType() == getType())
     return getSource();
   return {};
 }
