@@ -147,22 +147,23 @@ func.func @recomputed_in_all_consumers(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>)
 
 // -----
 
-// Kept materialized: a product of two tensors whose consumer would then
-// read three tensors instead of two; an op also returned (a use fusion
-// cannot take); an op feeding a reduction (LLVM vectorizes a row maximum
-// only while its loop stays simple).
+// Not recomputed: a product of two tensors whose consumer would then
+// read three tensors instead of two (its consumers share one loop
+// instead); an op also returned (a use fusion cannot take: written beside
+// its consumer); an op feeding a reduction (LLVM vectorizes a row maximum
+// only while its loop stays simple: written beside its elementwise
+// consumer, read by the reduction).
 // CHECK-LABEL: func.func @kept
-// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 :
-// CHECK: arith.mulf
-// CHECK: linalg.generic {{.*}} ins(%[[P]], %arg2 :
-// CHECK: linalg.generic {{.*}} ins(%[[P]], %arg3 :
-// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%arg0 :
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1, %arg2, %arg3 :
+// CHECK: %[[P:.*]] = arith.mulf
+// CHECK: arith.addf %[[P]]
+// CHECK: arith.subf %[[P]]
+// CHECK: } -> (tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 :
 // CHECK: math.exp
-// CHECK: linalg.generic {{.*}} ins(%[[S]], %arg1 :
-// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%arg0 :
+// CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} ins(%arg0, %arg1 :
 // CHECK: arith.negf
-// CHECK: linalg.generic {{.*}} ins(%[[R]], %arg1 :
-// CHECK: linalg.generic {{.*}} ins(%[[R]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[R]]#0 : tensor<4x8xf32>) outs(%{{.*}} : tensor<4xf32>)
 // CHECK: arith.maximumf
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #rows = affine_map<(d0, d1) -> (d0)>
@@ -218,4 +219,119 @@ func.func @kept(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %z: tensor<4x8xf32>, %
     linalg.yield %r : f32
   } -> tensor<4xf32>
   return %pz, %pw, %s, %sy, %ny, %max : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Side by side: an AdamW-like update. The two moments are results of the
+// step and read by the parameter update; the three loops become one with
+// three results, reading the gradient once.
+// CHECK-LABEL: func.func @side_by_side_update
+// CHECK: %[[U:.*]]:3 = linalg.generic {{.*}} ins(%arg0, %arg2, %arg1, %arg3 :
+// CHECK-DAG: %[[V:.*]] = arith.mulf
+// CHECK-DAG: %[[M:.*]] = arith.addf
+// CHECK: %[[D:.*]] = arith.divf %[[M]], %[[V]]
+// CHECK: %[[P:.*]] = arith.subf %{{.*}}, %[[D]]
+// CHECK: linalg.yield %[[V]], %[[M]], %[[P]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[U]]#2, %[[U]]#1, %[[U]]#0
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @side_by_side_update(%g: tensor<4x8xf32>, %m: tensor<4x8xf32>, %v: tensor<4x8xf32>, %p: tensor<4x8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %m2 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %m : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %v2 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %v : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %p2 = linalg.generic {indexing_maps = [#id2, #id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%m2, %v2, %p : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %d = arith.divf %a, %b : f32
+    %r = arith.subf %c, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %p2, %m2, %v2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Not side by side: another user of the producer comes before the
+// consumer (the fused op would take the consumer's place, after it).
+// CHECK-LABEL: func.func @user_before_consumer
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%arg0 :
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<4x4xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<4x4xf32>) outs(%{{.*}} : tensor<4x4xf32>)
+// CHECK: arith.negf
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+func.func @user_before_consumer(%x: tensor<4x4xf32>, %acc: tensor<4xf32>) -> (tensor<4xf32>, tensor<4x4xf32>) {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %p = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x4xf32>
+  %sum = linalg.generic {indexing_maps = [#id2, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%p : tensor<4x4xf32>) outs(%acc : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %n = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x4xf32>
+  return %sum, %n : tensor<4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// Not side by side: a consumer that reads the producer transposed, and
+// one over other loops (the producer's result would be written from a
+// loop nest it was not computed in).
+// CHECK-LABEL: func.func @other_loops
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%arg0 :
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %arg1 :
+// CHECK: arith.subf
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<4x4xf32>) outs(%{{.*}} : tensor<4x4x2xf32>)
+// CHECK: return %[[P]]
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#t2 = affine_map<(d0, d1) -> (d1, d0)>
+#id3in2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @other_loops(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>)
+    -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4x2xf32>) {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %e3 = tensor.empty() : tensor<4x4x2xf32>
+  %p = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x4xf32>
+  %t = linalg.generic {indexing_maps = [#t2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %y : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x4xf32>
+  %w = linalg.generic {indexing_maps = [#id3in2, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : tensor<4x4xf32>) outs(%e3 : tensor<4x4x2xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<4x4x2xf32>
+  return %p, %t, %w : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4x2xf32>
 }
