@@ -7,7 +7,9 @@ then alternate R runs of lmc's executable and of PyTorch's own training loop
 (same initial weights, same data, same optimizer, same thread count) and
 report the median step time, achieved GFLOP/s (FLOPs per step as lmc's
 --info counts them), the ratio lmc/PyTorch, the share of the measured
-OpenBLAS sgemm peak, and the peak resident memory of each side's training
+OpenBLAS sgemm peak, the matmul floor (the step's matrix products timed
+alone through OpenBLAS, bench/gemm_floor.c: what no step calling this BLAS
+can beat) and its ratio to PyTorch's step, and the peak resident memory of each side's training
 process (a separate run of each: lmc's executable, and a Python process
 that imports torch and trains). Needs torch and numpy (bench only, not the
 tests).
@@ -15,6 +17,7 @@ tests).
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -164,14 +167,62 @@ def time_torch(name, model, x, y, threads):
     return statistics.median(times[len(times) // 10:])
 
 
-def sgemm_peak(work, threads):
-    exe = os.path.join(work, "sgemm_peak")
-    subprocess.run(["cc", "-O2", os.path.join(ROOT, "bench", "sgemm_peak.c"),
+def run_blas_tool(work, name, threads, stdin=None):
+    """Builds bench/NAME.c against OpenBLAS and runs it on `threads`
+    threads; returns its one printed number."""
+    exe = os.path.join(work, name)
+    subprocess.run(["cc", "-O2", os.path.join(ROOT, "bench", f"{name}.c"),
                     "-I/usr/include/x86_64-linux-gnu/openblas-pthread",
                     "-lopenblas", "-o", exe], check=True)
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
     return float(subprocess.run([exe], check=True, capture_output=True,
-                                text=True, env=env).stdout)
+                                text=True, env=env, input=stdin).stdout)
+
+
+def sgemm_peak(work, threads):
+    return run_blas_tool(work, "sgemm_peak", threads)
+
+
+# A matmul of the step in lmc's linalg form (--mlir-print-local-scope): the
+# loop dimensions, the operands' index lists, their types and the result's.
+MATMUL = re.compile(
+    r"linalg\.(?:batch_)?matmul (?:indexing_maps = \["
+    r"affine_map<\((?P<dims>[^)]*)\) -> \((?P<a>[^)]*)\)>, "
+    r"affine_map<\([^)]*\) -> \((?P<b>[^)]*)\)>, "
+    r"affine_map<\([^)]*\) -> \([^)]*\)>\] )?"
+    r"ins\([^:]*: tensor<(?P<at>[0-9x]+)xf32>, tensor<[0-9x]+xf32>\) "
+    r"outs\([^:]*: tensor<(?P<ct>[0-9x]+)xf32>\)")
+
+
+def gemm_shapes(name, work):
+    """The training step's matrix products, one "batch M N K transA transB"
+    line each, as lmc's runtime hands them to BLAS."""
+    ir = subprocess.run(
+        [LMC, os.path.join(work, f"{name}.onnx"), "--batch",
+         str(MODELS[name][1]), "--optimizer", "adamw", "--compile-to=shard",
+         "--emit=mlir", "--mlir-print-local-scope", "-o", "-"],
+        check=True, capture_output=True, text=True).stdout
+    step = ir[ir.index("func.func @train_step("):]
+    step = step[:step.index("\n  }\n")]
+    lines = []
+    for m in MATMUL.finditer(step):
+        a_shape = [int(d) for d in m["at"].split("x")]
+        c_shape = [int(d) for d in m["ct"].split("x")]
+        # Without maps, the default: A is [.., M, K], B is [.., K, N].
+        k_dim = m["dims"].split(", ")[-1] if m["dims"] else None
+        trans_a = bool(k_dim) and m["a"].split(", ")[-1] != k_dim
+        trans_b = bool(k_dim) and m["b"].split(", ")[-1] == k_dim
+        k = a_shape[-2] if trans_a else a_shape[-1]
+        batch = c_shape[0] if len(c_shape) == 3 else 1
+        lines.append(f"{batch} {c_shape[-2]} {c_shape[-1]} {k} "
+                     f"{int(trans_a)} {int(trans_b)}")
+    return "\n".join(lines) + "\n"
+
+
+def gemm_floor_ms(name, work, threads):
+    """The step's matmuls timed alone through OpenBLAS (bench/gemm_floor.c)."""
+    return run_blas_tool(work, "gemm_floor", threads,
+                         stdin=gemm_shapes(name, work))
 
 
 def main():
@@ -192,8 +243,9 @@ def main():
     peak = sgemm_peak(work, o.threads)
     print(f"sgemm peak: {peak:.0f} GFLOP/s on {o.threads} thread(s)")
     print("| model | batch | lmc ms | PyTorch ms | lmc/PyTorch | lmc GFLOP/s "
-          "| % of sgemm peak | compile s | lmc peak MiB | PyTorch peak MiB |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| % of sgemm peak | matmul floor ms | floor/PyTorch | compile s "
+          "| lmc peak MiB | PyTorch peak MiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in o.models.split(","):
         model, x, y = export(name, work)
         exe, flops, compile_s = compile_lmc(name, work)
@@ -203,11 +255,13 @@ def main():
             torch_ms.append(time_torch(name, model, x, y, o.threads))
         a, t = statistics.median(lmc_ms), statistics.median(torch_ms)
         gflops = flops / (a * 1e-3) / 1e9
+        floor = gemm_floor_ms(name, work, o.threads)
         lmc_mib = peak_rss_mib(lmc_command(name, work, exe, o.threads))
         torch_mib = peak_rss_mib([sys.executable, __file__, "--threads",
                                   str(o.threads), "--torch-train", name, work])
         print(f"| {name} | {MODELS[name][1]} | {a:.3f} | {t:.3f} | {a / t:.2f} "
-              f"| {gflops:.1f} | {100 * gflops / peak:.0f}% | {compile_s:.1f} "
+              f"| {gflops:.1f} | {100 * gflops / peak:.0f}% | {floor:.1f} "
+              f"| {floor / t:.2f} | {compile_s:.1f} "
               f"| {lmc_mib:.0f} | {torch_mib:.0f} |")
         sys.stdout.flush()
 

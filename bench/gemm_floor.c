@@ -1,0 +1,86 @@
+/* The time a training step's matrix products take on their own: reads one
+ * product per line on stdin, "batch M N K transA transB" (row-major, as
+ * lmc's runtime calls BLAS: one sgemm per batch entry), times each distinct
+ * shape alone (best of 10, warm caches) and prints the sum over the lines
+ * in milliseconds. No step can run its matmuls faster through this BLAS:
+ * bench.py reports it as the floor under lmc's step time. */
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+enum { kMaxShapes = 256, kReps = 10 };
+
+struct Shape {
+  long batch, m, n, k, ta, tb, count;
+};
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static float *filled(long count, int mod) {
+  float *p = malloc(sizeof(float) * (count ? count : 1));
+  if (!p) {
+    fprintf(stderr, "gemm_floor: out of memory\n");
+    exit(1);
+  }
+  for (long i = 0; i < count; ++i)
+    p[i] = (float)(i % mod) * 1e-3f;
+  return p;
+}
+
+/* Best time of one call sequence for `s`, in seconds. */
+static double best_seconds(const struct Shape *s) {
+  float *a = filled(s->batch * s->m * s->k, 7);
+  float *b = filled(s->batch * s->k * s->n, 5);
+  float *c = filled(s->batch * s->m * s->n, 3);
+  double best = 1e30;
+  for (int r = 0; r < kReps; ++r) {
+    double t0 = now();
+    for (long i = 0; i < s->batch; ++i)
+      cblas_sgemm(CblasRowMajor, s->ta ? CblasTrans : CblasNoTrans,
+                  s->tb ? CblasTrans : CblasNoTrans, s->m, s->n, s->k, 1,
+                  a + i * s->m * s->k, s->ta ? s->m : s->k,
+                  b + i * s->k * s->n, s->tb ? s->k : s->n, 1,
+                  c + i * s->m * s->n, s->n);
+    double t = now() - t0;
+    if (t < best)
+      best = t;
+  }
+  free(a);
+  free(b);
+  free(c);
+  return best;
+}
+
+int main(void) {
+  struct Shape shapes[kMaxShapes];
+  int count = 0;
+  struct Shape s;
+  while (scanf("%ld %ld %ld %ld %ld %ld", &s.batch, &s.m, &s.n, &s.k, &s.ta,
+               &s.tb) == 6) {
+    int i = 0;
+    while (i < count &&
+           !(shapes[i].batch == s.batch && shapes[i].m == s.m &&
+             shapes[i].n == s.n && shapes[i].k == s.k &&
+             shapes[i].ta == s.ta && shapes[i].tb == s.tb))
+      ++i;
+    if (i == count) {
+      if (count == kMaxShapes) {
+        fprintf(stderr, "gemm_floor: more than %d shapes\n", kMaxShapes);
+        return 1;
+      }
+      s.count = 0;
+      shapes[count++] = s;
+    }
+    ++shapes[i].count;
+  }
+  double total = 0;
+  for (int i = 0; i < count; ++i)
+    total += shapes[i].count * best_seconds(&shapes[i]);
+  printf("%.3f\n", total * 1e3);
+  return 0;
+}
