@@ -260,7 +260,7 @@ def main():
         torch_mib = peak_rss_mib([sys.executable, __file__, "--threads",
                                   str(o.threads), "--torch-train", name, work])
         print(f"| {name} | {MODELS[name][1]} | {a:.3f} | {t:.3f} | {a / t:.2f} "
-              f"| {gflops:.1f} | {100 * gflops / peak:.0f}% | {floor:.1f} "
+              f"| {gflops:.1f} | {100 * gflops / peak:.0f}% | {floor:.3f} "
               f"| {floor / t:.2f} | {compile_s:.1f} "
               f"| {lmc_mib:.0f} | {torch_mib:.0f} |")
         sys.stdout.flush()

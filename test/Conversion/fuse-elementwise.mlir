@@ -335,3 +335,32 @@ func.func @other_loops(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>)
   } -> tensor<4x4x2xf32>
   return %p, %t, %w : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4x2xf32>
 }
+
+// -----
+
+// A consumer that writes into the producer's result, and never reads what
+// it writes into: the init only names a shape, upstream's patterns give it
+// a fresh tensor, and the two fuse side by side (the fused op does not
+// write into its own result).
+// CHECK-LABEL: func.func @consumer_writes_into_producer
+// CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x4xf32>, tensor<4x4xf32>) outs(%{{[0-9]+}}, %{{[0-9]+}} :
+// CHECK: %[[E:.*]] = math.exp
+// CHECK: arith.subf %[[E]]
+// CHECK: return %[[R]]#0, %[[R]]#1
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @consumer_writes_into_producer(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %p = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x4xf32>
+  %n = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %y : tensor<4x4xf32>, tensor<4x4xf32>) outs(%p : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x4xf32>
+  return %p, %n : tensor<4x4xf32>, tensor<4x4xf32>
+}

@@ -39,6 +39,12 @@ bool fusesSideBySide(linalg::GenericOp producer, linalg::GenericOp consumer) {
     if (input->get().getDefiningOp() == producer &&
         !consumer.getMatchingIndexingMap(input).isIdentity())
       return false;
+  // A consumer writing into a producer's result would become an op
+  // writing into its own.
+  if (llvm::any_of(consumer.getDpsInits(), [&](Value init) {
+        return init.getDefiningOp() == producer;
+      }))
+    return false;
   for (OpResult result : producer->getResults()) {
     if (!producer.getIndexingMapMatchingResult(result).isIdentity())
       return false;
