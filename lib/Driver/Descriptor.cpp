@@ -213,18 +213,21 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
   return model;
 }
 
-void describeSharding(ModuleOp module, ModelDescription &model) {
-  auto mesh = module->getAttrOfType<DictionaryAttr>(attrs::kMesh);
-  if (!mesh)
-    return;
+void describeLowering(ModuleOp module, ModelDescription &model) {
   std::string lines;
   llvm::raw_string_ostream os(lines);
-  os << "mesh " << cast<IntegerAttr>(mesh.get("data")).getInt() << ' '
-     << cast<IntegerAttr>(mesh.get("model")).getInt() << '\n';
-  if (auto splits = module->getAttrOfType<DictionaryAttr>(attrs::kSplits))
-    for (NamedAttribute split : splits)
-      os << "split " << split.getName().getValue() << ' '
-         << cast<IntegerAttr>(split.getValue()).getInt() << '\n';
+  if (auto mesh = module->getAttrOfType<DictionaryAttr>(attrs::kMesh)) {
+    os << "mesh " << cast<IntegerAttr>(mesh.get("data")).getInt() << ' '
+       << cast<IntegerAttr>(mesh.get("model")).getInt() << '\n';
+    if (auto splits = module->getAttrOfType<DictionaryAttr>(attrs::kSplits))
+      for (NamedAttribute split : splits)
+        os << "split " << split.getName().getValue() << ' '
+           << cast<IntegerAttr>(split.getValue()).getInt() << '\n';
+  }
+  if (auto arenas = module->getAttrOfType<DictionaryAttr>(attrs::kArenas))
+    for (NamedAttribute arena : arenas)
+      os << "arena " << arena.getName().getValue() << ' '
+         << cast<IntegerAttr>(arena.getValue()).getInt() << '\n';
   // The lines come last, before `end` (docs/runtime-abi.md).
   constexpr llvm::StringLiteral kEnd = "end\n";
   std::string &text = model.descriptor;

@@ -91,12 +91,15 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
       func.removeResAttrsAttr();
     }
   // Outlined loop nests stay out of line: inlined back, -O3 would face the
-  // one huge function again.
+  // one huge function again. They keep external linkage: with internal
+  // linkage, interprocedural constant propagation put the arena addresses
+  // lmc-plan-buffers computes into their bodies in place of their noalias
+  // arguments, and LLVM then vectorized with runtime overlap checks and
+  // other reduction orders (a gradient norm 2e-6 off the f64 value instead
+  // of 6e-8).
   module.walk([](LLVM::LLVMFuncOp func) {
-    if (!func->removeAttr(attrs::kOutlined))
-      return;
-    func.setLinkage(LLVM::Linkage::Internal);
-    func.setNoInline(true);
+    if (func->removeAttr(attrs::kOutlined))
+      func.setNoInline(true);
   });
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, context, "lmc_model");

@@ -171,6 +171,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
   std::string pipeline = bufferization + llvm::formatv(
       "lmc-matmul-to-runtime,"
       "lmc-strided-copies-to-linalg,"
+      "{4}"
       "{0},"
       "lower-affine,"
       "lmc-outline-loop-nests,"
@@ -192,7 +193,10 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       // iteration in (the bodies allocate nothing; scf-to-cf would leave
       // the scope with several blocks, which it cannot have).
       multithreaded ? "convert-scf-to-openmp,canonicalize," : "",
-      multithreaded ? "convert-openmp-to-llvm," : "", kHostToLlvm).str();
+      multithreaded ? "convert-openmp-to-llvm," : "", kHostToLlvm,
+      // The GPU kernels' lowering run on the CPU (its tests) keeps the
+      // GPU path's buffers.
+      target.gpuLoopsOnCpu ? "" : "lmc-plan-buffers,").str();
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("lmc: malformed lowering pipeline");
 }

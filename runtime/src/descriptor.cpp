@@ -114,6 +114,7 @@ enum class LineKind {
   Init,
   Mesh,
   Split,
+  Arena,
   End
 };
 
@@ -123,7 +124,8 @@ bool isTensorLine(LineKind kind) {
 
 bool isRepeatable(LineKind kind) {
   return kind == LineKind::Hparam || isTensorLine(kind) ||
-         kind == LineKind::Init || kind == LineKind::Split;
+         kind == LineKind::Init || kind == LineKind::Split ||
+         kind == LineKind::Arena;
 }
 
 std::vector<std::string> splitFields(std::string_view line) {
@@ -355,6 +357,16 @@ private:
                 "tensor '", f[1], "' split twice");
       break;
     }
+    case LineKind::Arena: {
+      LMC_CHECK(f.size() == 3, "expected 'arena <function> <bytes>'");
+      LMC_CHECK(std::none_of(desc_.arenas.begin(), desc_.arenas.end(),
+                             [&](const auto &arena) {
+                               return arena.first == f[1];
+                             }),
+                "arena of '", f[1], "' given twice");
+      desc_.arenas.emplace_back(f[1], parseUnsigned(f[2], "arena bytes"));
+      break;
+    }
     case LineKind::End:
       LMC_CHECK(f.size() == 1, "expected 'end'");
       sawEnd_ = true;
@@ -413,6 +425,8 @@ private:
       return LineKind::Init;
     if (k == "mesh")
       return LineKind::Mesh;
+    if (k == "arena")
+      return LineKind::Arena;
     if (k == "split")
       return LineKind::Split;
     if (k == "end")

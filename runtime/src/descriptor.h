@@ -11,6 +11,7 @@
 #include "dtype.h"
 #include "schedule.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -83,6 +84,9 @@ struct Descriptor {
   std::string precision = "f32"; // compute precision of the matmuls
   /// Estimated peak bytes of grad_step's intermediates (0: not given).
   uint64_t activationBytes = 0;
+  /// The arena each compiled function holds its intermediates in while it
+  /// runs (lmc-plan-buffers: sizes known at compile time), in file order.
+  std::vector<std::pair<std::string, uint64_t>> arenas;
   std::optional<ScheduleDefaults> schedule;
   std::vector<TensorSpec> trainArgs, trainResults, evalArgs, evalResults;
   /// The train step in two halves (optional; both or neither): grad_step
@@ -109,6 +113,14 @@ struct Descriptor {
   std::optional<double> hparam(std::string_view name) const;
   /// Train args with this role, in descriptor order.
   std::vector<const TensorSpec *> trainArgsWithRole(Role role) const;
+  /// The largest arena (0: none planned): the most memory the
+  /// intermediates of one compiled function take while it runs.
+  uint64_t largestArena() const {
+    uint64_t largest = 0;
+    for (const auto &arena : arenas)
+      largest = std::max(largest, arena.second);
+    return largest;
+  }
   std::vector<const TensorSpec *> params() const {
     return trainArgsWithRole(Role::Param);
   }

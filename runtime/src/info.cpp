@@ -119,6 +119,13 @@ std::string formatModelInfo(const Descriptor &desc) {
   if (desc.activationBytes > 0)
     out += concat("activation memory: ", formatBytes(desc.activationBytes),
                   " (estimated peak of the step's intermediates)\n");
+  if (!desc.arenas.empty()) {
+    out += "step memory:";
+    for (const auto &[function, bytes] : desc.arenas)
+      out += concat(" ", function, " ", formatBytes(bytes), ",");
+    out.back() = ' ';
+    out += "(intermediates, planned at compile time)\n";
+  }
   out += concat("memory need: ",
                 formatBytes(estimateMemory(desc, /*splitStep=*/false).total()),
                 " (estimate for one process; --memory-budget)\n");

@@ -37,7 +37,9 @@ MemoryNeed estimateMemory(const Descriptor &desc, bool splitStep,
   // ZeRO-1 also lays the params end to end for the all-gather.
   if (stateShards > 1)
     need.gradients += bytesOf(desc.params());
-  need.activations = desc.activationBytes;
+  // The planned arenas are exact where the estimate predates fusion.
+  need.activations =
+      desc.largestArena() ? desc.largestArena() : desc.activationBytes;
   need.inputs = bytesOf(desc.trainArgsWithRole(Role::Input));
   for (const TensorSpec &arg : desc.evalArgs)
     if (arg.role == Role::Input)

@@ -125,3 +125,29 @@ func.func @viewed() {
   }
   return
 }
+
+// -----
+
+// Two buffers lmc-plan-buffers placed in one arena (views tagged
+// lmc.planned) are buffers of their own, noalias like allocations; an
+// untagged view of the same arena is not.
+// CHECK-LABEL: func.func @planned
+// CHECK: func.func private @planned_loop0(%{{.*}}: memref<16xf32> {llvm.noalias}, %{{.*}}: memref<16xf32> {llvm.noalias}, %{{.*}}: memref<16xf32>) attributes {lmc.outlined}
+func.func @planned() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %arena = memref.alloc() {alignment = 64 : i64} : memref<192xi8>
+  %a = memref.view %arena[%c0][] {lmc.planned} : memref<192xi8> to memref<16xf32>
+  %b = memref.view %arena[%c64][] {lmc.planned} : memref<192xi8> to memref<16xf32>
+  %c = memref.view %arena[%c128][] : memref<192xi8> to memref<16xf32>
+  scf.for %i = %c0 to %c16 step %c1 {
+    %x = memref.load %a[%i] : memref<16xf32>
+    memref.store %x, %b[%i] : memref<16xf32>
+    memref.store %x, %c[%i] : memref<16xf32>
+  }
+  memref.dealloc %arena : memref<192xi8>
+  return
+}

@@ -334,7 +334,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   lmc::buildLmcLoweringPipeline(lowering, sharding, compileTo, *lowerFor);
   if (failed(lowering.run(*module)))
     return failure();
-  lmc::describeSharding(*module, *model);
+  lmc::describeLowering(*module, *model);
   if (stopInMlir)
     return writeText([&](llvm::raw_ostream &os) { module->print(os, printingFlags()); });
 

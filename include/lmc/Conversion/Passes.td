@@ -119,6 +119,31 @@ def LmcStridedCopiesToLinalg : Pass<"lmc-strided-copies-to-linalg"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LmcPlanBuffers : Pass<"lmc-plan-buffers", "::mlir::ModuleOp"> {
+  let summary = "Places each function's intermediate buffers in one arena";
+  let description = [{
+    Run after bufferization and deallocation on the CPU path. In each
+    function, the buffers allocated and freed in its body (static shape,
+    identity layout, whole bytes per element) get offsets in an arena: a
+    buffer lives from its `memref.alloc` to its `memref.dealloc`, and two
+    buffers whose lives overlap get disjoint bytes (in program order, each
+    at the lowest 64-byte-aligned offset clear of the live buffers placed
+    before it). The arena is a private uninitialized global: allocated per
+    call, one above glibc's mmap threshold would be mapped and page-faulted
+    in afresh on every step. The functions nothing calls (the entry points,
+    which the runtime calls one at a time) share one arena as big as the
+    biggest of theirs; a function another calls has its own. Each alloc
+    becomes a `memref.view` of the arena tagged `lmc.planned`
+    (lmc-outline-loop-nests then knows two planned views are disjoint, as
+    two allocations are) and its dealloc goes. A step then allocates
+    nothing and its memory is known when it is compiled: the module's
+    `lmc.arenas` dictionary gives each function's arena size, which the
+    descriptor reports (`arena <function> <bytes>`).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def LmcUntieFills : Pass<"lmc-untie-fills"> {
   let summary = "Gives every op that writes into a tensor fill a fill of its own";
   let description = [{

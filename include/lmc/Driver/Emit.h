@@ -28,9 +28,11 @@ struct ModelDescription {
 /// optimizer phase, then drops the tags (and the large `lmc.init` values).
 mlir::FailureOr<ModelDescription> describeModel(mlir::ModuleOp module);
 
-/// Adds the `mesh` and `split` lines of a module lmc-shard-annotate
-/// partitioned (its `lmc.mesh` and `lmc.splits`) to the descriptor.
-void describeSharding(mlir::ModuleOp module, ModelDescription &model);
+/// Adds what lowering decided to the descriptor: the `mesh` and `split`
+/// lines of a module lmc-shard-annotate partitioned (its `lmc.mesh` and
+/// `lmc.splits`), and an `arena` line per function lmc-plan-buffers
+/// planned (`lmc.arenas`).
+void describeLowering(mlir::ModuleOp module, ModelDescription &model);
 
 /// Adds `void wrapperName(void **buffers)`, which calls the bare-pointer
 /// function `entry` with one data pointer per parameter taken from

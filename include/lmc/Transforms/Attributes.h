@@ -60,6 +60,12 @@ constexpr llvm::StringLiteral kShardGrid = "mesh";
 /// Function: a loop nest lmc-outline-loop-nests moved out of its caller;
 /// emitted with internal linkage and never inlined back.
 constexpr llvm::StringLiteral kOutlined = "lmc.outlined";
+/// Module: {<function> = <bytes> : i64, ...}, the size of each function's
+/// buffer arena (lmc-plan-buffers); the descriptor reports them.
+constexpr llvm::StringLiteral kArenas = "lmc.arenas";
+/// memref.view: one buffer of an arena, disjoint from every other buffer
+/// live at the same time (lmc-plan-buffers).
+constexpr llvm::StringLiteral kPlanned = "lmc.planned";
 
 /// The function names the passes agree on.
 constexpr llvm::StringLiteral kForward = "forward";

@@ -10,6 +10,7 @@
 #include "lmc/Conversion/Passes.h"
 #include "lmc/Transforms/Attributes.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -84,10 +85,23 @@ FailureOr<Captures> findCaptures(Operation *loop) {
   return captures;
 }
 
+/// Whether `value` is a buffer of its own: an allocation, or a buffer
+/// lmc-plan-buffers placed in an arena (disjoint from every buffer live
+/// at the same time, as any two that one loop nest reads are).
+bool isDistinctBuffer(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && (isa<memref::AllocOp>(def) ||
+                 (isa<memref::ViewOp>(def) && def->hasAttr(attrs::kPlanned)));
+}
+
 /// The buffer `value` views (itself when it is no view).
 Value viewRoot(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+  while (!isDistinctBuffer(value)) {
+    auto view = value.getDefiningOp<ViewLikeOpInterface>();
+    if (!view)
+      break;
     value = view.getViewSource();
+  }
   return value;
 }
 
@@ -111,12 +125,12 @@ void outline(Operation *loop, func::FuncOp caller, SymbolTable &symbols,
   callee->setAttr(attrs::kOutlined, builder.getUnitAttr());
   symbols.insert(callee, builder.getInsertionPoint()); // renames on a clash
   previous = callee;
-  // A fresh allocation no other argument views is noalias.
+  // A distinct buffer no other argument views is noalias.
   llvm::DenseMap<Value, int> argumentsPerRoot;
   for (Value value : captures->arguments)
     ++argumentsPerRoot[viewRoot(value)];
   for (auto [i, value] : llvm::enumerate(captures->arguments))
-    if (value.getDefiningOp<memref::AllocOp>() && argumentsPerRoot[value] == 1)
+    if (isDistinctBuffer(value) && argumentsPerRoot[value] == 1)
       callee.setArgAttr(i, "llvm.noalias", builder.getUnitAttr());
 
   Block *body = callee.addEntryBlock();

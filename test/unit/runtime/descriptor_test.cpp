@@ -507,6 +507,32 @@ TEST(Descriptor, RejectsMalformedSplits) {
   }
 }
 
+TEST(Descriptor, Arenas) {
+  Descriptor d = parseDescriptor(
+      withMesh("arena grad_step 4096\narena train_step 8192\n"), 60);
+  ASSERT_EQ(d.arenas.size(), 2u);
+  EXPECT_EQ(d.arenas[0].first, "grad_step");
+  EXPECT_EQ(d.arenas[1].second, 8192u);
+  EXPECT_EQ(d.largestArena(), 8192u);
+  EXPECT_EQ(parseDescriptor(kValid, 60).largestArena(), 0u);
+}
+
+TEST(Descriptor, RejectsMalformedArenas) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"arena train_step\n", "expected 'arena <function> <bytes>'"},
+      {"arena train_step 1 2\n", "expected 'arena <function> <bytes>'"},
+      {"arena train_step -4\n", "invalid arena bytes '-4'"},
+      {"arena train_step 64\narena train_step 64\n",
+       "arena of 'train_step' given twice"},
+      {"arena train_step 64\nmesh 1 2\n",
+       "line 'mesh' is out of order or repeated"},
+  };
+  for (const auto &[lines, message] : cases) {
+    SCOPED_TRACE(lines);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(withMesh(lines), 60), message);
+  }
+}
+
 } // namespace
 
 namespace {

@@ -1,0 +1,203 @@
+//===- PlanBuffers.cpp - one arena for a function's buffers ---------------===//
+//
+// After bufferization a step allocates every intermediate on each call and
+// frees it after its last use (hundreds of mallocs per step, and a peak
+// known only by running it). The allocs and deallocs are in the function's
+// body, in program order, so each buffer's lifetime is an interval of that
+// order and the whole plan is an interval-packing problem solved here once,
+// at compile time (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Conversion/Passes.h"
+#include "lmc/Transforms/Attributes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace lmc {
+#define GEN_PASS_DEF_LMCPLANBUFFERS
+#include "lmc/Conversion/Passes.h.inc"
+} // namespace lmc
+
+using namespace mlir;
+
+namespace lmc {
+namespace {
+
+/// Every buffer starts on a cache line (and satisfies any alignment an
+/// alloc asks for up to that).
+constexpr uint64_t kAlignment = 64;
+
+/// A buffer of the function body: its ops, its lifetime as positions in
+/// the body, its size and its place in the arena.
+struct Buffer {
+  memref::AllocOp alloc;
+  memref::DeallocOp dealloc;
+  unsigned start, end;
+  uint64_t bytes;
+  uint64_t offset = 0;
+
+  bool overlapsInTime(const Buffer &other) const {
+    return start <= other.end && other.start <= end;
+  }
+};
+
+/// The bytes of `type`, rounded up to the alignment, when the arena can
+/// hold it: static shape, identity layout, default memory space, whole
+/// bytes per element.
+std::optional<uint64_t> arenaBytes(MemRefType type) {
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      type.getMemorySpace())
+    return std::nullopt;
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+    return std::nullopt;
+  uint64_t bytes = type.getNumElements() * (element.getIntOrFloatBitWidth() / 8);
+  return llvm::alignTo(std::max<uint64_t>(bytes, 1), kAlignment);
+}
+
+/// The buffers of `body` the arena can take: allocated there and freed
+/// there by exactly one dealloc.
+SmallVector<Buffer> collectBuffers(Block &body) {
+  llvm::DenseMap<Operation *, unsigned> position;
+  for (auto [index, op] : llvm::enumerate(body))
+    position[&op] = index;
+  SmallVector<Buffer> buffers;
+  for (auto alloc : body.getOps<memref::AllocOp>()) {
+    std::optional<uint64_t> bytes = arenaBytes(alloc.getType());
+    if (!bytes || alloc.getAlignment().value_or(1) > kAlignment)
+      continue;
+    SmallVector<memref::DeallocOp> deallocs;
+    for (Operation *user : alloc->getUsers())
+      if (auto dealloc = dyn_cast<memref::DeallocOp>(user))
+        deallocs.push_back(dealloc);
+    if (deallocs.size() != 1 || deallocs[0]->getBlock() != &body)
+      continue;
+    buffers.push_back({alloc, deallocs[0], position[alloc],
+                       position[deallocs[0]], *bytes});
+  }
+  return buffers;
+}
+
+/// Gives each buffer an offset, in program order, at the lowest aligned
+/// place clear of the buffers placed before it that are still alive (as
+/// malloc's first fit would, so a buffer tends to reuse bytes freed just
+/// before, still in cache; largest-first packing gave the same size on
+/// the benchmark models and a slower step); returns the arena's size.
+uint64_t placeBuffers(MutableArrayRef<Buffer> buffers) {
+  uint64_t arena = 0;
+  SmallVector<Buffer *> placed;
+  for (Buffer &buffer : buffers) { // in program order already
+    SmallVector<Buffer *> live;
+    for (Buffer *other : placed)
+      if (other->overlapsInTime(buffer))
+        live.push_back(other);
+    llvm::sort(live, [](const Buffer *a, const Buffer *b) {
+      return a->offset < b->offset;
+    });
+    uint64_t offset = 0;
+    for (Buffer *other : live) {
+      if (offset + buffer.bytes <= other->offset)
+        break;
+      offset = std::max(offset, other->offset + other->bytes);
+    }
+    buffer.offset = offset;
+    arena = std::max(arena, offset + buffer.bytes);
+    placed.push_back(&buffer);
+  }
+  return arena;
+}
+
+/// Replaces each buffer of `function` by its view of `global`.
+void placeInArena(func::FuncOp function, MutableArrayRef<Buffer> buffers,
+                  memref::GlobalOp global) {
+  OpBuilder builder(function.getContext());
+  builder.setInsertionPointToStart(&function.getBody().front());
+  Value arena = memref::GetGlobalOp::create(
+      builder, function.getLoc(), global.getType(), global.getSymName());
+  for (Buffer &buffer : buffers) {
+    memref::AllocOp alloc = buffer.alloc;
+    builder.setInsertionPoint(alloc);
+    Value offset =
+        arith::ConstantIndexOp::create(builder, alloc.getLoc(), buffer.offset);
+    auto view = memref::ViewOp::create(builder, alloc.getLoc(),
+                                       alloc.getType(), arena, offset,
+                                       ValueRange());
+    view->setAttr(attrs::kPlanned, builder.getUnitAttr());
+    alloc.replaceAllUsesWith(view.getResult());
+    buffer.dealloc.erase();
+    alloc.erase();
+  }
+}
+
+/// A function's planned buffers and the size of the arena they need.
+struct Plan {
+  func::FuncOp function;
+  SmallVector<Buffer> buffers;
+  uint64_t bytes;
+};
+
+struct PlanBuffersPass
+    : public impl::LmcPlanBuffersBase<PlanBuffersPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Plan> plans;
+    for (auto function : module.getOps<func::FuncOp>()) {
+      if (!function.getBody().hasOneBlock())
+        continue;
+      SmallVector<Buffer> buffers =
+          collectBuffers(function.getBody().front());
+      if (buffers.empty())
+        continue;
+      uint64_t bytes = placeBuffers(buffers);
+      plans.push_back({function, std::move(buffers), bytes});
+    }
+    if (plans.empty())
+      return;
+
+    // The arena is a global (allocated per call, one above glibc's mmap
+    // threshold would be mapped and page-faulted in afresh on every step).
+    // The functions nothing in the module calls (the entry points, which
+    // the runtime calls one at a time) share one, as big as the biggest
+    // of theirs; a function some other calls has its own.
+    auto builder = OpBuilder::atBlockBegin(module.getBody());
+    SymbolTable symbols(module);
+    auto createArena = [&](StringRef name, uint64_t bytes) {
+      auto global = memref::GlobalOp::create(
+          builder, module.getLoc(), name, builder.getStringAttr("private"),
+          MemRefType::get({int64_t(bytes)}, builder.getI8Type()),
+          /*initial_value=*/builder.getUnitAttr(), /*constant=*/false,
+          builder.getI64IntegerAttr(kAlignment));
+      symbols.insert(global); // renames on a clash
+      return global;
+    };
+    auto isEntry = [&](const Plan &plan) {
+      return SymbolTable::symbolKnownUseEmpty(plan.function, module);
+    };
+    uint64_t sharedBytes = 0;
+    for (const Plan &plan : plans)
+      if (isEntry(plan))
+        sharedBytes = std::max(sharedBytes, plan.bytes);
+    memref::GlobalOp shared;
+    if (sharedBytes)
+      shared = createArena("__lmc_arena", sharedBytes);
+    SmallVector<NamedAttribute> sizes;
+    for (Plan &plan : plans) {
+      memref::GlobalOp arena =
+          isEntry(plan) ? shared
+                        : createArena(("__lmc_arena_" +
+                                       plan.function.getSymName()).str(),
+                                      plan.bytes);
+      placeInArena(plan.function, plan.buffers, arena);
+      sizes.push_back(builder.getNamedAttr(
+          plan.function.getSymName(), builder.getI64IntegerAttr(plan.bytes)));
+    }
+    module->setAttr(attrs::kArenas, builder.getDictionaryAttr(sizes));
+  }
+};
+
+} // namespace
+} // namespace lmc

@@ -1,0 +1,91 @@
+// RUN: lmc-opt %s -lmc-plan-buffers -split-input-file | FileCheck %s
+
+// a and b live at the same time; c is allocated after a is freed and takes
+// a's bytes. In program order: a at 0, b after it at 1024, c at 0 (a is
+// dead by then). An arena of 1536 bytes, a global: the function is an
+// entry point (nothing calls it).
+// CHECK: module attributes {lmc.arenas = {reuse = 1536 : i64}}
+// CHECK: memref.global "private" @__lmc_arena : memref<1536xi8> = uninitialized {alignment = 64 : i64}
+// CHECK-LABEL: func.func @reuse
+// CHECK: %[[ARENA:.*]] = memref.get_global @__lmc_arena : memref<1536xi8>
+// CHECK: %[[A:.*]] = memref.view %[[ARENA]][%c0{{.*}}][] {lmc.planned} : memref<1536xi8> to memref<256xf32>
+// CHECK: %[[B:.*]] = memref.view %[[ARENA]][%c1024{{.*}}][] {lmc.planned} : memref<1536xi8> to memref<128xf32>
+// CHECK: call @use(%[[A]], %[[B]])
+// CHECK: %[[C:.*]] = memref.view %[[ARENA]][%c0{{.*}}][] {lmc.planned} : memref<1536xi8> to memref<256xf32>
+// CHECK: call @use(%[[C]], %[[B]])
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+func.func private @use(memref<256xf32>, memref<128xf32>)
+func.func @reuse() {
+  %a = memref.alloc() : memref<256xf32>
+  %b = memref.alloc() : memref<128xf32>
+  call @use(%a, %b) : (memref<256xf32>, memref<128xf32>) -> ()
+  memref.dealloc %a : memref<256xf32>
+  %c = memref.alloc() : memref<256xf32>
+  call @use(%c, %b) : (memref<256xf32>, memref<128xf32>) -> ()
+  memref.dealloc %b : memref<128xf32>
+  memref.dealloc %c : memref<256xf32>
+  return
+}
+
+// -----
+
+// Left alone: a buffer the function returns (no dealloc), one of dynamic
+// size, one of i1 (no whole bytes per element), one freed inside a region,
+// one with an alignment above 64 bytes. No arena, no attribute.
+// CHECK-LABEL: module {
+// CHECK-NOT: memref.global
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT: memref.view
+// CHECK: return
+func.func private @use_dyn(memref<?xf32>)
+func.func private @use_i1(memref<8xi1>)
+func.func @kept(%n: index, %flag: i1) -> memref<16xf32> {
+  %r = memref.alloc() : memref<16xf32>
+  %d = memref.alloc(%n) : memref<?xf32>
+  call @use_dyn(%d) : (memref<?xf32>) -> ()
+  memref.dealloc %d : memref<?xf32>
+  %m = memref.alloc() : memref<8xi1>
+  call @use_i1(%m) : (memref<8xi1>) -> ()
+  memref.dealloc %m : memref<8xi1>
+  %s = memref.alloc() : memref<16xf32>
+  scf.if %flag {
+    memref.dealloc %s : memref<16xf32>
+  }
+  %w = memref.alloc() {alignment = 128 : i64} : memref<16xf32>
+  memref.dealloc %w : memref<16xf32>
+  return %r : memref<16xf32>
+}
+
+// -----
+
+// Two entry points share one arena as big as the larger of theirs; a
+// function one of them calls has an arena of its own (its buffers live
+// while its caller's do).
+// CHECK: module attributes {lmc.arenas = {big = 4096 : i64, helper = 64 : i64, small = 1024 : i64}}
+// CHECK-DAG: memref.global "private" @__lmc_arena : memref<4096xi8>
+// CHECK-DAG: memref.global "private" @__lmc_arena_helper : memref<64xi8>
+// CHECK-LABEL: func.func private @helper
+// CHECK: memref.get_global @__lmc_arena_helper
+// CHECK-LABEL: func.func @small
+// CHECK: memref.get_global @__lmc_arena :
+// CHECK-LABEL: func.func @big
+// CHECK: memref.get_global @__lmc_arena :
+func.func private @consume(memref<16xf32>)
+func.func private @helper() {
+  %h = memref.alloc() : memref<16xf32>
+  call @consume(%h) : (memref<16xf32>) -> ()
+  memref.dealloc %h : memref<16xf32>
+  return
+}
+func.func @small() {
+  %s = memref.alloc() : memref<256xf32>
+  call @helper() : () -> ()
+  memref.dealloc %s : memref<256xf32>
+  return
+}
+func.func @big() {
+  %b = memref.alloc() : memref<1024xf32>
+  memref.dealloc %b : memref<1024xf32>
+  return
+}
