@@ -123,16 +123,16 @@ def LmcPlanBuffers : Pass<"lmc-plan-buffers", "::mlir::ModuleOp"> {
   let summary = "Places each function's intermediate buffers in one arena";
   let description = [{
     Run after bufferization and deallocation on the CPU path. In each
-    function, the buffers allocated and freed in its body (static shape,
-    identity layout, whole bytes per element) get offsets in an arena: a
-    buffer lives from its `memref.alloc` to its `memref.dealloc`, and two
-    buffers whose lives overlap get disjoint bytes (in program order, each
-    at the lowest 64-byte-aligned offset clear of the live buffers placed
-    before it). The arena is a private uninitialized global: allocated per
-    call, one above glibc's mmap threshold would be mapped and page-faulted
-    in afresh on every step. The functions nothing calls (the entry points,
-    which the runtime calls one at a time) share one arena as big as the
-    biggest of theirs; a function another calls has its own. Each alloc
+    function nothing in the module calls (the entry points, which the
+    runtime calls one at a time), the buffers allocated and freed in its
+    body (static shape, identity layout, whole bytes per element) get
+    offsets in an arena: a buffer lives from its `memref.alloc` to its
+    `memref.dealloc`, and two buffers whose lives overlap get disjoint
+    bytes (in program order, each at the lowest 64-byte-aligned offset
+    clear of the live buffers placed before it). The arena is a private
+    uninitialized global the entry points share, as big as the biggest of
+    their plans (allocated per call, one above glibc's mmap threshold would
+    be mapped and page-faulted in afresh on every step). Each alloc
     becomes a `memref.view` of the arena tagged `lmc.planned`
     (lmc-outline-loop-nests then knows two planned views are disjoint, as
     two allocations are) and its dealloc goes. A step then allocates

@@ -85,8 +85,8 @@ SmallVector<Buffer> collectBuffers(Block &body) {
 /// Gives each buffer an offset, in program order, at the lowest aligned
 /// place clear of the buffers placed before it that are still alive (as
 /// malloc's first fit would, so a buffer tends to reuse bytes freed just
-/// before, still in cache; largest-first packing gave the same size on
-/// the benchmark models and a slower step); returns the arena's size.
+/// before, still in cache; largest-first packing gave the same arena size
+/// on the benchmark models); returns the arena's size.
 uint64_t placeBuffers(MutableArrayRef<Buffer> buffers) {
   uint64_t arena = 0;
   SmallVector<Buffer *> placed;
@@ -143,54 +143,40 @@ struct Plan {
 struct PlanBuffersPass
     : public impl::LmcPlanBuffersBase<PlanBuffersPass> {
   void runOnOperation() override {
+    // Only the functions nothing in the module calls: the entry points,
+    // which the runtime calls one at a time, so they can share one arena
+    // (a function called from another, or from itself, would need one of
+    // its own per active call).
     ModuleOp module = getOperation();
     SmallVector<Plan> plans;
+    uint64_t arenaSize = 0;
     for (auto function : module.getOps<func::FuncOp>()) {
-      if (!function.getBody().hasOneBlock())
+      if (!function.getBody().hasOneBlock() ||
+          !SymbolTable::symbolKnownUseEmpty(function, module))
         continue;
       SmallVector<Buffer> buffers =
           collectBuffers(function.getBody().front());
       if (buffers.empty())
         continue;
       uint64_t bytes = placeBuffers(buffers);
+      arenaSize = std::max(arenaSize, bytes);
       plans.push_back({function, std::move(buffers), bytes});
     }
     if (plans.empty())
       return;
 
-    // The arena is a global (allocated per call, one above glibc's mmap
-    // threshold would be mapped and page-faulted in afresh on every step).
-    // The functions nothing in the module calls (the entry points, which
-    // the runtime calls one at a time) share one, as big as the biggest
-    // of theirs; a function some other calls has its own.
+    // A global: allocated per call, an arena above glibc's mmap threshold
+    // would be mapped and page-faulted in afresh on every step.
     auto builder = OpBuilder::atBlockBegin(module.getBody());
-    SymbolTable symbols(module);
-    auto createArena = [&](StringRef name, uint64_t bytes) {
-      auto global = memref::GlobalOp::create(
-          builder, module.getLoc(), name, builder.getStringAttr("private"),
-          MemRefType::get({int64_t(bytes)}, builder.getI8Type()),
-          /*initial_value=*/builder.getUnitAttr(), /*constant=*/false,
-          builder.getI64IntegerAttr(kAlignment));
-      symbols.insert(global); // renames on a clash
-      return global;
-    };
-    auto isEntry = [&](const Plan &plan) {
-      return SymbolTable::symbolKnownUseEmpty(plan.function, module);
-    };
-    uint64_t sharedBytes = 0;
-    for (const Plan &plan : plans)
-      if (isEntry(plan))
-        sharedBytes = std::max(sharedBytes, plan.bytes);
-    memref::GlobalOp shared;
-    if (sharedBytes)
-      shared = createArena("__lmc_arena", sharedBytes);
+    auto arena = memref::GlobalOp::create(
+        builder, module.getLoc(), "__lmc_arena",
+        builder.getStringAttr("private"),
+        MemRefType::get({int64_t(arenaSize)}, builder.getI8Type()),
+        /*initial_value=*/builder.getUnitAttr(), /*constant=*/false,
+        builder.getI64IntegerAttr(kAlignment));
+    SymbolTable(module).insert(arena); // renames on a clash
     SmallVector<NamedAttribute> sizes;
     for (Plan &plan : plans) {
-      memref::GlobalOp arena =
-          isEntry(plan) ? shared
-                        : createArena(("__lmc_arena_" +
-                                       plan.function.getSymName()).str(),
-                                      plan.bytes);
       placeInArena(plan.function, plan.buffers, arena);
       sizes.push_back(builder.getNamedAttr(
           plan.function.getSymName(), builder.getI64IntegerAttr(plan.bytes)));
