@@ -38,8 +38,8 @@ MemoryNeed estimateMemory(const Descriptor &desc, bool splitStep,
   if (stateShards > 1)
     need.gradients += bytesOf(desc.params());
   // The planned arenas are exact where the estimate predates fusion.
-  need.activations =
-      desc.largestArena() ? desc.largestArena() : desc.activationBytes;
+  uint64_t arena = desc.largestArena();
+  need.activations = arena ? arena : desc.activationBytes;
   need.inputs = bytesOf(desc.trainArgsWithRole(Role::Input));
   for (const TensorSpec &arg : desc.evalArgs)
     if (arg.role == Role::Input)

@@ -2,6 +2,8 @@
 
 #include "Rematerialize.h"
 
+#include "GenericOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -20,16 +22,10 @@ bool isRecomputable(Operation &op) {
          isa<linalg::IndexOp>(op);
 }
 
-/// The ops of `op`'s body, its yield included.
-unsigned bodySize(linalg::GenericOp op) {
-  return op.getRegion().front().getOperations().size();
-}
-
 /// An all-parallel linalg.generic with one result, on tensors, whose body
 /// has at most `maxOps` recomputable ops.
 bool isCheapElementwise(linalg::GenericOp op, unsigned maxOps) {
-  if (op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
-      op.getNumParallelLoops() != op.getNumLoops())
+  if (op.getNumDpsInits() != 1 || !isParallelOnTensors(op))
     return false;
   return bodySize(op) <= maxOps + 1 &&
          llvm::all_of(op.getRegion().front().without_terminator(),

@@ -2,6 +2,8 @@
 
 #include "SideBySide.h"
 
+#include "GenericOps.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -13,14 +15,9 @@ namespace {
 /// Keeps fused bodies small enough for LLVM to vectorize well.
 constexpr unsigned kMaxFusedOps = 64;
 
-unsigned bodySize(linalg::GenericOp op) {
-  return op.getRegion().front().getOperations().size();
-}
-
 /// An all-parallel generic on tensors whose body never reads its outputs.
 bool isPureElementwise(linalg::GenericOp op) {
-  return op.hasPureTensorSemantics() &&
-         op.getNumParallelLoops() == op.getNumLoops() &&
+  return isParallelOnTensors(op) &&
          llvm::none_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
            return op.payloadUsesValueFromOperand(&init);
          });
