@@ -142,6 +142,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
     perFunction.addPass(shard::createShardingPropagation(propagation));
     perFunction.addPass(createLmcShardComplete());
     perFunction.addPass(shard::createPartition());
+    perFunction.addPass(createLmcCollapseBatchMatmuls());
     perFunction.addPass(createLmcBucketAllReduces());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

@@ -5,7 +5,7 @@
 // lowered training step contains (ReshapeSharding.cpp adds the reshapes),
 // so `sharding-propagation` and `shard-partition` do the work. This pass
 // states what the user chose, after rewriting the two forms upstream
-// cannot shard; ShardComplete.cpp fills the gaps propagation leaves.
+// cannot shard and unsharing tensors computed from scalars; ShardComplete.cpp fills the gaps propagation leaves.
 //
 // The compiled step is SPMD over the `model` axis only: data parallelism
 // stays the runtime's outer loop (one bucketed all-reduce of the gradients
@@ -409,6 +409,59 @@ void wrapNonSplatConstants(ModuleOp module) {
   }
 }
 
+/// Whether `op` computes a tensor from scalars only: a splat constant, or an
+/// all-parallel generic into a fresh tensor whose inputs are rank-0 tensors
+/// or tensors in `fromScalars` (AdamW's 1 - lr * weight_decay, broadcast
+/// and computed elementwise). As cheap to recompute as to reshard.
+bool computesFromScalars(Operation *op,
+                         const llvm::DenseSet<Value> &fromScalars) {
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    auto value = dyn_cast<SplatElementsAttr>(constant.getValue());
+    return value && value.getType().getRank() > 0;
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && generic->getNumResults() == 1 &&
+         generic.getNumDpsInits() == 1 &&
+         generic.getNumParallelLoops() == generic.getNumLoops() &&
+         generic.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() &&
+         llvm::all_of(generic.getDpsInputs(), [&](Value input) {
+           auto type = dyn_cast<RankedTensorType>(input.getType());
+           return type && (type.getRank() == 0 || fromScalars.contains(input));
+         });
+}
+
+/// CSE shares tensors computed from scalars (Adam's betas, the clipping
+/// factor, the weight decay) between parameters of one shape; split
+/// differently (attention's q and its output projection), the shared value
+/// would be resharded for all but one, with an all-to-all. Each user gets
+/// a copy of its own, consumers before producers so that a copy's own
+/// operands are copied in turn; CSE merges the copies that end up alike
+/// after partitioning.
+void unshareScalarTensors(ModuleOp module) {
+  llvm::DenseSet<Value> fromScalars;
+  SmallVector<Operation *> producers;
+  module.walk([&](Operation *op) {
+    if (!computesFromScalars(op, fromScalars))
+      return;
+    fromScalars.insert(op->getResult(0));
+    producers.push_back(op);
+  });
+  for (Operation *op : llvm::reverse(producers)) {
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : llvm::drop_begin(op->getResult(0).getUses()))
+      uses.push_back(&use);
+    for (OpOperand *use : uses) {
+      OpBuilder b(op);
+      IRMapping mapping;
+      if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+        Value init = generic.getDpsInits()[0];
+        mapping.map(init, b.clone(*init.getDefiningOp())->getResult(0));
+      }
+      use->set(b.clone(*op, mapping)->getResult(0));
+    }
+  }
+}
+
 struct LmcShardAnnotate
     : impl::LmcShardAnnotateBase<LmcShardAnnotate> {
   using Base::Base;
@@ -443,6 +496,7 @@ struct LmcShardAnnotate
     }
     giveUnitDimensionsLoops(module);
     wrapNonSplatConstants(module);
+    unshareScalarTensors(module);
     auto run = [&](OpPassManager &pm, Operation *op) {
       return runPipeline(pm, op);
     };

@@ -200,3 +200,28 @@ func.func @random_uniform(%key: tensor<i64>) -> tensor<2x3xf32> {
   %0 = lmc.random_uniform %key, stream = 3 : tensor<i64> -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// Several batch dimensions (attention's [batch, heads]): collapsed into one
+// batch_matmul dimension unless shardable; then one generic contraction
+// keeps them apart (a split of the heads would not survive the collapse),
+// the transposed key read through its map, bf16 widened like linalg.matmul.
+// CHECK-LABEL: func.func @attention_scores
+// CHECK: linalg.batch_matmul
+// SHARD-DAG: #[[Q:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// SHARD-DAG: #[[K:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+// SHARD-DAG: #[[S:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// SHARD-LABEL: func.func @attention_scores
+// SHARD-NOT: collapse_shape
+// SHARD: linalg.generic {indexing_maps = [#[[Q]], #[[K]], #[[S]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>) outs(%{{.*}} : tensor<2x4x8x8xf32>)
+// SHARD: %[[A:.*]] = arith.extf %{{.*}} : bf16 to f32
+// SHARD: %[[B:.*]] = arith.extf %{{.*}} : bf16 to f32
+// SHARD: %[[P:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// SHARD: arith.addf %{{.*}}, %[[P]]
+// SHARD-NOT: collapse_shape
+// SHARD: return
+func.func @attention_scores(%q: tensor<2x4x8x16xbf16>, %k: tensor<2x4x8x16xbf16>) -> tensor<2x4x8x8xf32> {
+  %0 = lmc.matmul %q, %k {transpose_rhs} : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16> -> tensor<2x4x8x8xf32>
+  return %0 : tensor<2x4x8x8xf32>
+}

@@ -182,4 +182,20 @@ def LmcBucketAllReduces
                            "::mlir::tensor::TensorDialect"];
 }
 
+def LmcCollapseBatchMatmuls
+    : Pass<"lmc-collapse-batch-matmuls", "::mlir::func::FuncOp"> {
+  let summary = "Turns contractions with several batch dimensions into "
+                "linalg.batch_matmul";
+  let description = [{
+    After `shard-partition`: a linalg.generic contraction with one m, n and
+    k loop and two or more batch loops that lead every operand in loop order
+    (the form lmc lowers a sharded module's multi-batch matmuls to, so that
+    a split of attention's heads propagates) becomes a
+    `linalg.batch_matmul` over the collapsed batch, its operands and result
+    reshaped around it; the transposes stay in its indexing maps.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // LMC_TRANSFORMS_PASSES_TD

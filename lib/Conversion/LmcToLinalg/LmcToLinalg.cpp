@@ -280,7 +280,7 @@ void lmc::populateLmcToLinalgPatterns(RewritePatternSet &patterns,
   populateElementwisePatterns(patterns);
   patterns.add<CmpLowering, BroadcastInDimLowering, ReshapeLowering,
                TransposeLowering>(patterns.getContext());
-  populateReductionLoweringPatterns(patterns);
+  populateReductionLoweringPatterns(patterns, shardable);
   populateDataMovementLoweringPatterns(patterns, shardable);
   populateConvolutionLoweringPatterns(patterns);
 }

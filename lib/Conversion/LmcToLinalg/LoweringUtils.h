@@ -59,7 +59,10 @@ mlir::Value buildReduceAlong(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value)>
                                  combine);
 
-void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// Reductions, matmuls and softmaxes; matmuls with several batch dimensions
+/// keep them apart when `shardable`.
+void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns,
+                                       bool shardable);
 /// lmc.convert, concat, slice, slice_grad, gather, scatter_add (scatter-add,
 /// concat and slice as single linalg.generics when `shardable`, else as
 /// loops over the updates, copies into slices and views).

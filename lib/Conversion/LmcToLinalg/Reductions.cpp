@@ -92,9 +92,14 @@ Value minF(OpBuilder &b, Location loc, Value x, Value y) {
 }
 
 /// lmc.matmul → linalg.matmul / linalg.batch_matmul with transposed indexing
-/// maps (batch dimensions collapsed into one).
+/// maps (batch dimensions collapsed into one). For sharding, several batch
+/// dimensions stay apart in a linalg.generic contraction: collapsing
+/// attention's [batch, heads] would hide a split of the heads (not the
+/// leading dimension of the group); lmc-collapse-batch-matmuls makes the
+/// batch_matmul after partitioning.
 struct MatmulLowering : public OpConversionPattern<MatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
+  MatmulLowering(MLIRContext *ctx, bool keepBatchDims)
+      : OpConversionPattern<MatmulOp>(ctx), keepBatchDims(keepBatchDims) {}
 
   LogicalResult
   matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
@@ -102,6 +107,10 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
     Location loc = op.getLoc();
     RankedTensorType resultType = op.getType();
     int64_t rank = resultType.getRank();
+    if (keepBatchDims && rank > 3) {
+      rewriter.replaceOp(op, buildContraction(rewriter, op, adaptor));
+      return success();
+    }
     int64_t batch = 1;
     for (int64_t d : resultType.getShape().drop_back(2))
       batch *= d;
@@ -157,6 +166,48 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
                        buildStaticReshape(rewriter, loc, product, resultType));
     return success();
   }
+
+  /// The product as one linalg.generic over (batch..., m, n, k), operands
+  /// widened to the result's element type as linalg.matmul does.
+  static Value buildContraction(OpBuilder &b, MatmulOp op, OpAdaptor adaptor) {
+    RankedTensorType resultType = op.getType();
+    unsigned batchDims = resultType.getRank() - 2;
+    unsigned m = batchDims, n = batchDims + 1, k = batchDims + 2;
+    MLIRContext *ctx = op.getContext();
+    auto map = [&](unsigned row, unsigned column) {
+      SmallVector<AffineExpr> exprs;
+      for (unsigned d = 0; d < batchDims; ++d)
+        exprs.push_back(getAffineDimExpr(d, ctx));
+      exprs.push_back(getAffineDimExpr(row, ctx));
+      exprs.push_back(getAffineDimExpr(column, ctx));
+      return AffineMap::get(k + 1, 0, exprs, ctx);
+    };
+    SmallVector<utils::IteratorType> iterators(k,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Type elementType = resultType.getElementType();
+    Value init = buildFilled(b, op.getLoc(), resultType,
+                             floatAttr(b, elementType, 0));
+    return buildGeneric(
+        b, op.getLoc(), resultType, init,
+        ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+        {op.getTransposeLhs() ? map(k, m) : map(m, k),
+         op.getTransposeRhs() ? map(n, k) : map(k, n)},
+        map(m, n), iterators,
+        [elementType](OpBuilder &b, Location l, ValueRange args) -> Value {
+          auto widen = [&](Value v) -> Value {
+            return v.getType() == elementType
+                       ? v
+                       : arith::ExtFOp::create(b, l, elementType, v);
+          };
+          Value lhs = widen(args[0]);
+          Value rhs = widen(args[1]);
+          Value product = arith::MulFOp::create(b, l, lhs, rhs);
+          return arith::AddFOp::create(b, l, args[2], product);
+        });
+  }
+
+  bool keepBatchDims;
 };
 
 /// Row statistics of a softmax along `axis`: the maximum and the sum of
@@ -350,13 +401,15 @@ struct SoftmaxCrossEntropyGradLowering
 
 } // namespace
 
-void populateReductionLoweringPatterns(RewritePatternSet &patterns) {
+void populateReductionLoweringPatterns(RewritePatternSet &patterns,
+                                       bool shardable) {
   MLIRContext *ctx = patterns.getContext();
   double inf = std::numeric_limits<double>::infinity();
   patterns.add<ReduceLowering<ReduceSumOp>>(ctx, 0.0, addF);
   patterns.add<ReduceLowering<ReduceMaxOp>>(ctx, -inf, maxF);
   patterns.add<ReduceLowering<ReduceMinOp>>(ctx, inf, minF);
-  patterns.add<MatmulLowering, SoftmaxLowering,
+  patterns.add<MatmulLowering>(ctx, shardable);
+  patterns.add<SoftmaxLowering,
                LogSoftmaxLowering, SoftmaxCrossEntropyLowering,
                SoftmaxCrossEntropyGradLowering>(patterns.getContext());
 }
