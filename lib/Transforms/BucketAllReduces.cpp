@@ -4,17 +4,21 @@
 // parameter for the gradient norm: three 4-byte collectives for an MLP,
 // each a full round of latency. They are independent of each other, so the
 // pure ops computing the later ones can move up and the sums travel as one
-// vector (see Passes.td).
+// vector (see Passes.td). First, partial sums added after their
+// all-reduces (attention's input gradient from q, k and v) are added before
+// one all-reduce.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lmc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -38,6 +42,72 @@ bool sameCollective(shard::AllReduceOp a, shard::AllReduceOp b) {
          a.getGridAxesAttr() == b.getGridAxesAttr() &&
          a.getReductionAttr() == b.getReductionAttr();
 }
+
+/// `value`'s all-reduce (a sum) when `value` is its only use's result.
+shard::AllReduceOp soleSumOf(Value value) {
+  auto op = value.getDefiningOp<shard::AllReduceOp>();
+  if (!op || !op->hasOneUse() ||
+      op.getReduction() != shard::ReductionKind::Sum)
+    return nullptr;
+  return op;
+}
+
+/// reshape(all_reduce(x)) → all_reduce(reshape(x)): the reshapes around a
+/// partitioned matmul stand between its all-reduce and the sum below.
+template <typename ReshapeOp>
+struct SinkAllReduceBelowReshape : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern<ReshapeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp reshape,
+                                PatternRewriter &rewriter) const override {
+    shard::AllReduceOp sum = soleSumOf(reshape.getSrc());
+    if (!sum)
+      return failure();
+    Operation *reshaped = rewriter.clone(*reshape);
+    reshaped->setOperand(0, sum.getInput());
+    Operation *moved = rewriter.clone(*sum);
+    moved->setOperand(0, reshaped->getResult(0));
+    moved->getResult(0).setType(reshape.getType());
+    rewriter.replaceOp(reshape, moved->getResults());
+    rewriter.eraseOp(sum);
+    return success();
+  }
+};
+
+/// all_reduce(a) + all_reduce(b) → all_reduce(a + b) for an elementwise
+/// linalg.generic add: one collective where there were two.
+struct AddBeforeAllReduce : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp add,
+                                PatternRewriter &rewriter) const override {
+    if (add.getNumDpsInputs() != 2 || add->getNumResults() != 1 ||
+        add.getNumParallelLoops() != add.getNumLoops() ||
+        !llvm::all_of(add.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }))
+      return failure();
+    Block &body = add.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    auto addf = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+    if (!addf || &body.front() != addf.getOperation() ||
+        !llvm::is_contained(addf->getOperands(), body.getArgument(0)) ||
+        !llvm::is_contained(addf->getOperands(), body.getArgument(1)))
+      return failure();
+    shard::AllReduceOp lhs = soleSumOf(add.getDpsInputs()[0]);
+    shard::AllReduceOp rhs = soleSumOf(add.getDpsInputs()[1]);
+    if (!lhs || !rhs || lhs == rhs || !sameCollective(lhs, rhs))
+      return failure();
+    Operation *partial = rewriter.clone(*add);
+    partial->setOperand(0, lhs.getInput());
+    partial->setOperand(1, rhs.getInput());
+    Operation *sum = rewriter.clone(*lhs);
+    sum->setOperand(0, partial->getResult(0));
+    rewriter.replaceOp(add, sum->getResults());
+    rewriter.eraseOp(lhs);
+    rewriter.eraseOp(rhs);
+    return success();
+  }
+};
 
 /// Shard ops that exchange data between processes: every process must
 /// run them in the same order, so none moves.
@@ -108,6 +178,12 @@ void merge(RewriterBase &rewriter, ArrayRef<shard::AllReduceOp> group) {
 struct BucketAllReduces
     : public impl::LmcBucketAllReducesBase<BucketAllReduces> {
   void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<SinkAllReduceBelowReshape<tensor::ExpandShapeOp>,
+                 SinkAllReduceBelowReshape<tensor::CollapseShapeOp>,
+                 AddBeforeAllReduce>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
     IRRewriter rewriter(&getContext());
     SmallVector<Block *> blocks;
     getOperation().walk([&](Block *block) { blocks.push_back(block); });

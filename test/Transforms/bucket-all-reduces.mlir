@@ -63,3 +63,74 @@ func.func @apart(%x: tensor<f32>, %v: tensor<4xf32>) -> (tensor<f32>, tensor<f32
   %r4 = shard.all_reduce %v on @mesh grid_axes = [0] : tensor<4xf32> -> tensor<4xf32>
   return %r2, %r3, %r4 : tensor<f32>, tensor<f32>, tensor<4xf32>
 }
+
+// -----
+
+shard.grid @mesh(shape = 2)
+
+// Attention's input gradient: three row-split products, each all-reduced
+// and reshaped, then added. The partial sums are added first and
+// all-reduced once.
+// CHECK-LABEL: func.func @partial_sums
+// CHECK-SAME: (%[[A:.*]]: tensor<8x4xf32>, %[[B:.*]]: tensor<8x4xf32>, %[[C:.*]]: tensor<8x4xf32>)
+// CHECK: %[[EA:.*]] = tensor.expand_shape %[[A]]
+// CHECK: %[[EB:.*]] = tensor.expand_shape %[[B]]
+// CHECK: %[[AB:.*]] = linalg.generic {{.*}} ins(%[[EA]], %[[EB]] : tensor<2x4x4xf32>, tensor<2x4x4xf32>)
+// CHECK: %[[EC:.*]] = tensor.expand_shape %[[C]]
+// CHECK: %[[ABC:.*]] = linalg.generic {{.*}} ins(%[[AB]], %[[EC]] : tensor<2x4x4xf32>, tensor<2x4x4xf32>)
+// CHECK: %[[R:.*]] = shard.all_reduce %[[ABC]] on @mesh grid_axes = [0] : tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+// CHECK-NOT: shard.all_reduce
+// CHECK: return %[[R]]
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @partial_sums(%a: tensor<8x4xf32>, %b: tensor<8x4xf32>, %c: tensor<8x4xf32>) -> tensor<2x4x4xf32> {
+  %e = tensor.empty() : tensor<2x4x4xf32>
+  %ra = shard.all_reduce %a on @mesh grid_axes = [0] : tensor<8x4xf32> -> tensor<8x4xf32>
+  %xa = tensor.expand_shape %ra [[0, 1], [2]] output_shape [2, 4, 4] : tensor<8x4xf32> into tensor<2x4x4xf32>
+  %rb = shard.all_reduce %b on @mesh grid_axes = [0] : tensor<8x4xf32> -> tensor<8x4xf32>
+  %xb = tensor.expand_shape %rb [[0, 1], [2]] output_shape [2, 4, 4] : tensor<8x4xf32> into tensor<2x4x4xf32>
+  %ab = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%xa, %xb : tensor<2x4x4xf32>, tensor<2x4x4xf32>) outs(%e : tensor<2x4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x4xf32>
+  %rc = shard.all_reduce %c on @mesh grid_axes = [0] : tensor<8x4xf32> -> tensor<8x4xf32>
+  %xc = tensor.expand_shape %rc [[0, 1], [2]] output_shape [2, 4, 4] : tensor<8x4xf32> into tensor<2x4x4xf32>
+  %abc = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ab, %xc : tensor<2x4x4xf32>, tensor<2x4x4xf32>) outs(%e : tensor<2x4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %y, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x4xf32>
+  return %abc : tensor<2x4x4xf32>
+}
+
+// -----
+
+shard.grid @mesh(shape = 2)
+
+// Left alone: an all-reduce added to a value that is not one (a residual
+// connection), one read twice, and a maximum.
+// CHECK-LABEL: func.func @not_partial_sums
+// CHECK-COUNT-3: shard.all_reduce
+// CHECK-NOT: shard.all_reduce
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @not_partial_sums(%a: tensor<8x4xf32>, %x: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>) {
+  %e = tensor.empty() : tensor<8x4xf32>
+  %ra = shard.all_reduce %a on @mesh grid_axes = [0] : tensor<8x4xf32> -> tensor<8x4xf32>
+  %residual = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%ra, %x : tensor<8x4xf32>, tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  %rx = shard.all_reduce %x on @mesh grid_axes = [0] : tensor<8x4xf32> -> tensor<8x4xf32>
+  %twice = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%rx, %rx : tensor<8x4xf32>, tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  %rm = shard.all_reduce %a on @mesh grid_axes = [0] reduction = max : tensor<8x4xf32> -> tensor<8x4xf32>
+  return %residual, %twice, %rm : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
+}

@@ -166,9 +166,13 @@ def LmcShardComplete : Pass<"lmc-shard-complete", "::mlir::func::FuncOp"> {
 
 def LmcBucketAllReduces
     : Pass<"lmc-bucket-all-reduces", "::mlir::func::FuncOp"> {
-  let summary = "Merges the scalar all-reduces of a partitioned step into one";
+  let summary = "Merges the all-reduces of a partitioned step";
   let description = [{
-    After `shard-partition`: the rank-0 f32 `shard.all_reduce` ops of a block
+    After `shard-partition`, first: all-reduces (sums) whose results are
+    added elementwise become one all-reduce of the added inputs, looking
+    through the reshapes after them — attention's input gradient, whose q,
+    k and v parts are each a row-split product, then costs one collective
+    instead of three, as in Megatron. Then the rank-0 f32 `shard.all_reduce` ops of a block
     over the same grid, axes and reduction, none of whose inputs depends on
     another's result, become one all-reduce of a vector
     (`tensor.from_elements` in, `tensor.extract` out) where the first of
