@@ -69,3 +69,38 @@ func.func @small(%a: memref<4x16xf32>, %b: memref<4x16xf32>) {
   }
   return
 }
+
+// -----
+
+// A keep-dims row sum after sharding gave its size-1 output dimension a
+// loop of its own: a parallel loop inside the reduction's loop inside the
+// rows' parallel loop. The rows stay parallel; the inner parallel loop
+// becomes an scf.for (as a nested OpenMP region it would fork once per
+// column).
+// CHECK-LABEL: func.func @nested
+// CHECK: scf.parallel (%[[I:.*]]) = (%c0) to (%c64) step (%c1)
+// CHECK-NEXT: scf.for %[[K:.*]] = %c0 to %c1024 step %c1
+// CHECK-NEXT: scf.for %[[U:.*]] = %c0 to %c1 step %c1
+// CHECK-NEXT: memref.load %{{.*}}[%[[I]], %[[K]]]
+// CHECK-NOT: scf.parallel
+// ALL-LABEL: func.func @nested
+// ALL-COUNT-1: scf.parallel
+// ALL-NOT: scf.parallel
+func.func @nested(%a: memref<64x1024xf32>, %sum: memref<64x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    scf.for %k = %c0 to %c1024 step %c1 {
+      scf.parallel (%u) = (%c0) to (%c1) step (%c1) {
+        %x = memref.load %a[%i, %k] : memref<64x1024xf32>
+        %s = memref.load %sum[%i, %u] : memref<64x1xf32>
+        %t = arith.addf %s, %x : f32
+        memref.store %t, %sum[%i, %u] : memref<64x1xf32>
+      }
+    }
+    scf.reduce
+  }
+  return
+}

@@ -171,7 +171,10 @@ def LmcParallelizeLoops : Pass<"lmc-parallelize-loops"> {
     its leading dimensions parallel until they give 64 chunks of work, and
     runs the others as `scf.for` loops inside, so that each thread gets
     contiguous rows and the innermost loop still vectorizes. The last
-    dimension stays sequential unless it is the only one.
+    dimension stays sequential unless it is the only one. A parallel loop
+    nested in another (parallel dimensions inside a reduction's loop) runs
+    sequentially: as a nested OpenMP region it would fork, serialized, once
+    per iteration of the outer loop.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"32768",

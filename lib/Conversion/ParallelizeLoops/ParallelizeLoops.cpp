@@ -84,6 +84,19 @@ struct ParallelizeLoopsPass
   using LmcParallelizeLoopsBase::LmcParallelizeLoopsBase;
 
   void runOnOperation() override {
+    // A parallel loop inside another (a linalg op whose parallel dimensions
+    // are not all outside its reductions: the unit loops sharding adds)
+    // would be a nested OpenMP region, forked serialized per iteration of
+    // the outer one: its loops run sequentially instead. Innermost first
+    // (the walk is post-order), so that a rebuilt loop's body holds no
+    // collected op.
+    SmallVector<scf::ParallelOp> nested;
+    getOperation()->walk([&](scf::ParallelOp op) {
+      if (op.getNumResults() == 0 && op->getParentOfType<scf::ParallelOp>())
+        nested.push_back(op);
+    });
+    for (scf::ParallelOp op : nested)
+      keepLeadingDims(op, 0);
     SmallVector<scf::ParallelOp> loops;
     getOperation()->walk([&](scf::ParallelOp op) {
       if (op.getNumResults() == 0 && !op->getParentOfType<scf::ParallelOp>())
