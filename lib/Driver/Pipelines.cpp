@@ -143,6 +143,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
     perFunction.addPass(createLmcShardComplete());
     perFunction.addPass(shard::createPartition());
     perFunction.addPass(createLmcCollapseBatchMatmuls());
+    perFunction.addPass(createLmcScatterAddsToLoops());
     perFunction.addPass(createLmcBucketAllReduces());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

@@ -25,13 +25,13 @@
 
 // For sharding (shardable) it is one linalg.generic that reduces
 // over the index dimensions, adding an update where its index equals the
-// output row.
+// output row, marked for lmc-scatter-adds-to-loops.
 // GENERIC-DAG: #[[UPD:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
 // GENERIC-DAG: #[[IX:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
 // GENERIC-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
 // GENERIC-LABEL: func.func @scatter_add
 // GENERIC: %[[ZERO:.*]] = linalg.fill
-// GENERIC: linalg.generic {indexing_maps = [#[[UPD]], #[[IX]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%arg0, %arg1 : tensor<2x4x3xf32>, tensor<2x4xi64>) outs(%[[ZERO]] : tensor<5x3xf32>)
+// GENERIC: linalg.generic {indexing_maps = [#[[UPD]], #[[IX]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%arg0, %arg1 : tensor<2x4x3xf32>, tensor<2x4xi64>) outs(%[[ZERO]] : tensor<5x3xf32>) attrs =  {lmc.scatter_add_axis = 0 : i64}
 // GENERIC: ^bb0(%[[U:.*]]: f32, %{{.*}}: i64, %[[ACC:.*]]: f32):
 // GENERIC: %[[ROW:.*]] = linalg.index 0 : index
 // GENERIC: %[[HERE:.*]] = arith.cmpi eq, %{{.*}}, %[[ROW]] : index

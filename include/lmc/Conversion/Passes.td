@@ -161,6 +161,25 @@ def LmcUntieFills : Pass<"lmc-untie-fills"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LmcScatterAddsToLoops
+    : Pass<"lmc-scatter-adds-to-loops", "::mlir::func::FuncOp"> {
+  let summary = "Turns the linalg.generic form of a scatter-add into loops "
+                "over its updates";
+  let description = [{
+    After `shard-partition`: `convert-lmc-to-linalg{shardable}` lowers
+    `lmc.scatter_add` (an embedding's gradient) to one linalg.generic that
+    sharding propagates through, marked `lmc.scatter_add_axis`; it compares
+    every table row with every index, O(rows x updates) — a third of a
+    tensor-parallel GPT's step. Partitioning keeps it whole (it reads its
+    iteration index); this pass rebuilds it as the O(updates) loop nest
+    unsharded lowering emits, adding each update into its row of the
+    generic's zero-filled init.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def LmcParallelizeLoops : Pass<"lmc-parallelize-loops"> {
   let summary = "Keeps the scf.parallel loops worth running on several threads";
   let description = [{

@@ -330,15 +330,13 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
   }
 };
 
-/// A loop nest over the updates (outer dims, index dims, inner dims) that
-/// adds each update into its row of `init` (zeros) carried through the
-/// loops: O(updates) work. Bufferization updates the result in place.
-Value buildScatterLoops(OpBuilder &b, Location loc, ScatterAddOp op,
+} // namespace
+
+Value buildScatterLoops(OpBuilder &b, Location loc, int64_t axis,
                         Value updates, Value indices, Value init) {
   auto updatesType = cast<RankedTensorType>(updates.getType());
-  int64_t axis = op.getAxis();
-  int64_t indexRank = op.getIndices().getType().getRank();
-  int64_t size = op.getType().getDimSize(axis);
+  int64_t indexRank = cast<RankedTensorType>(indices.getType()).getRank();
+  int64_t size = cast<RankedTensorType>(init.getType()).getDimSize(axis);
   SmallVector<Value> lbs, ubs, steps;
   for (int64_t extent : updatesType.getShape()) {
     lbs.push_back(index(b, loc, 0));
@@ -361,6 +359,8 @@ Value buildScatterLoops(OpBuilder &b, Location loc, ScatterAddOp op,
       });
   return nest.results.front();
 }
+
+namespace {
 
 /// One linalg.generic whose iteration space is the result dimensions, then
 /// the index dimensions (reductions); each update is added where its index
@@ -390,7 +390,7 @@ Value buildScatterReduction(OpBuilder &b, Location loc, ScatterAddOp op,
                                              utils::IteratorType::parallel);
   iterators.append(indexRank, utils::IteratorType::reduction);
   int64_t size = type.getDimSize(axis);
-  return buildGeneric(
+  Value result = buildGeneric(
       b, loc, type, init, ValueRange{updates, indices},
       {AffineMap::get(numDims, 0, updateExprs, ctx),
        AffineMap::get(numDims, 0, indexExprs, ctx)},
@@ -403,6 +403,9 @@ Value buildScatterReduction(OpBuilder &b, Location loc, ScatterAddOp op,
         Value sum = arith::AddFOp::create(nb, l, args[2], args[0]);
         return arith::SelectOp::create(nb, l, here, sum, args[2]);
       });
+  result.getDefiningOp()->setAttr(kScatterAddAxisAttr,
+                                  b.getI64IntegerAttr(axis));
+  return result;
 }
 
 /// Scatter-add as loops (the GPT benchmark's embedding gradient took a
@@ -421,9 +424,12 @@ struct ScatterAddLowering : public OpConversionPattern<ScatterAddOp> {
                              rewriter.getFloatAttr(type.getElementType(), 0.0));
     Value result = init;
     if (op.getUpdates().getType().getNumElements() != 0)
-      result = (asLoops ? buildScatterLoops : buildScatterReduction)(
-          rewriter, loc, op, adaptor.getUpdates(), adaptor.getIndices(),
-          init);
+      result = asLoops ? buildScatterLoops(rewriter, loc, op.getAxis(),
+                                           adaptor.getUpdates(),
+                                           adaptor.getIndices(), init)
+                       : buildScatterReduction(rewriter, loc, op,
+                                               adaptor.getUpdates(),
+                                               adaptor.getIndices(), init);
     rewriter.replaceOp(op, result);
     return success();
   }

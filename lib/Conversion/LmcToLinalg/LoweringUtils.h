@@ -59,6 +59,19 @@ mlir::Value buildReduceAlong(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value)>
                                  combine);
 
+/// Marks the linalg.generic form of a scatter-add (its axis), which
+/// lmc-scatter-adds-to-loops turns into loops after partitioning.
+inline constexpr llvm::StringLiteral kScatterAddAxisAttr =
+    "lmc.scatter_add_axis";
+
+/// A loop nest over `updates` (outer dims, index dims, inner dims) that
+/// adds each update into the row of `init` (zeros) its index names along
+/// `axis`, carried through the loops: O(updates) work. Bufferization
+/// updates the result in place.
+mlir::Value buildScatterLoops(mlir::OpBuilder &b, mlir::Location loc,
+                              int64_t axis, mlir::Value updates,
+                              mlir::Value indices, mlir::Value init);
+
 /// Reductions, matmuls and softmaxes; matmuls with several batch dimensions
 /// keep them apart when `shardable`.
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns,
