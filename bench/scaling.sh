@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Data-parallel scaling on this machine: samples/s of one process against
-# `mpirun -np 2` at the same global batch (plain, and with --zero 1), and
-# the all-reduce payload per step against the gradient bytes. Models: the digits MLP (global batch 64)
-# and the char GPT (global batch 16).
+# Data-parallel and tensor-parallel scaling on this machine: samples/s of
+# one process against `mpirun -np 2` at the same global batch (plain, and
+# with --zero 1), and the all-reduce payload per step against the gradient
+# bytes. Models: the digits MLP (global batch 64) and the char GPT (global
+# batch 16); then bench/gpt-qkv.lmc split Megatron-style over model=2.
 #
 #   bash bench/scaling.sh            # needs build/bin/lmc (scripts/build.sh)
 #
@@ -53,3 +54,44 @@ GPT=$ROOT/examples/gpt-char
 bench mlp "$DIGITS/mlp.onnx" 64 3000 \
   --input "x=$DIGITS/data/train_x.npy" --input "labels=$DIGITS/data/train_labels.npy"
 bench gpt "$GPT/gpt.onnx" 16 20 --tokens "$GPT/data/train.bin"
+
+# Tensor parallelism: bench/gpt-qkv.lmc (4 layers, width 256, 8 heads,
+# global batch 16) whole on one process against Megatron-split over
+# `mpirun -np 2` (--mesh model=2: q, k, v and the MLP's fc column-parallel,
+# the attention and MLP output projections row-parallel), and the bytes the
+# partitioned train_step all-reduces within the model group.
+tp_bench() {
+  local model=$ROOT/bench/gpt-qkv.lmc
+  local split=(--mesh model=2 --shard '*.q.weight=model,_'
+    --shard '*.k.weight=model,_' --shard '*.v.weight=model,_'
+    --shard '*.o.weight=_,model' --shard '*.fc.weight=model,_'
+    --shard '*.mlp.proj.weight=_,model')
+  "$LMC" "$model" -o "$WORK/tp-whole"
+  "$LMC" "$model" "${split[@]}" -o "$WORK/tp-split"
+  "$LMC" "$model" "${split[@]}" --compile-to=shard --emit=mlir -o "$WORK/tp.mlir"
+  local run=(--tokens "$GPT/data/train.bin" --steps 20 --log-every 1)
+  "$WORK/tp-whole" "${run[@]}" --threads 2 --metrics "$WORK/a.jsonl" >/dev/null
+  "$WORK/tp-whole" "${run[@]}" --threads 1 --metrics "$WORK/b.jsonl" >/dev/null
+  "${MPIRUN[@]}" "$WORK/tp-split" "${run[@]}" --threads 1 \
+    --metrics "$WORK/c.jsonl" >/dev/null
+  printf 'gpt-qkv batch 16 | 1 proc, 2 threads %s | 1 proc, 1 thread %s | 2 procs x 1 thread, model=2 %s samples/s\n' \
+    "$(rate "$WORK/a.jsonl")" "$(rate "$WORK/b.jsonl")" "$(rate "$WORK/c.jsonl")"
+  # The all-reduces of train_step (f32), against Megatron's minimum: the
+  # [batch, ctx, width] activations once per attention and MLP, forward
+  # and backward.
+  python3 - "$WORK/tp.mlir" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+step = text[text.index("func.func @train_step"):]
+step = step[:step.index("\n  func.func")] if "\n  func.func" in step else step
+total = 0
+for shape in re.findall(r"shard\.all_reduce .*-> tensor<([0-9x]+)xf32>", step):
+    n = 1
+    for d in shape.split("x"):
+        n *= int(d)
+    total += 4 * n
+minimum = 4 * 4 * 16 * 64 * 256 * 4  # layers x all-reduces x floats x bytes
+print(f"model-group all-reduces per step: {total} bytes (Megatron's minimum {minimum})")
+PY
+}
+tp_bench
