@@ -209,6 +209,16 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
        << model.weights.size() - offset << '\n';
     model.paramNames.push_back(name.str());
   }
+  // Files hold a fused parameter (lmc-split-fused-projections) whole.
+  if (auto fused = module->getAttrOfType<DictionaryAttr>(attrs::kPieces))
+    for (NamedAttribute whole : fused) {
+      os << "join " << whole.getName().getValue();
+      for (StringRef piece :
+           cast<ArrayAttr>(whole.getValue()).getAsValueRange<StringAttr>())
+        os << ' ' << piece;
+      os << '\n';
+      model.paramNames.push_back(whole.getName().str());
+    }
   os << "end\n";
   return model;
 }

@@ -41,6 +41,11 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
                               Phase last) {
   if (last == Phase::Import)
     return;
+  if (!options.shard.empty()) {
+    LmcSplitFusedProjectionsOptions split;
+    split.shard = options.shard;
+    pm.addPass(createLmcSplitFusedProjections(split));
+  }
   LmcAttachLossOptions loss;
   loss.loss = options.loss;
   loss.output = options.lossOutput;

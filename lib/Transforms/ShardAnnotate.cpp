@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ShardRules.h"
 #include "lmc/Transforms/Attributes.h"
 #include "lmc/Transforms/Passes.h"
 
@@ -48,15 +49,6 @@ struct Mesh {
   int64_t model = 1;
 };
 
-/// A `--shard GLOB=AXES` rule: per tensor dimension, whether it is split
-/// over `model` (the only axis parameters are split over).
-struct ShardRule {
-  std::string text;
-  llvm::GlobPattern glob;
-  SmallVector<bool> splitOverModel;
-  bool used = false;
-};
-
 FailureOr<Mesh> parseMesh(StringRef spec, llvm::raw_ostream &error) {
   Mesh mesh;
   llvm::StringSet<> seen;
@@ -80,41 +72,6 @@ FailureOr<Mesh> parseMesh(StringRef spec, llvm::raw_ostream &error) {
     (name == "data" ? mesh.data : mesh.model) = value;
   }
   return mesh;
-}
-
-FailureOr<ShardRule> parseRule(StringRef text, llvm::raw_ostream &error) {
-  auto [pattern, axesText] = text.split('=');
-  llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(pattern);
-  if (!glob || axesText.empty() || pattern.empty()) {
-    if (!glob)
-      llvm::consumeError(glob.takeError());
-    error << "--shard '" << text
-          << "': expected GLOB=AXES, e.g. '*.fc1.weight=model,_'";
-    return failure();
-  }
-  ShardRule rule{text.str(), std::move(*glob), {}, false};
-  SmallVector<StringRef> dims;
-  axesText.split(dims, ',');
-  for (StringRef dim : dims) {
-    dim = dim.trim();
-    if (dim == "data") {
-      error << "--shard '" << text
-            << "': parameters are replicated over 'data' (data "
-               "parallelism); split them over 'model'";
-      return failure();
-    }
-    if (dim != "_" && dim != "model") {
-      error << "--shard '" << text << "': '" << dim
-            << "' is neither '_' nor 'model'";
-      return failure();
-    }
-    rule.splitOverModel.push_back(dim == "model");
-  }
-  if (llvm::count(rule.splitOverModel, true) > 1) {
-    error << "--shard '" << text << "' splits two dimensions over 'model'";
-    return failure();
-  }
-  return rule;
 }
 
 /// A tensor's split: per dimension, the grid axes it is split over.
@@ -181,7 +138,15 @@ private:
         auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[i]);
         if (role != "param" || !type || splits_.count(name))
           continue;
-        const std::string &param = name; // lambdas cannot capture bindings
+        // A piece of a fused parameter (lmc-split-fused-projections)
+        // follows the rule of the parameter it was cut from.
+        StringRef param = name;
+        if (auto fused = module_->getAttrOfType<DictionaryAttr>(attrs::kPieces))
+          for (NamedAttribute whole : fused)
+            if (llvm::is_contained(
+                    cast<ArrayAttr>(whole.getValue()).getAsValueRange<StringAttr>(),
+                    name))
+              param = whole.getName().getValue();
         ShardRule *rule = llvm::find_if(
             rules_, [&](ShardRule &r) { return r.glob.match(param); });
         if (rule == rules_.end())
@@ -485,22 +450,16 @@ struct LmcShardAnnotate
     FailureOr<Mesh> parsed = parseMesh(mesh, error);
     if (failed(parsed))
       return fail();
-    SmallVector<ShardRule> rules;
-    SmallVector<StringRef> texts;
-    StringRef(shard).split(texts, ';', -1, /*KeepEmpty=*/false);
-    for (StringRef text : texts) {
-      FailureOr<ShardRule> rule = parseRule(text, error);
-      if (failed(rule))
-        return fail();
-      rules.push_back(std::move(*rule));
-    }
+    FailureOr<SmallVector<ShardRule>> rules = parseShardRules(shard, error);
+    if (failed(rules))
+      return fail();
     giveUnitDimensionsLoops(module);
     wrapNonSplatConstants(module);
     unshareScalarTensors(module);
     auto run = [&](OpPassManager &pm, Operation *op) {
       return runPipeline(pm, op);
     };
-    if (failed(ShardAnnotator(module, *parsed, rules, run).run()))
+    if (failed(ShardAnnotator(module, *parsed, *rules, run).run()))
       signalPassFailure();
   }
 };

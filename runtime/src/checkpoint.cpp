@@ -5,6 +5,7 @@
 #include "crc32c.h"
 #include "error.h"
 #include "file_io.h"
+#include "pieces.h"
 #include "safetensors.h"
 #include "tensor_parallel.h"
 #include "zero.h"
@@ -215,6 +216,7 @@ std::string Checkpointer::save(ModelState &state, const CheckpointMeta &meta) {
         wholeShardedStates(state, *statesGroup_, gathered);
     tensors.insert(tensors.end(), states.begin(), states.end());
   }
+  tensors = joinPieces(tensors, state.joins(), gathered);
   lastPath_ = path;
   if (!writes_)
     return path;
@@ -244,6 +246,7 @@ CheckpointMeta Checkpointer::load(const std::string &path, ModelState &state) {
                                 file.bytes.size() - file.dataStart);
     LMC_CHECK(concat(crc) == get(file.metadata, "lmc.data_crc32c"),
               "data checksum mismatch (the file is corrupted)");
+    addPieceEntries(file, state.joins());
     state.restore(file, "checkpoint", /*withState=*/true);
     lastPath_ = path;
     return meta;

@@ -112,6 +112,7 @@ enum class LineKind {
   ChunkArg,
   ChunkResult,
   Init,
+  Join,
   Mesh,
   Split,
   Arena,
@@ -124,8 +125,8 @@ bool isTensorLine(LineKind kind) {
 
 bool isRepeatable(LineKind kind) {
   return kind == LineKind::Hparam || isTensorLine(kind) ||
-         kind == LineKind::Init || kind == LineKind::Split ||
-         kind == LineKind::Arena;
+         kind == LineKind::Init || kind == LineKind::Join ||
+         kind == LineKind::Split || kind == LineKind::Arena;
 }
 
 std::vector<std::string> splitFields(std::string_view line) {
@@ -357,6 +358,13 @@ private:
                 "tensor '", f[1], "' split twice");
       break;
     }
+    case LineKind::Join: {
+      LMC_CHECK(f.size() >= 4, "expected 'join <name> <piece> <piece>...'");
+      for (const Join &join : desc_.joins)
+        LMC_CHECK(join.name != f[1], "'", f[1], "' joined twice");
+      desc_.joins.push_back({f[1], {f.begin() + 2, f.end()}});
+      break;
+    }
     case LineKind::Arena: {
       LMC_CHECK(f.size() == 3, "expected 'arena <function> <bytes>'");
       LMC_CHECK(std::none_of(desc_.arenas.begin(), desc_.arenas.end(),
@@ -429,6 +437,8 @@ private:
       return LineKind::Arena;
     if (k == "split")
       return LineKind::Split;
+    if (k == "join")
+      return LineKind::Join;
     if (k == "end")
       return LineKind::End;
     static const struct {
@@ -603,6 +613,37 @@ private:
     validateChunkStep();
     validateInits(weightsSize);
     applySplits();
+    validateJoins(params);
+  }
+
+  /// Each piece is a param joined once, not itself a file name; the pieces
+  /// of one join agree in dtype and in every dimension but the first.
+  void validateJoins(const std::map<std::string, const TensorSpec *> &params) {
+    std::set<std::string> joined;
+    for (const Join &join : desc_.joins) {
+      LMC_CHECK(!params.count(join.name), "joined tensor '", join.name,
+                "' is also a param");
+      const TensorSpec *first = nullptr;
+      for (const std::string &piece : join.pieces) {
+        auto it = params.find(piece);
+        LMC_CHECK(it != params.end(), "join '", join.name, "': '", piece,
+                  "' is not a param");
+        LMC_CHECK(joined.insert(piece).second, "param '", piece,
+                  "' joined twice");
+        const TensorSpec &spec = *it->second;
+        LMC_CHECK(!spec.shape.empty(), "join '", join.name, "': '", piece,
+                  "' is a scalar");
+        if (!first) {
+          first = &spec;
+          continue;
+        }
+        LMC_CHECK(spec.dtype == first->dtype && spec.splitDim == first->splitDim &&
+                      Shape(spec.shape.begin() + 1, spec.shape.end()) ==
+                          Shape(first->shape.begin() + 1, first->shape.end()),
+                  "join '", join.name, "': '", piece, "' is ", describe(spec),
+                  ", '", first->name, "' is ", describe(*first));
+      }
+    }
   }
 
   /// Every tensor a `split` line names (a param, its gradient and its

@@ -61,6 +61,15 @@ struct TensorSpec {
 /// dimension (its own shape when it is not split).
 Shape wholeShape(const TensorSpec &spec, int64_t modelParallel);
 
+/// A fused parameter the compiler cut into pieces along dimension 0
+/// (`join` line, lmc-split-fused-projections): files hold `name`, the
+/// pieces one after another, and each piece's optimizer state
+/// `<piece>.<slot>` as `<name>.<slot>`.
+struct Join {
+  std::string name;
+  std::vector<std::string> pieces; // params, in order
+};
+
 /// The initial value of a param or buffer.
 struct InitSpec {
   std::string name;
@@ -88,6 +97,8 @@ struct Descriptor {
   /// runs (lmc-plan-buffers: sizes known at compile time), in file order.
   std::vector<std::pair<std::string, uint64_t>> arenas;
   std::optional<ScheduleDefaults> schedule;
+  /// Fused parameters files hold whole (`join` lines).
+  std::vector<Join> joins;
   std::vector<TensorSpec> trainArgs, trainResults, evalArgs, evalResults;
   /// The train step in two halves (optional; both or neither): grad_step
   /// (params, buffers, inputs) -> (grads, buffers, loss) and apply_step

@@ -16,6 +16,7 @@
 #include "metrics.h"
 #include "model_state.h"
 #include "onnx_export.h"
+#include "pieces.h"
 #include "peak.h"
 #include "schedule.h"
 #include "signals.h"
@@ -298,6 +299,7 @@ void train(const Config &config, const CompiledModel &model,
   if (groups.model && (!config.savePath.empty() ||
                        !config.exportOnnxPath.empty()))
     params = wholeTensors(desc, params, *groups.model, gathered);
+  params = joinPieces(params, desc.joins, gathered);
   if (!config.savePath.empty() && isRoot) {
     writeSafetensorsFile(config.savePath, params, {{"format", "pt"}});
     std::printf("saved parameters to %s\n", config.savePath.c_str());

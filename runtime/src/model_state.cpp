@@ -2,6 +2,8 @@
 
 #include "model_state.h"
 
+#include "pieces.h"
+
 #include "error.h"
 #include "safetensors.h"
 #include "tensor_parallel.h"
@@ -29,7 +31,7 @@ ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
                        int64_t modelRank, std::optional<StateShard> shard)
     : params_(desc.params()), states_(desc.trainArgsWithRole(Role::State)),
       buffers_(desc.buffers()), modelParallel_(desc.modelParallel),
-      modelRank_(modelRank), shard_(std::move(shard)) {
+      modelRank_(modelRank), joins_(desc.joins), shard_(std::move(shard)) {
   allocate(bufferValues_, buffers_, bufferIndex_);
   if (shard_) {
     allocateShardedStorage();
@@ -186,7 +188,9 @@ void ModelState::restore(const SafetensorsFile &file, const std::string &source,
 }
 
 void ModelState::loadParams(const std::string &path) {
-  restore(readSafetensorsFile(path), path, /*withState=*/false);
+  SafetensorsFile file = readSafetensorsFile(path);
+  addPieceEntries(file, joins_);
+  restore(file, path, /*withState=*/false);
 }
 
 std::vector<TensorView> ModelState::views(bool withState) {
@@ -201,7 +205,9 @@ std::vector<TensorView> ModelState::views(bool withState) {
 }
 
 void ModelState::saveParams(const std::string &path) {
-  writeSafetensorsFile(path, views(/*withState=*/false), {{"format", "pt"}});
+  std::vector<AlignedBuffer> joined;
+  writeSafetensorsFile(path, joinPieces(views(/*withState=*/false), joins_, joined),
+                       {{"format", "pt"}});
 }
 
 } // namespace lmc::rt

@@ -49,6 +49,9 @@ public:
   const std::vector<const TensorSpec *> &states() const { return states_; }
   const std::vector<const TensorSpec *> &buffers() const { return buffers_; }
 
+  /// Fused parameters files hold whole (pieces.h).
+  const std::vector<Join> &joins() const { return joins_; }
+
   /// Index into params()/states() by name, or -1.
   int paramIndex(const std::string &name) const;
   int stateIndex(const std::string &name) const;
@@ -91,7 +94,7 @@ public:
   /// Replaces the current params and buffers with the tensors of a
   /// safetensors file; each must be present with the same dtype and shape
   /// (the whole shape of a split one, of which this process takes its
-  /// slice).
+  /// slice; the fused tensor of a piece).
   void loadParams(const std::string &path);
   /// Writes the current params and buffers atomically (keys = their names,
   /// as in a PyTorch state_dict).
@@ -101,7 +104,8 @@ public:
   /// `withState`, the optimizer state (keys = state names).
   std::vector<TensorView> views(bool withState);
   /// Replaces the current params, buffers and (with `withState`) state with
-  /// the tensors of `file`; validates everything before copying anything.
+  /// the tensors of `file` (with addPieceEntries' entries for pieces);
+  /// validates everything before copying anything.
   /// `source` prefixes error messages.
   void restore(const SafetensorsFile &file, const std::string &source,
                bool withState);
@@ -131,6 +135,8 @@ private:
   int current_ = 0;
   /// Processes splitting the split tensors, and this one's slice.
   int64_t modelParallel_ = 1, modelRank_ = 0;
+  /// Fused parameters files hold whole (`join` lines).
+  std::vector<Join> joins_;
   /// With ZeRO-1: stateBuffers_ then hold one range per slot, and
   /// paramBuffers_ are views into paramArenas_.
   std::optional<StateShard> shard_;

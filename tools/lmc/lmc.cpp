@@ -296,6 +296,17 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   training.lossScaling = lossScaling || training.precision == "f16";
   training.lossScaleGrowthInterval = lossScaleGrowthInterval;
 
+  // The command line's mesh replaces the DSL's; its shard rules come first
+  // (the first rule matching a parameter wins).
+  lmc::ShardingOptions sharding;
+  sharding.mesh = mesh.getNumOccurrences() ? mesh.getValue()
+                                           : dslSettings.mesh.value_or("");
+  std::vector<std::string> rules(shard.begin(), shard.end());
+  llvm::append_range(rules, dslSettings.shard);
+  sharding.shard = llvm::join(rules, ";");
+  if (!sharding.mesh.empty())
+    training.shard = sharding.shard;
+
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
@@ -323,14 +334,6 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   if (failed(applyPassManagerCLOptions(lowering)))
     return failure();
   applyDefaultTimingPassManagerCLOptions(lowering);
-  // The command line's mesh replaces the DSL's; its shard rules come first
-  // (the first rule matching a parameter wins).
-  lmc::ShardingOptions sharding;
-  sharding.mesh = mesh.getNumOccurrences() ? mesh.getValue()
-                                           : dslSettings.mesh.value_or("");
-  std::vector<std::string> rules(shard.begin(), shard.end());
-  llvm::append_range(rules, dslSettings.shard);
-  sharding.shard = llvm::join(rules, ";");
   lmc::buildLmcLoweringPipeline(lowering, sharding, compileTo, *lowerFor);
   if (failed(lowering.run(*module)))
     return failure();

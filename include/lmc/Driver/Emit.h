@@ -17,7 +17,8 @@ namespace lmc {
 struct ModelDescription {
   std::string descriptor;
   std::vector<char> weights;
-  /// The trainable parameters' names, in descriptor order.
+  /// The trainable parameters' names, in descriptor order, then the fused
+  /// parameters whose pieces they are (the names files hold).
   std::vector<std::string> paramNames;
   /// The input ONNX model without those parameters' initializers, for
   /// --export-onnx (lmc_model_onnx); empty for other inputs.

@@ -38,6 +38,9 @@ struct TrainingOptions {
   /// parameters constant / train only the matching ones.
   std::string freeze;
   std::string train;
+  /// With a mesh, the --shard rules: fused projections a rule splits become
+  /// one parameter per piece (lmc-split-fused-projections).
+  std::string shard;
   /// Mixed precision (lmc-mixed-precision): f32 | bf16 | f16, and a regex
   /// over op/parameter names kept in f32.
   std::string precision = "f32";

@@ -53,6 +53,10 @@ constexpr llvm::StringLiteral kSchedule = "lmc.schedule";
 /// Module: {data = D, model = M}, the mesh the steps are partitioned for
 /// (lmc-shard-annotate).
 constexpr llvm::StringLiteral kMesh = "lmc.mesh";
+/// Module: {<fused parameter> = [<piece>, ...], ...}: the parameters
+/// lmc-split-fused-projections cut a fused one into (along dimension 0, in
+/// order), which files hold joined under the fused one's name.
+constexpr llvm::StringLiteral kPieces = "lmc.pieces";
 /// Module: {<param> = <dimension split over model> : i64, ...}.
 constexpr llvm::StringLiteral kSplits = "lmc.splits";
 /// The one-axis `shard.grid` (the `model` processes) lmc partitions over.

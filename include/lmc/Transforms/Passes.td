@@ -186,6 +186,30 @@ def LmcBucketAllReduces
                            "::mlir::tensor::TensorDialect"];
 }
 
+def LmcSplitFusedProjections
+    : Pass<"lmc-split-fused-projections", "::mlir::ModuleOp"> {
+  let summary = "Makes each slice of a fused projection a parameter of its own";
+  let description = [{
+    On the forward function, before autodiff, with the user's `--shard`
+    rules. A value whose users are slices cutting one axis into equal
+    contiguous pieces (GPT-2's q, k and v from one projection), computed
+    from parameters along that axis through adds, broadcasts, reshapes,
+    transposes and matmuls (the projection's weight rows and bias), has
+    its parameters cut into one parameter per piece along dimension 0
+    (`<name>#<i>`, the initial value cut alike) when a rule splits
+    dimension 0 of one of them and nothing else reads them: each slice is
+    then computed from its pieces, and the fused parameters, the fused
+    computation and the slices are gone. Column-splitting each piece over
+    `model` is a split over attention's heads; the fused tensor's rows in
+    blocks would not be. The module's `lmc.pieces` maps pieces to the
+    fused parameter; the descriptor's `join` lines tell the runtime, which
+    reads and writes the fused tensor in files.
+  }];
+  let options = [
+    Option<"shard", "shard", "std::string", /*default=*/"\"\"",
+           "--shard rules, separated by ';'">];
+}
+
 def LmcCollapseBatchMatmuls
     : Pass<"lmc-collapse-batch-matmuls", "::mlir::func::FuncOp"> {
   let summary = "Turns contractions with several batch dimensions into "
