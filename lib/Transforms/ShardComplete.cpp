@@ -133,9 +133,8 @@ struct LmcShardComplete : impl::LmcShardCompleteBase<LmcShardComplete> {
           op->emitError("lmc cannot split a tensor that '")
               << op->getName()
               << "' reads inside a region (a gather's table, or a slice's "
-                 "source: a fused q/k/v projection splits over heads only as "
-                 "separate q, k and v weights) yet; keep it whole with "
-                 "--shard";
+                 "source that lmc-split-fused-projections could not cut into "
+                 "parameters) yet; keep it whole with --shard";
           return WalkResult::interrupt();
         }
         // And it is read through an annotation, as every tensor must be.

@@ -12,7 +12,7 @@ func.func @split_table(%table: tensor<8xf32>, %idx: tensor<4xindex>) -> tensor<4
   %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%idx : tensor<4xindex>) outs(%e : tensor<4xf32>) {
   ^bb0(%i: index, %o: f32):
-    // expected-error @+1 {{lmc cannot split a tensor that 'tensor.extract' reads inside a region (a gather's table, or a slice's source: a fused q/k/v projection splits over heads only as separate q, k and v weights) yet; keep it whole with --shard}}
+    // expected-error @+1 {{lmc cannot split a tensor that 'tensor.extract' reads inside a region (a gather's table, or a slice's source that lmc-split-fused-projections could not cut into parameters) yet; keep it whole with --shard}}
     %v = tensor.extract %table[%i] : tensor<8xf32>
     linalg.yield %v : f32
   } -> tensor<4xf32>

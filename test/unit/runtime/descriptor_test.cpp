@@ -533,6 +533,42 @@ TEST(Descriptor, RejectsMalformedArenas) {
   }
 }
 
+/// kValid with a third param `c` f32[3] (initial value at byte 60).
+std::string withParamC(const std::string &lines) {
+  std::string text = kValid;
+  for (const char *prefix : {"train arg ", "train result ", "eval arg "}) {
+    std::string b = std::string(prefix) + "param b f32 1 3\n";
+    text.insert(text.find(b) + b.size(), std::string(prefix) + "param c f32 1 3\n");
+  }
+  insertBefore(text, "end\n", "init c 60 12\n" + lines);
+  return text;
+}
+
+TEST(Descriptor, Joins) {
+  Descriptor d = parseDescriptor(withParamC("join bc b c\n"), 72);
+  ASSERT_EQ(d.joins.size(), 1u);
+  EXPECT_EQ(d.joins[0].name, "bc");
+  EXPECT_EQ(d.joins[0].pieces, (std::vector<std::string>{"b", "c"}));
+  EXPECT_TRUE(parseDescriptor(kValid, 60).joins.empty());
+}
+
+TEST(Descriptor, RejectsMalformedJoins) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"join bc b\n", "expected 'join <name> <piece> <piece>...'"},
+      {"join bc b nope\n", "join 'bc': 'nope' is not a param"},
+      {"join W b c\n", "joined tensor 'W' is also a param"},
+      {"join bc b c\njoin bc b c\n", "'bc' joined twice"},
+      {"join bc b c\njoin cb c b\n", "param 'c' joined twice"},
+      {"join Wb W b\n", "join 'Wb': 'b' is f32[3], 'W' is f32[4, 3]"},
+      {"join bc b c\nmesh 1 2\ninit c 60 12\n",
+       "line 'init' is out of order or repeated"},
+  };
+  for (const auto &[lines, message] : cases) {
+    SCOPED_TRACE(lines);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(withParamC(lines), 72), message);
+  }
+}
+
 } // namespace
 
 namespace {
