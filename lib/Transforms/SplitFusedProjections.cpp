@@ -51,9 +51,11 @@ std::optional<PieceSlices> pieceSlices(Value source) {
     if (!slice || llvm::any_of(slice.getStride(), [](int64_t s) { return s != 1; }))
       return std::nullopt;
     ArrayRef<int64_t> shape = slice.getType().getShape();
+    int64_t cut = 0; // dimensions this slice does not read whole
     for (int64_t d = 0; d < type.getRank(); ++d) {
       if (shape[d] == type.getDimSize(d) && slice.getStart()[d] == 0)
         continue;
+      ++cut;
       if (found.axis != -1 && found.axis != d)
         return std::nullopt;
       if (found.size && found.size != shape[d])
@@ -64,12 +66,15 @@ std::optional<PieceSlices> pieceSlices(Value source) {
         return std::nullopt;
       starts.insert(slice.getStart()[d]);
     }
+    if (cut != 1)
+      return std::nullopt;
     found.slices.push_back(slice);
   }
   if (found.axis == -1)
     return std::nullopt;
   found.pieces = type.getDimSize(found.axis) / found.size;
-  if (found.pieces < 2 || int64_t(starts.size()) != found.pieces)
+  if (found.pieces < 2 || type.getDimSize(found.axis) % found.size != 0 ||
+      int64_t(starts.size()) != found.pieces)
     return std::nullopt;
   return found;
 }

@@ -94,3 +94,26 @@ module {
     return %m0, %m1, %n0, %n1, %t, %o0, %o1 : tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<4x4xf32>, tensor<8x2xf32>, tensor<8x4xf32>
   }
 }
+
+// -----
+
+// Left alone: one of the slices reads the whole value, and pieces that do
+// not cover it (10 rows in slices of 4).
+// CHECK-NOT: lmc.pieces
+// CHECK-LABEL: func.func @forward
+// CHECK-COUNT-5: lmc.slice
+module {
+  func.func @forward(%x: tensor<8x4xf32> {lmc.input = "x"},
+                     %w: tensor<4x4xf32> {lmc.param = "a.qkv.weight"},
+                     %u: tensor<10x4xf32> {lmc.param = "b.qkv.weight"})
+      -> (tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>) {
+    %m = lmc.matmul %x, %w {transpose_rhs} : tensor<8x4xf32>, tensor<4x4xf32> -> tensor<8x4xf32>
+    %m0 = lmc.slice %m, start = [0, 0], stride = [1, 1] : tensor<8x4xf32> -> tensor<8x2xf32>
+    %m1 = lmc.slice %m, start = [0, 2], stride = [1, 1] : tensor<8x4xf32> -> tensor<8x2xf32>
+    %all = lmc.slice %m, start = [0, 0], stride = [1, 1] : tensor<8x4xf32> -> tensor<8x4xf32>
+    %n = lmc.matmul %x, %u {transpose_rhs} : tensor<8x4xf32>, tensor<10x4xf32> -> tensor<8x10xf32>
+    %n0 = lmc.slice %n, start = [0, 0], stride = [1, 1] : tensor<8x10xf32> -> tensor<8x4xf32>
+    %n1 = lmc.slice %n, start = [0, 4], stride = [1, 1] : tensor<8x10xf32> -> tensor<8x4xf32>
+    return %m0, %m1, %all, %n0, %n1 : tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
+  }
+}
