@@ -214,6 +214,8 @@ std::string Checkpointer::save(ModelState &state, const CheckpointMeta &meta) {
               "to gather it from");
     std::vector<TensorView> states =
         wholeShardedStates(state, *statesGroup_, gathered);
+    if (group_) // tensor parallel too: those are model slices
+      states = wholeTensors(*desc_, states, *group_, gathered);
     tensors.insert(tensors.end(), states.begin(), states.end());
   }
   tensors = joinPieces(tensors, state.joins(), gathered);

@@ -200,8 +200,6 @@ void train(const Config &config, const CompiledModel &model,
               "--zero 1 needs a model with chunk_step (models with dynamic "
               "loss scaling, --precision f16, have none: ZeRO-1 does not "
               "support loss scaling yet)");
-    LMC_CHECK(!groups.model, "--zero 1 with a tensor-parallel model "
-              "(--mesh model=", desc.modelParallel, ") is not supported yet");
     shard = zeroShard(desc, dataGroup.rank(), dataGroup.size());
     std::printf("ZeRO-1: optimizer state sharded over %d processes (process "
                 "0 keeps %zu of %zu floats per state slot)\n",

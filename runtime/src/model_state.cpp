@@ -147,6 +147,7 @@ ModelState::StateHome ModelState::stateHome(const TensorSpec &state) const {
 
 void ModelState::restoreStateRanges(const SafetensorsFile &file) {
   const StateShard &shard = *shard_;
+  AlignedBuffer slice; // a split state's model slice
   for (const TensorSpec *state : states_) {
     const StateHome home = stateHome(*state);
     // The part of the tensor inside this process's range of the arena.
@@ -157,6 +158,11 @@ void ModelState::restoreStateRanges(const SafetensorsFile &file) {
     if (lo >= hi)
       continue;
     const uint8_t *whole = file.data(*file.find(state->name));
+    if (state->splitDim >= 0) { // the arena holds this process's slice
+      slice = AlignedBuffer(state->byteSize());
+      copyOwnPart(*state, modelParallel_, modelRank_, whole, slice.data());
+      whole = static_cast<const uint8_t *>(slice.data());
+    }
     float *range = stateRange(home.slot, /*next=*/false).as<float>();
     std::memcpy(range + (lo - shard.begin), whole + (lo - first) * sizeof(float),
                 (hi - lo) * sizeof(float));
@@ -174,7 +180,8 @@ void ModelState::restore(const SafetensorsFile &file, const std::string &source,
   const bool shardedState = withState && shard_;
   if (shardedState)
     for (const TensorSpec *spec : states_)
-      checkTensor(file, *spec, spec->shape, source, "optimizer state");
+      checkTensor(file, *spec, wholeShape(*spec, modelParallel_), source,
+                  "optimizer state");
   // Copy only after everything validated, so a bad file changes nothing.
   for (const Group &group : restored)
     for (size_t i = 0; i < group.specs->size(); ++i) {

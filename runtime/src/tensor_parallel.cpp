@@ -13,10 +13,11 @@
 namespace lmc::rt {
 
 namespace {
-Communicator *modelGroup = nullptr;
+Communicator *activeModelGroup = nullptr;
 } // namespace
 
-void setModelGroup(Communicator *group) { modelGroup = group; }
+void setModelGroup(Communicator *group) { activeModelGroup = group; }
+Communicator *modelGroup() { return activeModelGroup; }
 
 SliceLayout::SliceLayout(const Shape &shape, int dim, int64_t parts,
                          size_t elementSize)
@@ -107,33 +108,33 @@ template <typename Fn> void orAbortJob(const char *what, Fn &&fn) {
   } catch (const std::exception &e) {
     std::fprintf(stderr, "error: %s: %s\n", what, e.what());
     std::fflush(stderr);
-    if (modelGroup)
-      modelGroup->abort(1);
+    if (activeModelGroup)
+      activeModelGroup->abort(1);
     std::_Exit(1);
   }
 }
 } // namespace
 
 extern "C" void lmc_rt_model_all_reduce_f32(float *data, int64_t count) {
-  if (modelGroup)
+  if (activeModelGroup)
     orAbortJob("model all-reduce",
-               [&] { modelGroup->allReduceSum(data, size_t(count)); });
+               [&] { activeModelGroup->allReduceSum(data, size_t(count)); });
 }
 
 extern "C" void lmc_rt_model_all_reduce_max_f32(float *data, int64_t count) {
-  if (modelGroup)
+  if (activeModelGroup)
     orAbortJob("model all-reduce",
-               [&] { modelGroup->allReduceMax(data, size_t(count)); });
+               [&] { activeModelGroup->allReduceMax(data, size_t(count)); });
 }
 
 extern "C" void lmc_rt_model_all_gather_f32(const float *in, float *out,
                                             int64_t outer, int64_t chunk) {
   const size_t sliceBytes = size_t(outer * chunk) * sizeof(float);
-  if (!modelGroup) {
+  if (!activeModelGroup) {
     std::memcpy(out, in, sliceBytes);
     return;
   }
-  const int64_t parts = modelGroup->size();
+  const int64_t parts = activeModelGroup->size();
   // Gathered along the first dimension the slices already lie in order;
   // otherwise they are staged (in a buffer kept across steps) and
   // interleaved.
@@ -142,12 +143,12 @@ extern "C" void lmc_rt_model_all_gather_f32(const float *in, float *out,
     staging.resize(size_t(outer * chunk * parts));
   float *gathered = outer == 1 ? out : staging.data();
   orAbortJob("model all-gather",
-             [&] { modelGroup->allGather(in, gathered, sliceBytes); });
+             [&] { activeModelGroup->allGather(in, gathered, sliceBytes); });
   if (outer != 1)
     assembleSlices(SliceLayout({outer, parts * chunk}, 1, parts, sizeof(float)),
                    gathered, out);
 }
 
 extern "C" int64_t lmc_rt_model_rank(void) {
-  return modelGroup ? modelGroup->rank() : 0;
+  return activeModelGroup ? activeModelGroup->rank() : 0;
 }

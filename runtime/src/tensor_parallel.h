@@ -38,6 +38,7 @@ namespace lmc::rt {
 
 /// The group the compiled collectives use (null: a single process).
 void setModelGroup(Communicator *group);
+Communicator *modelGroup();
 
 /// How a whole row-major tensor of `shape` splits along `dim` into `parts`:
 /// `outer` blocks of `parts` consecutive chunks of `chunkBytes`.

@@ -3,6 +3,7 @@
 #include "zero.h"
 
 #include "error.h"
+#include "tensor_parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -85,14 +86,28 @@ float ShardedOptimizer::step(float *arena, int64_t microBatches,
     for (size_t i = 0; i < own; ++i)
       grads[i] /= count;
   }
-  double squares = 0;
-  for (size_t i = 0; i < own; ++i)
-    squares += double(grads[i]) * double(grads[i]);
-  std::vector<float> reduced{float(squares)};
+  // The squared norm. Tensor parallel, this process's params are its model
+  // group slices: a split param's squares are summed over the model group
+  // too, a whole one's (the same on every process of the group) are not.
+  double split = 0, whole = 0;
+  const std::vector<const TensorSpec *> &params = state_.params();
+  for (size_t p = 0; p < params.size(); ++p) {
+    const size_t first = shard_.offsets[p];
+    const size_t lo = std::max(first, shard_.begin);
+    const size_t hi =
+        std::min(first + size_t(params[p]->numElements()), shard_.end);
+    double &squares = params[p]->splitDim >= 0 ? split : whole;
+    for (size_t i = lo; i < hi; ++i)
+      squares += double(grads[i - shard_.begin]) *
+                 double(grads[i - shard_.begin]);
+  }
+  std::vector<float> reduced{float(split), float(whole)};
   reduced.insert(reduced.end(), sums, sums + numSums);
   comm_.allReduceSum(reduced.data(), reduced.size());
-  std::copy(reduced.begin() + 1, reduced.end(), sums);
-  const float norm = std::sqrt(reduced[0]);
+  if (Communicator *group = modelGroup())
+    group->allReduceSum(reduced.data(), 1);
+  std::copy(reduced.begin() + 2, reduced.end(), sums);
+  const float norm = std::sqrt(reduced[0] + reduced[1]);
   *norm_.as<float>() = norm;
 
   for (size_t first = 0; first < own; first += chunk_)

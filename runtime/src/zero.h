@@ -9,6 +9,9 @@
 // compiled chunk_step over its range and all-gathers the updated
 // parameters. Each process stores the optimizer state of its range only.
 // A reduce-scatter and an all-gather move what one all-reduce moves.
+// Tensor parallel, the processes are a data group and the arena holds
+// their model slices; the norm's split part is also summed over the model
+// group.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LMC_RUNTIME_ZERO_H
