@@ -216,8 +216,11 @@ public:
       }
       pieceNames.set(name, ArrayAttr::get(context, names));
     }
+    // Right after the fused value: every piece's operands are defined
+    // there, and every slice comes later.
+    OpBuilder b(context);
+    b.setInsertionPointAfterValue(slices_.source);
     for (SliceOp slice : slices_.slices) {
-      OpBuilder b(slice);
       int64_t index = slice.getStart()[slices_.axis] / slices_.size;
       slice.replaceAllUsesWith(rebuild(b, slices_.source, index));
       slice.erase();

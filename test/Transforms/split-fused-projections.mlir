@@ -50,13 +50,16 @@ module {
 
 // -----
 
-// The DSL's form: the transpose is a matmul flag; a piece read twice.
+// The DSL's form: the transpose is a matmul flag; a piece read twice,
+// the second time after another slice's use (the pieces are computed
+// where the fused value was).
 // CHECK: lmc.pieces = {attn.qkv.weight = ["attn.qkv.weight#0", "attn.qkv.weight#1"]}
 // CHECK-LABEL: func.func @forward
 // CHECK-SAME: %[[W0:[^:]*]]: tensor<2x4xf32> {lmc.param = "attn.qkv.weight#0"}, %[[W1:[^:]*]]: tensor<2x4xf32> {lmc.param = "attn.qkv.weight#1"})
 // CHECK-DAG: %[[Q:.*]] = lmc.matmul %{{.*}}, %[[W0]] {transpose_rhs} : tensor<8x4xf32>, tensor<2x4xf32> -> tensor<8x2xf32>
 // CHECK-DAG: %[[K:.*]] = lmc.matmul %{{.*}}, %[[W1]] {transpose_rhs} : tensor<8x4xf32>, tensor<2x4xf32> -> tensor<8x2xf32>
-// CHECK: return %[[Q]], %[[K]], %[[Q]]
+// CHECK: %[[S:.*]] = lmc.add %[[Q]], %[[K]]
+// CHECK: return %[[Q]], %[[S]], %[[Q]]
 module {
   func.func @forward(%x: tensor<8x4xf32> {lmc.input = "x"},
                      %w: tensor<4x4xf32> {lmc.param = "attn.qkv.weight"})
@@ -64,8 +67,9 @@ module {
     %m = lmc.matmul %x, %w {transpose_rhs} : tensor<8x4xf32>, tensor<4x4xf32> -> tensor<8x4xf32>
     %q = lmc.slice %m, start = [0, 0], stride = [1, 1] : tensor<8x4xf32> -> tensor<8x2xf32>
     %k = lmc.slice %m, start = [0, 2], stride = [1, 1] : tensor<8x4xf32> -> tensor<8x2xf32>
+    %sum = lmc.add %q, %k : tensor<8x2xf32>
     %q2 = lmc.slice %m, start = [0, 0], stride = [1, 1] : tensor<8x4xf32> -> tensor<8x2xf32>
-    return %q, %k, %q2 : tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2xf32>
+    return %q, %sum, %q2 : tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2xf32>
   }
 }
 
