@@ -5,7 +5,8 @@
 // lowered training step contains (ReshapeSharding.cpp adds the reshapes),
 // so `sharding-propagation` and `shard-partition` do the work. This pass
 // states what the user chose, after rewriting the two forms upstream
-// cannot shard and unsharing tensors computed from scalars; ShardComplete.cpp fills the gaps propagation leaves.
+// cannot shard and unsharing tensors computed from scalars;
+// ShardComplete.cpp fills the gaps propagation leaves.
 //
 // The compiled step is SPMD over the `model` axis only: data parallelism
 // stays the runtime's outer loop (one bucketed all-reduce of the gradients
@@ -141,11 +142,12 @@ private:
         // A piece of a fused parameter (lmc-split-fused-projections)
         // follows the rule of the parameter it was cut from.
         StringRef param = name;
-        if (auto fused = module_->getAttrOfType<DictionaryAttr>(attrs::kPieces))
+        if (auto fused =
+                module_->getAttrOfType<DictionaryAttr>(attrs::kPieces))
           for (NamedAttribute whole : fused)
-            if (llvm::is_contained(
-                    cast<ArrayAttr>(whole.getValue()).getAsValueRange<StringAttr>(),
-                    name))
+            if (llvm::is_contained(cast<ArrayAttr>(whole.getValue())
+                                       .getAsValueRange<StringAttr>(),
+                                   name))
               param = whole.getName().getValue();
         ShardRule *rule = llvm::find_if(
             rules_, [&](ShardRule &r) { return r.glob.match(param); });

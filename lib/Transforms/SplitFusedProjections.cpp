@@ -48,7 +48,8 @@ std::optional<PieceSlices> pieceSlices(Value source) {
   llvm::SmallDenseSet<int64_t> starts;
   for (Operation *user : source.getUsers()) {
     auto slice = dyn_cast<SliceOp>(user);
-    if (!slice || llvm::any_of(slice.getStride(), [](int64_t s) { return s != 1; }))
+    if (!slice ||
+        llvm::any_of(slice.getStride(), [](int64_t s) { return s != 1; }))
       return std::nullopt;
     ArrayRef<int64_t> shape = slice.getType().getShape();
     int64_t cut = 0; // dimensions this slice does not read whole
@@ -169,16 +170,15 @@ RankedTensorType resized(Type type, int64_t axis, int64_t size) {
 }
 
 /// Piece `index` of a parameter's initial value (split along dimension 0).
-Attribute initPiece(Attribute init, RankedTensorType pieceType,
-                    int64_t index) {
+Attribute initPiece(Attribute init, RankedTensorType pieceType, int64_t index) {
   auto dense = dyn_cast_or_null<DenseElementsAttr>(init);
   if (!dense)
     return init;
   if (dense.isSplat())
     return dense.resizeSplat(pieceType);
   ArrayRef<char> raw = dense.getRawData();
-  size_t bytes = raw.size() / (dense.getType().getDimSize(0) /
-                               pieceType.getDimSize(0));
+  size_t bytes =
+      raw.size() / (dense.getType().getDimSize(0) / pieceType.getDimSize(0));
   return DenseElementsAttr::getFromRawBuffer(
       pieceType, raw.slice(size_t(index) * bytes, bytes));
 }
@@ -199,9 +199,9 @@ public:
       NamedAttrList attrs(func_.getArgAttrDict(index));
       Attribute init = attrs.get(attrs::kInit);
       RankedTensorType type =
-          resized(leaf.getType(), 0, cast<RankedTensorType>(leaf.getType())
-                                             .getDimSize(0) /
-                                         slices_.pieces);
+          resized(leaf.getType(), 0,
+                  cast<RankedTensorType>(leaf.getType()).getDimSize(0) /
+                      slices_.pieces);
       SmallVector<Attribute> names;
       for (int64_t i = 0; i < slices_.pieces; ++i) {
         std::string piece = (name.getValue() + "#" + Twine(i)).str();
@@ -210,8 +210,8 @@ public:
         if (init)
           attrs.set(attrs::kInit, initPiece(init, type, i));
         unsigned at = func_.getNumArguments();
-        (void)func_.insertArgument(at, type,
-                                   attrs.getDictionary(context), leaf.getLoc());
+        (void)func_.insertArgument(at, type, attrs.getDictionary(context),
+                                   leaf.getLoc());
         pieces_[{Value(leaf), i}] = func_.getArgument(at);
       }
       pieceNames.set(name, ArrayAttr::get(context, names));
@@ -230,9 +230,8 @@ public:
     for (auto &[value, axis] : tree_.axes)
       if (Operation *op = value.getDefiningOp())
         dead.push_back(op);
-    llvm::sort(dead, [](Operation *a, Operation *b) {
-      return b->isBeforeInBlock(a);
-    });
+    llvm::sort(
+        dead, [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
     for (Operation *op : dead)
       op->erase();
     llvm::BitVector fused(func_.getNumArguments());
@@ -308,10 +307,10 @@ struct LmcSplitFusedProjections
   }
 
   /// Whether a user's rule splits `leaf`'s dimension 0 over `model`.
-  static bool splitsFirstDimension(ArrayRef<ShardRule> rules,
-                                   func::FuncOp func, BlockArgument leaf) {
-    auto name = func.getArgAttrOfType<StringAttr>(leaf.getArgNumber(),
-                                                  attrs::kParam);
+  static bool splitsFirstDimension(ArrayRef<ShardRule> rules, func::FuncOp func,
+                                   BlockArgument leaf) {
+    auto name =
+        func.getArgAttrOfType<StringAttr>(leaf.getArgNumber(), attrs::kParam);
     const ShardRule *rule = llvm::find_if(
         rules, [&](const ShardRule &r) { return r.glob.match(name); });
     return rule != rules.end() && !rule->splitOverModel.empty() &&

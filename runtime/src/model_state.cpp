@@ -213,8 +213,9 @@ std::vector<TensorView> ModelState::views(bool withState) {
 
 void ModelState::saveParams(const std::string &path) {
   std::vector<AlignedBuffer> joined;
-  writeSafetensorsFile(path, joinPieces(views(/*withState=*/false), joins_, joined),
-                       {{"format", "pt"}});
+  writeSafetensorsFile(
+      path, joinPieces(views(/*withState=*/false), joins_, joined),
+      {{"format", "pt"}});
 }
 
 } // namespace lmc::rt

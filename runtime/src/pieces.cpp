@@ -43,7 +43,8 @@ void addPieceEntries(SafetensorsFile &file, const std::vector<Join> &joins) {
     for (const Join &join : joins) {
       const std::string &name = join.name;
       if (tensor.name.compare(0, name.size(), name) != 0 ||
-          (tensor.name.size() != name.size() && tensor.name[name.size()] != '.'))
+          (tensor.name.size() != name.size() &&
+           tensor.name[name.size()] != '.'))
         continue;
       const size_t pieces = join.pieces.size();
       if (tensor.shape.empty() || tensor.shape[0] % int64_t(pieces) != 0)
@@ -97,7 +98,8 @@ std::vector<TensorView> joinPieces(const std::vector<TensorView> &tensors,
     storage.emplace_back(bytes);
     auto *to = static_cast<unsigned char *>(storage.back().data());
     for (const TensorView *part : parts) {
-      const size_t size = size_t(numElements(part->shape)) * dtypeSize(part->dtype);
+      const size_t size =
+          size_t(numElements(part->shape)) * dtypeSize(part->dtype);
       std::memcpy(to, part->data, size);
       to += size;
     }

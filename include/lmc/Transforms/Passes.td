@@ -172,9 +172,10 @@ def LmcBucketAllReduces
     added elementwise become one all-reduce of the added inputs, looking
     through the reshapes after them — attention's input gradient, whose q,
     k and v parts are each a row-split product, then costs one collective
-    instead of three, as in Megatron. Then the rank-0 f32 `shard.all_reduce` ops of a block
-    over the same grid, axes and reduction, none of whose inputs depends on
-    another's result, become one all-reduce of a vector
+    instead of three, as in Megatron. Then the rank-0 f32
+    `shard.all_reduce` ops of a block over the same grid, axes and
+    reduction, none of whose inputs depends on another's result, become one
+    all-reduce of a vector
     (`tensor.from_elements` in, `tensor.extract` out) where the first of
     them was; the pure ops computing the later inputs move up before it. A
     tensor-parallel step's gradient-norm partial sums (one per split
