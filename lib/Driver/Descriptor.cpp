@@ -209,12 +209,16 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
        << model.weights.size() - offset << '\n';
     model.paramNames.push_back(name.str());
   }
-  // Files hold a fused parameter (lmc-split-fused-projections) whole.
+  // Files hold a fused parameter (lmc-split-fused-projections) whole; a
+  // frozen one (--freeze: its pieces folded into constants) is in none.
   if (auto fused = module->getAttrOfType<DictionaryAttr>(attrs::kPieces))
     for (NamedAttribute whole : fused) {
+      auto pieces =
+          cast<ArrayAttr>(whole.getValue()).getAsValueRange<StringAttr>();
+      if (!llvm::is_contained(model.paramNames, (*pieces.begin()).str()))
+        continue;
       os << "join " << whole.getName().getValue();
-      for (StringRef piece :
-           cast<ArrayAttr>(whole.getValue()).getAsValueRange<StringAttr>())
+      for (StringRef piece : pieces)
         os << ' ' << piece;
       os << '\n';
       model.paramNames.push_back(whole.getName().str());

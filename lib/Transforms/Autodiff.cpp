@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Regex.h"
 
 #include <optional>
@@ -55,12 +56,18 @@ llvm::DenseSet<Value> findActiveValues(func::FuncOp func) {
 }
 
 /// Which parameters the user keeps constant (--freeze / --train): a regex
-/// must match the whole name.
+/// must match the whole name; a piece of a fused parameter
+/// (lmc-split-fused-projections) goes with the fused parameter's name.
 class FrozenParameters {
 public:
   static FailureOr<FrozenParameters> create(Operation *op, StringRef freeze,
                                             StringRef train) {
     FrozenParameters frozen;
+    if (auto fused = op->getAttrOfType<DictionaryAttr>(attrs::kPieces))
+      for (NamedAttribute whole : fused)
+        for (StringRef piece : cast<ArrayAttr>(whole.getValue())
+                                   .getAsValueRange<StringAttr>())
+          frozen.fusedNames[piece] = whole.getName().getValue();
     for (auto [pattern, flag, regex] :
          {std::make_tuple(freeze, "freeze", &frozen.freeze),
           std::make_tuple(train, "train", &frozen.train)}) {
@@ -76,6 +83,8 @@ public:
   }
 
   bool isFrozen(StringRef name) const {
+    if (auto fused = fusedNames.find(name); fused != fusedNames.end())
+      name = fused->second;
     if (freeze && freeze->match(name))
       return true;
     return train && !train->match(name);
@@ -83,6 +92,7 @@ public:
 
 private:
   std::optional<llvm::Regex> freeze, train;
+  llvm::StringMap<StringRef> fusedNames; // piece -> fused parameter
 };
 
 /// Parameters with no differentiable path to the loss (masks, position
