@@ -617,7 +617,7 @@ private:
   }
 
   /// Each piece is a param joined once, not itself a file name; the pieces
-  /// of one join agree in dtype and in every dimension but the first.
+  /// of one join have one dtype and shape (files hold them in equal runs).
   void validateJoins(const std::map<std::string, const TensorSpec *> &params) {
     std::set<std::string> joined;
     for (const Join &join : desc_.joins) {
@@ -637,9 +637,8 @@ private:
           first = &spec;
           continue;
         }
-        LMC_CHECK(spec.dtype == first->dtype && spec.splitDim == first->splitDim &&
-                      Shape(spec.shape.begin() + 1, spec.shape.end()) ==
-                          Shape(first->shape.begin() + 1, first->shape.end()),
+        LMC_CHECK(spec.dtype == first->dtype && spec.shape == first->shape &&
+                      spec.splitDim == first->splitDim,
                   "join '", join.name, "': '", piece, "' is ", describe(spec),
                   ", '", first->name, "' is ", describe(*first));
       }

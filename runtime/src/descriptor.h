@@ -61,7 +61,7 @@ struct TensorSpec {
 /// dimension (its own shape when it is not split).
 Shape wholeShape(const TensorSpec &spec, int64_t modelParallel);
 
-/// A fused parameter the compiler cut into pieces along dimension 0
+/// A fused parameter the compiler cut into equal pieces along dimension 0
 /// (`join` line, lmc-split-fused-projections): files hold `name`, the
 /// pieces one after another, and each piece's optimizer state
 /// `<piece>.<slot>` as `<name>.<slot>`.
