@@ -32,3 +32,25 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["lmc", "lmc-opt", "lmc-gradcheck", "lmc-onnx-conformance"],
     [config.lmc_tools_dir])
+
+# libomp registers each process in /dev/shm/__KMP_REGISTERED_LIB_<pid>_<uid>
+# and unlinks the file at exit. Processes the tests kill on purpose (a dead
+# rank, a timeout) leave theirs behind; a later process that gets the same
+# pid can then abort with "OMP: Error #15 ... unknown library already
+# initialized". Remove the files of processes that no longer exist.
+def _remove_stale_libomp_registrations():
+    shm = "/dev/shm"
+    if not os.path.isdir(shm):
+        return
+    for name in os.listdir(shm):
+        if not name.startswith("__KMP_REGISTERED_LIB_"):
+            continue
+        pid = name[len("__KMP_REGISTERED_LIB_"):].split("_")[0]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            try:
+                os.unlink(os.path.join(shm, name))
+            except OSError:
+                pass
+
+
+_remove_stale_libomp_registrations()
