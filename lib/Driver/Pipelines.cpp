@@ -98,12 +98,16 @@ constexpr const char *kHostToLlvm =
 /// through the runtime, every other linalg op becomes one kernel launch, the
 /// kernels are compiled to a fatbin for `arch` by the toolkit's ptxas and
 /// embedded in the host code, which calls the runtime's mgpu* launch
-/// functions. Memory comes from the runtime's managed allocator
-/// (`use-generic-functions`), so the host reaches every buffer too.
+/// functions. The step's buffers are views of one arena of device memory
+/// (lmc-plan-buffers); what the plan cannot place comes from the runtime's
+/// managed allocator (`use-generic-functions`).
 std::string cudaLoweringPipeline(const LoweringTarget::Cuda &cuda) {
   return llvm::formatv(
       "lmc-matmul-to-runtime{{kernel-prefix=lmc_rt_cuda_matmul_},"
       "lmc-linalg-to-gpu-loops,"
+      // Device memory planned at compile time: the kernels' buffers are
+      // views of one arena the runtime allocates once.
+      "lmc-plan-buffers{{arena-from-runtime},"
       "convert-parallel-loops-to-gpu,"
       "lower-affine,"
       "canonicalize,"
@@ -178,8 +182,8 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
   std::string pipeline = bufferization + llvm::formatv(
       "lmc-matmul-to-runtime,"
       "lmc-strided-copies-to-linalg,"
-      "{4}"
       "{0},"
+      "{4},"
       "lower-affine,"
       "lmc-outline-loop-nests,"
       "{1}"
@@ -201,9 +205,10 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       // the scope with several blocks, which it cannot have).
       multithreaded ? "convert-scf-to-openmp,canonicalize," : "",
       multithreaded ? "convert-openmp-to-llvm," : "", kHostToLlvm,
-      // The GPU kernels' lowering run on the CPU (its tests) keeps the
-      // GPU path's buffers.
-      target.gpuLoopsOnCpu ? "" : "lmc-plan-buffers,").str();
+      // The GPU kernels' lowering run on the CPU (its tests) takes its
+      // arena from the runtime as the GPU's does.
+      target.gpuLoopsOnCpu ? "lmc-plan-buffers{arena-from-runtime}"
+                           : "lmc-plan-buffers").str();
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("lmc: malformed lowering pipeline");
 }

@@ -6,7 +6,9 @@
 //   (lmc/runtime/device.h): the runtime's buffers are managed memory, so the
 //   host-side runtime (data loading, checkpoints, MPI) and the kernels share
 //   them without explicit copies;
-// - _mlir_memref_to_llvm_alloc / _free: the generated code's own buffers
+// - lmc_rt_step_arena: the device memory of the step's buffers, planned at
+//   compile time (lmc-plan-buffers);
+// - _mlir_memref_to_llvm_alloc / _free: the generated code's other buffers
 //   (finalize-memref-to-llvm{use-generic-functions}), managed too and kept
 //   for reuse by the next step (block_cache.h);
 // - the mgpu* functions that MLIR's gpu-to-llvm lowering calls to load the
@@ -183,6 +185,31 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
 }
 
 void _mlir_memref_to_llvm_free(void *p) { stepBlocks().free(p); }
+
+// The step's planned buffers (lmc-plan-buffers{arena-from-runtime}): one
+// block of device memory, allocated at the first step. Only kernels, cuBLAS
+// and stream-ordered copies touch it, so it need not be managed memory.
+void *lmc_rt_step_arena(int64_t bytes) {
+  static void *arena = nullptr;
+  static int64_t capacity = 0;
+  if (bytes <= capacity)
+    return arena;
+  if (arena) { // a bigger plan than the last: nothing queued may still use it
+    synchronize("a step's kernels");
+    check(cudaFree(arena), "cudaFree");
+    arena = nullptr;
+  }
+  if (cudaMalloc(&arena, size_t(bytes)) != cudaSuccess) {
+    std::fprintf(stderr,
+                 "error: CUDA: out of GPU memory allocating the training "
+                 "step's %lld bytes of buffers (see --info)\n",
+                 static_cast<long long>(bytes));
+    std::fflush(stdout);
+    std::exit(1);
+  }
+  capacity = bytes;
+  return arena;
+}
 
 // The launch ABI of MLIR's gpu-to-llvm lowering (as its CUDA runtime
 // wrappers define it). One stream serves every launch; the lowering's

@@ -190,6 +190,26 @@ __attribute__((weak)) void lmc_rt_copy_in(void *dst, const void *src,
   std::memcpy(dst, src, size_t(bytes));
 }
 
+// Weak: the CUDA support library's arena is device memory.
+__attribute__((weak)) void *lmc_rt_step_arena(int64_t bytes) {
+  static void *arena = nullptr;
+  static int64_t capacity = 0;
+  if (bytes > capacity) {
+    std::free(arena);
+    size_t rounded = (size_t(bytes) + 63) / 64 * 64;
+    arena = std::aligned_alloc(64, rounded);
+    if (!arena) {
+      std::fprintf(stderr,
+                   "error: out of memory allocating the training step's "
+                   "%lld bytes of buffers\n",
+                   static_cast<long long>(bytes));
+      std::exit(1);
+    }
+    capacity = bytes;
+  }
+  return arena;
+}
+
 void lmc_rt_set_threads(int n) {
   // The OpenMP threads run everything parallel, GEMM slices included; a
   // threaded BLAS would be a second pool contending for the same cores.

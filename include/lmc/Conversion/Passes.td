@@ -122,7 +122,7 @@ def LmcStridedCopiesToLinalg : Pass<"lmc-strided-copies-to-linalg"> {
 def LmcPlanBuffers : Pass<"lmc-plan-buffers", "::mlir::ModuleOp"> {
   let summary = "Places each function's intermediate buffers in one arena";
   let description = [{
-    Run after bufferization and deallocation on the CPU path. In each
+    Run after bufferization and deallocation. In each
     function nothing in the module calls (the entry points, which the
     runtime calls one at a time), the buffers allocated and freed in its
     body (static shape, identity layout, whole bytes per element) get
@@ -139,8 +139,19 @@ def LmcPlanBuffers : Pass<"lmc-plan-buffers", "::mlir::ModuleOp"> {
     nothing and its memory is known when it is compiled: the module's
     `lmc.arenas` dictionary gives each function's arena size, which the
     descriptor reports (`arena <function> <bytes>`).
+
+    With `arena-from-runtime` (the CUDA target, whose kernels cannot reach
+    a global of the host binary) each planned function starts by calling
+    `lmc_rt_step_arena(bytes)` for the arena instead: the runtime returns
+    the same memory on every call (device memory on a GPU).
   }];
+  let options = [
+    Option<"arenaFromRuntime", "arena-from-runtime", "bool", "false",
+           "Take the arena from the runtime's lmc_rt_step_arena instead of "
+           "a global">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect"];
 }
 
@@ -212,7 +223,16 @@ def LmcLinalgToGpuLoops : Pass<"lmc-linalg-to-gpu-loops", "::mlir::ModuleOp"> {
     are collapsed into one and tiled by `block-size` (an `scf.if` guards the
     last tile), the tile loop mapped to GPU blocks and the loop inside to
     threads. `convert-parallel-loops-to-gpu` then makes one kernel launch of
-    each. An op without parallel dimensions (a reduction to a scalar), and
+    each. A reduction with fewer output elements than `reduction-threads`
+    and more than 256 iterations per output is split first: S partial
+    results per output (S dividing the reduced iterations, at least 32
+    each; partial s takes iterations s, s + S, ... so that neighbouring
+    threads read neighbouring elements) in a buffer filled with the
+    combiner's neutral element, then a generic combining them into the
+    output, itself split again while long — when every output is `out ⊕
+    value` for a combiner with a neutral element (sum, max, min) and the
+    body reads no `linalg.index`. An op without parallel dimensions that
+    is not split (a short reduction to a scalar), and
     a loop nest built before bufferization (the scatter-add of an embedding
     gradient), runs on one thread of a one-block kernel; copies between
     buffers become `linalg.copy` kernels. Globals (constant tables) live in
@@ -238,7 +258,12 @@ def LmcLinalgToGpuLoops : Pass<"lmc-linalg-to-gpu-loops", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
-           "Threads per block">];
+           "Threads per block">,
+    Option<"reductionThreads", "reduction-threads", "int64_t",
+           /*default=*/"65536",
+           "Split a reduction over more than 256 iterations with fewer "
+           "output elements than this into partial results and their "
+           "combination (0: never)">];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::gpu::GPUDialect",
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Common/RuntimeCalls.h"
 #include "lmc/Conversion/Passes.h"
 #include "lmc/Transforms/Attributes.h"
 
@@ -30,6 +31,9 @@ namespace {
 /// Every buffer starts on a cache line (and satisfies any alignment an
 /// alloc asks for up to that).
 constexpr uint64_t kAlignment = 64;
+
+/// The runtime function that returns the arena (kernels.h).
+constexpr llvm::StringLiteral kStepArena = "lmc_rt_step_arena";
 
 /// A buffer of the function body: its ops, its lifetime as positions in
 /// the body, its size and its place in the arena.
@@ -111,13 +115,28 @@ uint64_t placeBuffers(MutableArrayRef<Buffer> buffers) {
   return arena;
 }
 
-/// Replaces each buffer of `function` by its view of `global`.
+/// Where the planned functions find the arena: a private global of the
+/// module, or the runtime's `lmc_rt_step_arena` (arena-from-runtime).
+struct ArenaSource {
+  memref::GlobalOp global;
+  func::FuncOp runtime;
+  uint64_t bytes;
+
+  Value materialize(OpBuilder &builder, Location loc) {
+    if (global)
+      return memref::GetGlobalOp::create(builder, loc, global.getType(),
+                                         global.getSymName());
+    Value size = arith::ConstantIntOp::create(builder, loc, bytes, 64);
+    return func::CallOp::create(builder, loc, runtime, size).getResult(0);
+  }
+};
+
+/// Replaces each buffer of `function` by its view of the arena.
 void placeInArena(func::FuncOp function, MutableArrayRef<Buffer> buffers,
-                  memref::GlobalOp global) {
+                  ArenaSource &source) {
   OpBuilder builder(function.getContext());
   builder.setInsertionPointToStart(&function.getBody().front());
-  Value arena = memref::GetGlobalOp::create(
-      builder, function.getLoc(), global.getType(), global.getSymName());
+  Value arena = source.materialize(builder, function.getLoc());
   for (Buffer &buffer : buffers) {
     memref::AllocOp alloc = buffer.alloc;
     builder.setInsertionPoint(alloc);
@@ -142,6 +161,8 @@ struct Plan {
 
 struct PlanBuffersPass
     : public impl::LmcPlanBuffersBase<PlanBuffersPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     // Only the functions nothing in the module calls: the entry points,
     // which the runtime calls one at a time, so they can share one arena
@@ -165,19 +186,26 @@ struct PlanBuffersPass
     if (plans.empty())
       return;
 
-    // A global: allocated per call, an arena above glibc's mmap threshold
-    // would be mapped and page-faulted in afresh on every step.
     auto builder = OpBuilder::atBlockBegin(module.getBody());
-    auto arena = memref::GlobalOp::create(
-        builder, module.getLoc(), "__lmc_arena",
-        builder.getStringAttr("private"),
-        MemRefType::get({int64_t(arenaSize)}, builder.getI8Type()),
-        /*initial_value=*/builder.getUnitAttr(), /*constant=*/false,
-        builder.getI64IntegerAttr(kAlignment));
-    SymbolTable(module).insert(arena); // renames on a clash
+    auto type = MemRefType::get({int64_t(arenaSize)}, builder.getI8Type());
+    ArenaSource source{{}, {}, arenaSize};
+    if (arenaFromRuntime) {
+      source.runtime = declareRuntimeFunction(
+          module, builder, kStepArena,
+          builder.getFunctionType({builder.getI64Type()}, {type}));
+    } else {
+      // A global: allocated per call, an arena above glibc's mmap threshold
+      // would be mapped and page-faulted in afresh on every step.
+      source.global = memref::GlobalOp::create(
+          builder, module.getLoc(), "__lmc_arena",
+          builder.getStringAttr("private"), type,
+          /*initial_value=*/builder.getUnitAttr(), /*constant=*/false,
+          builder.getI64IntegerAttr(kAlignment));
+      SymbolTable(module).insert(source.global); // renames on a clash
+    }
     SmallVector<NamedAttribute> sizes;
     for (Plan &plan : plans) {
-      placeInArena(plan.function, plan.buffers, arena);
+      placeInArena(plan.function, plan.buffers, source);
       sizes.push_back(builder.getNamedAttr(
           plan.function.getSymName(), builder.getI64IntegerAttr(plan.bytes)));
     }

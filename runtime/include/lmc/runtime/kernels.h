@@ -42,6 +42,14 @@ void lmc_rt_matmul_f16(const uint16_t *A, const uint16_t *B, float *C,
 /// it with a copy in the GPU stream's order (`--target cuda`).
 void lmc_rt_copy_in(void *dst, const void *src, int64_t bytes);
 
+/// The memory of a step's planned buffers (lmc-plan-buffers with
+/// arena-from-runtime): at least `bytes`, 64-byte aligned, the same block on
+/// every call that fits in it. Entry points call it at their start, one at
+/// a time. Host memory here; device memory in the CUDA support library
+/// (`--target cuda`, whose kernels cannot reach the host binary's globals).
+/// Ends the process with a message when it cannot allocate.
+void *lmc_rt_step_arena(int64_t bytes);
+
 /// Sets how many threads the kernels (the BLAS) and the compiled loop nests
 /// (OpenMP) may use; n >= 1.
 void lmc_rt_set_threads(int n);
