@@ -3,7 +3,8 @@
 // One kernel per linalg op: its parallel dimensions, moved first, become one
 // scf.parallel loop collapsed to a single dimension and tiled into blocks of
 // threads (see Passes.td). Reductions stay scf.for loops inside a thread, so
-// every output element has one owner and no atomics are needed.
+// every output element has one owner and no atomics are needed; one with few
+// outputs and a long reduction is first split in two (SplitReductions.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 
 #include "../Common/Copies.h"
 #include "../Common/RuntimeCalls.h"
+#include "SplitReductions.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -192,6 +194,36 @@ struct LinalgToGpuLoops
     : public impl::LmcLinalgToGpuLoopsBase<LinalgToGpuLoops> {
   using Base::Base;
 
+  /// Lowers `op` to the parallel loops of one kernel, or of several when
+  /// its reduction is split; appends them to `kernels`.
+  LogicalResult lowerToKernels(RewriterBase &rewriter, linalg::LinalgOp op,
+                               SmallVectorImpl<scf::ParallelOp> &kernels) {
+    FailureOr<linalg::GenericOp> generic = parallelFirst(rewriter, op);
+    if (failed(generic))
+      return failure();
+    if (FailureOr<SplitReduction> split =
+            splitReduction(rewriter, *generic, reductionThreads);
+        succeeded(split)) {
+      kernels.push_back(split->partials);
+      // Split again while it is long.
+      return lowerToKernels(rewriter, split->combine, kernels);
+    }
+    // Without a parallel dimension (a short sum to a scalar): one thread.
+    if (generic->getNumParallelLoops() == 0 &&
+        isa<func::FuncOp>((*generic)->getParentOp()))
+      runOnOneThread(rewriter, *generic);
+    rewriter.setInsertionPoint(*generic);
+    FailureOr<linalg::LinalgLoops> loops =
+        linalg::linalgOpToParallelLoops(rewriter, *generic);
+    if (failed(loops))
+      return generic->emitOpError("cannot be lowered to parallel loops");
+    rewriter.eraseOp(*generic);
+    if (!loops->empty())
+      if (auto parallel = dyn_cast<scf::ParallelOp>(loops->front()))
+        kernels.push_back(parallel);
+    return success();
+  }
+
   void runOnOperation() override {
     if (blockSize < 1 || blockSize > 1024) {
       getOperation()->emitError("block-size must be in [1, 1024], got ")
@@ -213,26 +245,9 @@ struct LinalgToGpuLoops
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     SmallVector<scf::ParallelOp> kernels;
-    for (linalg::LinalgOp op : ops) {
-      FailureOr<linalg::GenericOp> generic = parallelFirst(rewriter, op);
-      if (failed(generic))
+    for (linalg::LinalgOp op : ops)
+      if (failed(lowerToKernels(rewriter, op, kernels)))
         return signalPassFailure();
-      // Without a parallel dimension (a sum to a scalar): one thread.
-      if (generic->getNumParallelLoops() == 0 &&
-          isa<func::FuncOp>((*generic)->getParentOp()))
-        runOnOneThread(rewriter, *generic);
-      rewriter.setInsertionPoint(*generic);
-      FailureOr<linalg::LinalgLoops> loops =
-          linalg::linalgOpToParallelLoops(rewriter, *generic);
-      if (failed(loops)) {
-        generic->emitOpError("cannot be lowered to parallel loops");
-        return signalPassFailure();
-      }
-      rewriter.eraseOp(*generic);
-      if (!loops->empty())
-        if (auto parallel = dyn_cast<scf::ParallelOp>(loops->front()))
-          kernels.push_back(parallel);
-    }
     for (scf::ParallelOp loop : kernels)
       if (failed(mapToBlocksAndThreads(rewriter, loop, blockSize)))
         return signalPassFailure();
