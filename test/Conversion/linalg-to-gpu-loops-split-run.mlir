@@ -1,7 +1,8 @@
 // Split reductions (lmc-linalg-to-gpu-loops, SplitReductions.cpp) compute
 // the sums and maxima they replace: Inputs/split-reductions-program.mlir
 // (column sums into outputs holding 1, row maxima and sums of squares in
-// one op, a sum to a scalar over three dimensions) run on the CPU with
+// one op, row sums weighted by the column index, a sum to a scalar over
+// three dimensions) run on the CPU with
 // reductions split for 64 threads (one split each) and for 100000 (the sum
 // to a scalar split twice) prints the values derived by hand (small
 // integers: exact in any order of summation), as plain loops do.
@@ -26,8 +27,10 @@
 // SPLIT64: memref.alloc() : memref<16x3xf32>
 // SPLIT64: memref.alloc() : memref<10x4xf32>
 // SPLIT64: memref.alloc() : memref<10x4xf32>
+// SPLIT64: memref.alloc() : memref<10x4xf32>
 // SPLIT64: memref.alloc() : memref<64xf32>
 // SPLIT100K: memref.alloc() : memref<16x3xf32>
+// SPLIT100K: memref.alloc() : memref<25x4xf32>
 // SPLIT100K: memref.alloc() : memref<25x4xf32>
 // SPLIT100K: memref.alloc() : memref<25x4xf32>
 // SPLIT100K: memref.alloc() : memref<1024xf32>
@@ -39,5 +42,7 @@
 // CHECK-NEXT: [-5,  -5,  -5,  -5]
 // CHECK: sizes = [4]
 // CHECK-NEXT: [10001,  10009,  9985,  10006]
+// CHECK: sizes = [4]
+// CHECK-NEXT: [1004,  -2003,  3999,  -3001]
 // CHECK: sizes = []
 // CHECK-NEXT: [3]

@@ -79,8 +79,8 @@ func.func @row_max(%x: memref<4x1024xf32>, %m: memref<4xf32>) {
 
 // Not split: 300 outputs (more than 64 threads); 256 iterations per output
 // (few enough for one thread); 1031 iterations (prime: no partials of
-// equal length); a body that reads its indices; an output updated by two
-// ops (no single combiner to merge partials with).
+// equal length); an output updated by two ops (no single combiner to
+// merge partials with).
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: memref.alloc
 // CHECK: return
@@ -104,18 +104,36 @@ func.func @kept(%wide: memref<512x300xf32>, %o300: memref<300xf32>,
   }
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%long : memref<4x1024xf32>) outs(%o4 : memref<4xf32>) {
   ^bb0(%in: f32, %acc: f32):
+    %half = arith.constant 0.5 : f32
+    %d = arith.mulf %acc, %half : f32
+    %s = arith.addf %d, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A body that reads its indices (a loss's one-hot, here a weighted sum
+// Σ_j j·x[i, j]) reads them as the original op's: the reduced index is
+// delinearized from k·S + s, the output's is the thread's.
+// CHECK-DAG: #[[J:.*]] = affine_map<(d0, d1, d2) -> (d2 * 16 + d1)>
+// CHECK-LABEL: func.func @weighted
+// CHECK:       %[[S:.*]] = arith.remsi %{{.*}}, %c16{{.*}} : index
+// CHECK:       %[[I:.*]] = arith.divsi %{{.*}}, %c16{{.*}} : index
+// CHECK:       scf.for %[[K:.*]] = %{{.*}} to %c64
+// CHECK:         memref.load %arg0
+// CHECK:         %[[IDX:.*]] = affine.apply #[[J]](%[[I]], %[[S]], %[[K]])
+// CHECK:         arith.index_cast %[[IDX]] : index to i64
+// CHECK-NOT:     linalg.index
+func.func @weighted(%long: memref<4x1024xf32>, %o4: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%long : memref<4x1024xf32>) outs(%o4 : memref<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
     %j = linalg.index 1 : index
     %ji = arith.index_cast %j : index to i64
     %jf = arith.sitofp %ji : i64 to f32
     %p = arith.mulf %in, %jf : f32
     %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
-  }
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%long : memref<4x1024xf32>) outs(%o4 : memref<4xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %half = arith.constant 0.5 : f32
-    %d = arith.mulf %acc, %half : f32
-    %s = arith.addf %d, %in : f32
     linalg.yield %s : f32
   }
   return

@@ -227,14 +227,18 @@ def LmcLinalgToGpuLoops : Pass<"lmc-linalg-to-gpu-loops", "::mlir::ModuleOp"> {
     and more than 256 iterations per output is split first: S partial
     results per output (S dividing the reduced iterations, at least 32
     each; partial s takes iterations s, s + S, ... so that neighbouring
-    threads read neighbouring elements) in a buffer filled with the
-    combiner's neutral element, then a generic combining them into the
-    output, itself split again while long — when every output is `out ⊕
-    value` for a combiner with a neutral element (sum, max, min) and the
-    body reads no `linalg.index`. An op without parallel dimensions that
-    is not split (a short reduction to a scalar), and
-    a loop nest built before bufferization (the scatter-add of an embedding
-    gradient), runs on one thread of a one-block kernel; copies between
+    threads read neighbouring elements), accumulated in a register from
+    the combiner's neutral element and stored to a buffer, then a generic
+    combining them into the output, itself split again while long — when
+    every output is `out ⊕ value` for a combiner with a neutral element
+    (sum, max, min). An op without parallel dimensions that is not split
+    (a short reduction to a scalar) runs on one thread of a one-block
+    kernel. A perfect loop nest built before bufferization (the scatter-add
+    of an embedding gradient) becomes a kernel over its independent loops —
+    those whose induction variable indexes the one buffer it writes, so
+    their iterations write apart — with the others sequential inside each
+    thread in their order (each element sums as on the CPU); a nest
+    without one runs on one thread. Copies between
     buffers become `linalg.copy` kernels. Globals (constant tables) live in
     the host binary, out of the kernels' reach: each function copies the
     ones it reads into a buffer of its own with `lmc_rt_copy_in` at its

@@ -12,6 +12,7 @@
 
 #include "../Common/Copies.h"
 #include "../Common/RuntimeCalls.h"
+#include "IndependentLoops.h"
 #include "SplitReductions.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -172,16 +173,29 @@ bool touchesMemoryOnHost(Operation *op) {
 }
 
 /// Loop nests built before bufferization (the embedding gradient's
-/// scatter-add over its updates) run on one thread too; then nothing at
-/// function level may touch memory, so that the host can run ahead of the
-/// GPU until the step returns.
-LogicalResult keepMemoryInKernels(RewriterBase &rewriter, func::FuncOp func) {
-  for (Operation &op : llvm::make_early_inc_range(func.getOps()))
-    if (auto loop = dyn_cast<scf::ForOp>(op);
-        loop && loop->getNumResults() == 0 &&
-        !loop->walk([](scf::ParallelOp) { return WalkResult::interrupt(); })
-             .wasInterrupted())
+/// scatter-add over its updates) become kernels over their independent
+/// loops (IndependentLoops.h), appended to `kernels`, or else run on one
+/// thread.
+void loopNestsToKernels(RewriterBase &rewriter, func::FuncOp func,
+                        SmallVectorImpl<scf::ParallelOp> &kernels) {
+  for (Operation &op : llvm::make_early_inc_range(func.getOps())) {
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop || loop->getNumResults() != 0 ||
+        loop->walk([](scf::ParallelOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      continue;
+    if (FailureOr<scf::ParallelOp> parallel =
+            parallelizeIndependentLoops(rewriter, loop);
+        succeeded(parallel))
+      kernels.push_back(*parallel);
+    else
       runOnOneThread(rewriter, loop);
+  }
+}
+
+/// Nothing at function level may touch memory, so that the host can run
+/// ahead of the GPU until the step returns.
+LogicalResult keepMemoryInKernels(func::FuncOp func) {
   for (Operation &op : func.getOps())
     if (touchesMemoryOnHost(&op))
       return op.emitOpError("reads or writes memory outside the GPU's "
@@ -248,11 +262,13 @@ struct LinalgToGpuLoops
     for (linalg::LinalgOp op : ops)
       if (failed(lowerToKernels(rewriter, op, kernels)))
         return signalPassFailure();
+    for (func::FuncOp func : funcs)
+      loopNestsToKernels(rewriter, func, kernels);
     for (scf::ParallelOp loop : kernels)
       if (failed(mapToBlocksAndThreads(rewriter, loop, blockSize)))
         return signalPassFailure();
     for (func::FuncOp func : funcs)
-      if (failed(keepMemoryInKernels(rewriter, func)))
+      if (failed(keepMemoryInKernels(func)))
         return signalPassFailure();
   }
 };

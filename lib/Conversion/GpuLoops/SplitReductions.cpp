@@ -76,8 +76,7 @@ FailureOr<SplitReduction> splitReduction(RewriterBase &rewriter,
   unsigned numLoops = op.getNumLoops();
   if (threads <= 0 || numParallel == numLoops ||
       !op.hasPureBufferSemantics() || op.getNumDpsInputs() == 0 ||
-      !isa<func::FuncOp>(op->getParentOp()) ||
-      !op.getBody()->getOps<linalg::IndexOp>().empty())
+      !isa<func::FuncOp>(op->getParentOp()))
     return failure();
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
   if (llvm::any_of(sizes, ShapedType::isDynamic))
@@ -178,8 +177,18 @@ FailureOr<SplitReduction> splitReduction(RewriterBase &rewriter,
          llvm::zip(body->getArguments().drop_front(op.getNumDpsInputs()),
                    iterations.getRegionIterArgs()))
       mapping.map(arg, acc);
-    for (Operation &bodyOp : body->without_terminator())
+    for (Operation &bodyOp : body->without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) { // a one-hot
+        mapping.map(index.getResult(),
+                    affine::AffineApplyOp::create(
+                        rewriter, loc,
+                        AffineMap::get(numParallel + 2, 0,
+                                       original[index.getDim()], ctx),
+                        dims));
+        continue;
+      }
       rewriter.clone(bodyOp, mapping);
+    }
     scf::YieldOp::create(
         rewriter, loc,
         llvm::map_to_vector(body->getTerminator()->getOperands(),

@@ -28,7 +28,8 @@ struct SplitReduction {
 /// the reduced dimensions (linearized), so that neighbouring threads read
 /// neighbouring elements, from the combiner's neutral element; then one
 /// generic combines the S partials into the output. Every output must be a reduction `out = out ⊕ value` whose
-/// combiner ⊕ has a neutral element (sum, max, min, ...). Returns failure,
+/// combiner ⊕ has a neutral element (sum, max, min, ...); the body may read
+/// its indices (`linalg.index`: a loss's one-hot). Returns failure,
 /// with nothing changed, when `op` does not qualify.
 mlir::FailureOr<SplitReduction> splitReduction(mlir::RewriterBase &rewriter,
                                                mlir::linalg::GenericOp op,

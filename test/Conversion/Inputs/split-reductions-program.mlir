@@ -63,6 +63,18 @@ func.func @main() {
     %a = arith.addf %p, %q : f32
     linalg.yield %mx, %a : f32, f32
   }
+  // Row sums weighted by the column index (the body reads linalg.index).
+  %w = memref.alloc() : memref<4xf32>
+  linalg.fill ins(%zero : f32) outs(%w : memref<4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%y : memref<4x1000xf32>) outs(%w : memref<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %jf = arith.sitofp %ji : i64 to f32
+    %p = arith.mulf %in, %jf : f32
+    %a = arith.addf %acc, %p : f32
+    linalg.yield %a : f32
+  }
   // A sum to a scalar over three dimensions: z[16, 32, 64] viewed from a
   // [512, 64] matrix.
   %z = memref.alloc() : memref<512x64xf32>
@@ -82,6 +94,8 @@ func.func @main() {
   call @print(%cols_) : (memref<?xf32>) -> ()
   call @print(%max_) : (memref<?xf32>) -> ()
   call @print(%sq_) : (memref<?xf32>) -> ()
+  %w_ = memref.cast %w : memref<4xf32> to memref<?xf32>
+  call @print(%w_) : (memref<?xf32>) -> ()
   %t_ = memref.cast %t : memref<f32> to memref<*xf32>
   call @printMemrefF32(%t_) : (memref<*xf32>) -> ()
   memref.dealloc %x : memref<512x3xf32>
@@ -89,6 +103,7 @@ func.func @main() {
   memref.dealloc %y : memref<4x1000xf32>
   memref.dealloc %max : memref<4xf32>
   memref.dealloc %sq : memref<4xf32>
+  memref.dealloc %w : memref<4xf32>
   memref.dealloc %z : memref<512x64xf32>
   memref.dealloc %t : memref<f32>
   return
