@@ -4,8 +4,9 @@
 // Gloo) bootstraps an NCCL communicator — rank 0's ncclUniqueId goes out
 // with its broadcast — and keeps the collectives over host memory (small
 // control values, often on the stack); collectives over float buffers the
-// GPU reaches (the gradient arena, ZeRO's shards: managed memory) run on
-// NCCL, on the stream of the kernels.
+// GPU reaches (the gradient arena, ZeRO's shards: managed memory; a
+// tensor-parallel step's activations: device memory) run on NCCL, on the
+// stream of the kernels.
 //
 // NCCL is loaded with dlopen when a job has several processes, so a
 // single-GPU run needs no libnccl. A collective that does not finish
@@ -37,6 +38,7 @@ struct Nccl {
   decltype(&ncclCommGetAsyncError) commGetAsyncError;
   decltype(&ncclGetErrorString) getErrorString;
   decltype(&ncclAllReduce) allReduce;
+  decltype(&ncclAllGather) allGather;
   decltype(&ncclReduce) reduce;
   decltype(&ncclBroadcast) broadcast;
   decltype(&ncclGroupStart) groupStart;
@@ -61,6 +63,7 @@ const Nccl &nccl() {
     resolve(library, "ncclCommGetAsyncError", n.commGetAsyncError);
     resolve(library, "ncclGetErrorString", n.getErrorString);
     resolve(library, "ncclAllReduce", n.allReduce);
+    resolve(library, "ncclAllGather", n.allGather);
     resolve(library, "ncclReduce", n.reduce);
     resolve(library, "ncclBroadcast", n.broadcast);
     resolve(library, "ncclGroupStart", n.groupStart);
@@ -113,6 +116,31 @@ public:
   }
   void allGather(const void *in, void *out, size_t bytes) override {
     host->allGather(in, out, bytes);
+  }
+
+  // A tensor-parallel step's all-gather (its buffers are device memory):
+  // ncclAllGather, then along any dimension but the first the slices are
+  // interleaved into the rows by strided copies, all on the kernels'
+  // stream.
+  void allGatherRows(const float *in, float *out, size_t outer,
+                     size_t chunk) override {
+    if (!onDevice(in) || !onDevice(out))
+      return Communicator::allGatherRows(in, out, outer, chunk);
+    const size_t slice = outer * chunk;
+    float *gathered = outer == 1 ? out : staging(slice * size_t(size()));
+    check(nccl().allGather(in, gathered, slice, ncclFloat, comm,
+                           cuda::stream()),
+          "ncclAllGather");
+    const size_t row = chunk * sizeof(float);
+    if (outer != 1)
+      for (int r = 0; r < size(); ++r)
+        cuda::check(cudaMemcpy2DAsync(out + size_t(r) * chunk,
+                                      row * size_t(size()),
+                                      gathered + size_t(r) * slice, row, row,
+                                      outer, cudaMemcpyDefault,
+                                      cuda::stream()),
+                    "cudaMemcpy2DAsync");
+    wait("all-gather");
   }
 
   // Parts may differ in size, which ncclReduceScatter does not allow: one
@@ -169,6 +197,20 @@ public:
   }
 
 private:
+  /// Device memory for `floats` gathered values, kept for the next step
+  /// (the previous block is free: every collective waits for the stream).
+  float *staging(size_t floats) {
+    if (floats > stagingFloats) {
+      if (stagingBuffer)
+        cuda::check(cudaFree(stagingBuffer), "cudaFree");
+      stagingBuffer = nullptr;
+      cuda::check(cudaMalloc(&stagingBuffer, floats * sizeof(float)),
+                  "cudaMalloc (all-gather staging)");
+      stagingFloats = floats;
+    }
+    return static_cast<float *>(stagingBuffer);
+  }
+
   template <typename HostFallback>
   void allReduce(float *data, size_t count, ncclRedOp_t op,
                  HostFallback onHost) {
@@ -208,6 +250,8 @@ private:
   std::unique_ptr<Communicator> host;
   double timeoutSeconds;
   ncclComm_t comm = nullptr;
+  void *stagingBuffer = nullptr;
+  size_t stagingFloats = 0;
 };
 
 } // namespace

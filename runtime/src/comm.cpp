@@ -3,10 +3,12 @@
 #include "comm.h"
 
 #include "error.h"
+#include "tensor_parallel.h"
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace lmc::rt {
 
@@ -94,6 +96,21 @@ LaunchInfo detectLaunch(
     return info;
   }
   return LaunchInfo{};
+}
+
+void Communicator::allGatherRows(const float *in, float *out, size_t outer,
+                                 size_t chunk) {
+  const size_t sliceBytes = outer * chunk * sizeof(float);
+  // Along the first dimension the slices already lie in order; otherwise
+  // they are staged (in a buffer kept across steps) and interleaved.
+  if (outer == 1)
+    return allGather(in, out, sliceBytes);
+  thread_local std::vector<float> staging;
+  staging.resize(outer * chunk * size_t(size()));
+  allGather(in, staging.data(), sliceBytes);
+  assembleSlices(SliceLayout({int64_t(outer), int64_t(chunk) * size()}, 1,
+                             size(), sizeof(float)),
+                 staging.data(), out);
 }
 
 std::unique_ptr<Communicator> connect(const LaunchInfo &launch,

@@ -52,6 +52,12 @@ public:
   virtual void broadcast(void *data, size_t bytes) = 0;
   /// `out` (size() x `bytes`) receives every process's `in` in rank order.
   virtual void allGather(const void *in, void *out, size_t bytes) = 0;
+  /// `out` (`outer` rows of size() x `chunk` floats) receives every
+  /// process's `in` (`outer` rows of `chunk` floats) as its block of
+  /// columns, in rank order: a tensor split along its last dimension made
+  /// whole. Here: allGather, then the rows interleaved (tensor_parallel.h).
+  virtual void allGatherRows(const float *in, float *out, size_t outer,
+                             size_t chunk);
   /// In place: `data` is size() parts laid end to end, part r of
   /// `counts[r]` floats; afterwards its first counts[rank()] floats hold the
   /// elementwise sum over all processes of their part rank() (the rest is

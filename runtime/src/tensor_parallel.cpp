@@ -129,24 +129,13 @@ extern "C" void lmc_rt_model_all_reduce_max_f32(float *data, int64_t count) {
 
 extern "C" void lmc_rt_model_all_gather_f32(const float *in, float *out,
                                             int64_t outer, int64_t chunk) {
-  const size_t sliceBytes = size_t(outer * chunk) * sizeof(float);
   if (!activeModelGroup) {
-    std::memcpy(out, in, sliceBytes);
+    std::memcpy(out, in, size_t(outer * chunk) * sizeof(float));
     return;
   }
-  const int64_t parts = activeModelGroup->size();
-  // Gathered along the first dimension the slices already lie in order;
-  // otherwise they are staged (in a buffer kept across steps) and
-  // interleaved.
-  thread_local std::vector<float> staging;
-  if (outer != 1)
-    staging.resize(size_t(outer * chunk * parts));
-  float *gathered = outer == 1 ? out : staging.data();
-  orAbortJob("model all-gather",
-             [&] { activeModelGroup->allGather(in, gathered, sliceBytes); });
-  if (outer != 1)
-    assembleSlices(SliceLayout({outer, parts * chunk}, 1, parts, sizeof(float)),
-                   gathered, out);
+  orAbortJob("model all-gather", [&] {
+    activeModelGroup->allGatherRows(in, out, size_t(outer), size_t(chunk));
+  });
 }
 
 extern "C" int64_t lmc_rt_model_rank(void) {

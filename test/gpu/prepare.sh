@@ -54,6 +54,16 @@ check cnn 1e-4 "$ROOT/examples/cnn-digits/cnn.onnx --batch 32 --optimizer sgd --
   --threads 1 --metrics ref/mlp-dp2.jsonl > /dev/null)
 check gpt 1e-3 "$ROOT/examples/gpt-char/gpt.onnx --batch 8 --optimizer adamw --lr 1e-3" \
   "--tokens data/gpt_train.bin --steps 20 --log-every 1"
+# Tensor parallelism over two GPUs (--mesh model=2, NCCL inside the step)
+# must match the CPU executable with the same split under mpirun.
+TP="--mesh model=2 --shard *.qkv.weight=model,_ --shard *.attn.proj.weight=_,model --shard *.fc.weight=model,_ --shard *.fc_proj.weight=_,model"
+# shellcheck disable=SC2086
+"$LMC" "$ROOT/examples/gpt-char/gpt.onnx" --batch 8 --optimizer sgd --lr 0.1 $TP -o "$OUT/bin/gpt-tp-cpu"
+# shellcheck disable=SC2086
+"$LMC" "$ROOT/examples/gpt-char/gpt.onnx" --batch 8 --optimizer sgd --lr 0.1 $TP --target cuda -o "$OUT/bin/gpt-tp-cuda"
+(cd "$OUT" && mpirun --allow-run-as-root --oversubscribe -np 2 bin/gpt-tp-cpu \
+  --tokens data/gpt_train.bin --steps 20 --log-every 1 --threads 1 \
+  --metrics ref/gpt-tp.jsonl > /dev/null)
 
 # The non-system shared libraries of the executables, compressed.
 libs=$(ldd "$OUT/bin/gpt-cuda" | awk '$3 ~ /^\// {print $3}' |

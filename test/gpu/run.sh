@@ -12,7 +12,8 @@
 # differently; bf16 within 1e-2), then times 100 GPT steps and prints
 # samples/s, ms/step and the model FLOP utilization against the GPU's f32
 # peak. With two GPUs, data parallelism over NCCL is checked against
-# --grad-accum 2. Sized to finish in a few minutes. Exit status 1 when a
+# --grad-accum 2 and tensor parallelism (the GPT split over model=2)
+# against the CPU executable's split. Sized to finish in a few minutes. Exit status 1 when a
 # check fails.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -71,8 +72,23 @@ if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
     echo "FAIL mlp-dp2 (NCCL, 2 GPUs):"; tail -3 "$BUNDLE"/gpu/mlp-dp2-*.log
     status=1
   fi
+  # The char GPT split over the two GPUs (Megatron: heads and MLP
+  # columns; the step's all-reduces on NCCL) must match the CPU's split.
+  for rank in 0 1; do
+    (cd "$BUNDLE" && RANK=$rank LOCAL_RANK=$rank WORLD_SIZE=2 \
+      LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29518 \
+      bin/gpt-tp-cuda --tokens data/gpt_train.bin --steps 20 --log-every 1 \
+      --metrics gpu/gpt-tp.jsonl > "gpu/gpt-tp-$rank.log" 2>&1) &
+  done
+  if wait && python3 "$ROOT/test/gpu/compare_losses.py" "$BUNDLE/gpu/gpt-tp.jsonl" \
+      "$BUNDLE/ref/gpt-tp.jsonl" 1e-3; then
+    echo "PASS gpt-tp (tensor parallel, NCCL, 2 GPUs)"
+  else
+    echo "FAIL gpt-tp (tensor parallel, NCCL, 2 GPUs):"; tail -3 "$BUNDLE"/gpu/gpt-tp-*.log
+    status=1
+  fi
 else
-  echo "SKIP mlp-dp2: needs 2 GPUs"
+  echo "SKIP mlp-dp2, gpt-tp: need 2 GPUs"
 fi
 
 # Throughput of the GPT (batch 8, context 128) on the GPU.

@@ -247,11 +247,6 @@ FailureOr<lmc::LoweringTarget> loweringTarget() {
                  << ptxas << "' (set --cuda-path)\n";
     return failure();
   }
-  if (!mesh.empty() || dslSettings.mesh) {
-    llvm::errs() << "lmc: --target cuda does not support --mesh (sharded "
-                    "training) yet; data parallelism without a mesh works\n";
-    return failure();
-  }
   if (gpuFormat != "fatbin" && gpuFormat != "ptx") {
     llvm::errs() << "lmc: unknown --gpu-format '" << gpuFormat
                  << "'; expected fatbin or ptx\n";

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <numeric>
 
@@ -193,6 +194,63 @@ void loopNestsToKernels(RewriterBase &rewriter, func::FuncOp func,
   }
 }
 
+/// Moves `run` (function-level loads and stores of single elements, the
+/// allocations and pure ops between them) into one one-thread kernel: the
+/// allocations and the pure ops that read nothing the run loads go in
+/// front of it. Leaves it when a value it loads is used after it.
+void moveScalarRunToKernel(RewriterBase &rewriter, ArrayRef<Operation *> run) {
+  llvm::SmallPtrSet<Operation *, 16> inKernel;
+  for (Operation *op : run) {
+    bool readsRun = llvm::any_of(op->getOperands(), [&](Value v) {
+      return inKernel.contains(v.getDefiningOp());
+    });
+    if (isa<memref::LoadOp, memref::StoreOp>(op) || readsRun)
+      inKernel.insert(op);
+  }
+  for (Operation *op : inKernel)
+    for (Operation *user : op->getUsers())
+      if (!inKernel.contains(user))
+        return;
+  Operation *first = nullptr;
+  for (Operation *op : run)
+    if (inKernel.contains(op) && !first)
+      first = op;
+  for (Operation *op : run)
+    if (!inKernel.contains(op))
+      op->moveBefore(first);
+  Operation *last = run.back();
+  runOnOneThread(rewriter, first);
+  Operation *body = first;
+  for (Operation *op : run)
+    if (op != first && inKernel.contains(op)) {
+      op->moveAfter(body);
+      body = op;
+    }
+  (void)last;
+}
+
+/// Element moves at function level — a bucket of scalars packed for one
+/// all-reduce (lmc-bucket-all-reduces) and unpacked after it — run as
+/// one-thread kernels, a run of consecutive ones per kernel.
+void scalarMovesToKernels(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<SmallVector<Operation *>> runs(1);
+  for (Operation &op : func.getOps()) {
+    bool access = isa<memref::LoadOp, memref::StoreOp>(op);
+    bool between = isa<memref::AllocOp>(op) ||
+                   (op.getNumRegions() == 0 && isMemoryEffectFree(&op));
+    if (access || (between && !runs.back().empty()))
+      runs.back().push_back(&op);
+    else if (!runs.back().empty())
+      runs.emplace_back();
+  }
+  for (SmallVector<Operation *> &run : runs) {
+    while (!run.empty() && !isa<memref::LoadOp, memref::StoreOp>(run.back()))
+      run.pop_back();
+    if (!run.empty())
+      moveScalarRunToKernel(rewriter, run);
+  }
+}
+
 /// Nothing at function level may touch memory, so that the host can run
 /// ahead of the GPU until the step returns.
 LogicalResult keepMemoryInKernels(func::FuncOp func) {
@@ -267,9 +325,11 @@ struct LinalgToGpuLoops
     for (scf::ParallelOp loop : kernels)
       if (failed(mapToBlocksAndThreads(rewriter, loop, blockSize)))
         return signalPassFailure();
-    for (func::FuncOp func : funcs)
+    for (func::FuncOp func : funcs) {
+      scalarMovesToKernels(rewriter, func);
       if (failed(keepMemoryInKernels(func)))
         return signalPassFailure();
+    }
   }
 };
 
