@@ -31,3 +31,15 @@ func.func @loop_with_result(%x: memref<4xf32>) -> f32 {
   }
   return %sum : f32
 }
+
+// -----
+
+// A loaded scalar the host needs (an argument of a call) cannot move into
+// a kernel with the load.
+func.func private @consume(f32)
+func.func @scalar_for_host(%x: memref<f32>) {
+  // expected-error @+1 {{reads or writes memory outside the GPU's kernels; the CUDA target cannot order it with them}}
+  %v = memref.load %x[] : memref<f32>
+  call @consume(%v) : (f32) -> ()
+  return
+}

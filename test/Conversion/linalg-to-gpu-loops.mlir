@@ -131,3 +131,43 @@ func.func @copy_and_loop(%x: memref<8xf32>, %out: memref<8xf32>, %idx: memref<3x
   }
   return
 }
+
+// -----
+
+// Scalars packed into one buffer for a collective and unpacked after it
+// (lmc-bucket-all-reduces, bufferized): each run of element moves becomes
+// one one-thread kernel, its allocations in front of it.
+// CHECK-LABEL: func.func @scalar_moves
+// CHECK: %[[PACK:.*]] = memref.alloc() : memref<2xf32>
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK:   %[[A:.*]] = memref.load %arg0[] : memref<f32>
+// CHECK:   %[[B:.*]] = memref.load %arg1[] : memref<f32>
+// CHECK:   memref.store %[[A]], %[[PACK]][%{{.*}}] : memref<2xf32>
+// CHECK:   memref.store %[[B]], %[[PACK]][%{{.*}}] : memref<2xf32>
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK: call @all_reduce(%[[PACK]])
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<f32>
+// CHECK: scf.parallel
+// CHECK:   %[[SUM:.*]] = memref.load %[[PACK]][%{{.*}}] : memref<2xf32>
+// CHECK:   memref.store %[[SUM]], %[[OUT]][] : memref<f32>
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK: call @use(%[[OUT]])
+func.func private @all_reduce(memref<2xf32>)
+func.func private @use(memref<f32>)
+func.func @scalar_moves(%a: memref<f32>, %b: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %x = memref.load %a[] : memref<f32>
+  %y = memref.load %b[] : memref<f32>
+  %pack = memref.alloc() : memref<2xf32>
+  memref.store %x, %pack[%c0] : memref<2xf32>
+  memref.store %y, %pack[%c1] : memref<2xf32>
+  call @all_reduce(%pack) : (memref<2xf32>) -> ()
+  %s = memref.load %pack[%c0] : memref<2xf32>
+  %out = memref.alloc() : memref<f32>
+  memref.store %s, %out[] : memref<f32>
+  call @use(%out) : (memref<f32>) -> ()
+  memref.dealloc %out : memref<f32>
+  memref.dealloc %pack : memref<2xf32>
+  return
+}

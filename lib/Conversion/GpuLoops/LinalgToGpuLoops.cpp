@@ -218,7 +218,6 @@ void moveScalarRunToKernel(RewriterBase &rewriter, ArrayRef<Operation *> run) {
   for (Operation *op : run)
     if (!inKernel.contains(op))
       op->moveBefore(first);
-  Operation *last = run.back();
   runOnOneThread(rewriter, first);
   Operation *body = first;
   for (Operation *op : run)
@@ -226,7 +225,6 @@ void moveScalarRunToKernel(RewriterBase &rewriter, ArrayRef<Operation *> run) {
       op->moveAfter(body);
       body = op;
     }
-  (void)last;
 }
 
 /// Element moves at function level — a bucket of scalars packed for one
