@@ -241,8 +241,7 @@ def LmcLinalgToGpuLoops : Pass<"lmc-linalg-to-gpu-loops", "::mlir::ModuleOp"> {
     without one runs on one thread. Runs of single-element loads and
     stores at function level (scalars packed into one buffer for a
     collective and unpacked after it) become one-thread kernels. Copies
-    between
-    buffers become `linalg.copy` kernels. Globals (constant tables) live in
+    between buffers become `linalg.copy` kernels. Globals (constant tables) live in
     the host binary, out of the kernels' reach: each function copies the
     ones it reads into a buffer of its own with `lmc_rt_copy_in` at its
     start and frees it before returning. Then no op at function level reads
