@@ -56,11 +56,10 @@ check gpt 1e-3 "$ROOT/examples/gpt-char/gpt.onnx --batch 8 --optimizer adamw --l
   "--tokens data/gpt_train.bin --steps 20 --log-every 1"
 # Tensor parallelism over two GPUs (--mesh model=2, NCCL inside the step)
 # must match the CPU executable with the same split under mpirun.
-TP="--mesh model=2 --shard *.qkv.weight=model,_ --shard *.attn.proj.weight=_,model --shard *.fc.weight=model,_ --shard *.fc_proj.weight=_,model"
-# shellcheck disable=SC2086
-"$LMC" "$ROOT/examples/gpt-char/gpt.onnx" --batch 8 --optimizer sgd --lr 0.1 $TP -o "$OUT/bin/gpt-tp-cpu"
-# shellcheck disable=SC2086
-"$LMC" "$ROOT/examples/gpt-char/gpt.onnx" --batch 8 --optimizer sgd --lr 0.1 $TP --target cuda -o "$OUT/bin/gpt-tp-cuda"
+TP=(--mesh model=2 --shard '*.qkv.weight=model,_' --shard '*.attn.proj.weight=_,model'
+    --shard '*.fc.weight=model,_' --shard '*.fc_proj.weight=_,model')
+"$LMC" "$ROOT/examples/gpt-char/gpt.onnx" --batch 8 --optimizer sgd --lr 0.1 "${TP[@]}" -o "$OUT/bin/gpt-tp-cpu"
+"$LMC" "$ROOT/examples/gpt-char/gpt.onnx" --batch 8 --optimizer sgd --lr 0.1 "${TP[@]}" --target cuda -o "$OUT/bin/gpt-tp-cuda"
 (cd "$OUT" && mpirun --allow-run-as-root --oversubscribe -np 2 bin/gpt-tp-cpu \
   --tokens data/gpt_train.bin --steps 20 --log-every 1 --threads 1 \
   --metrics ref/gpt-tp.jsonl > /dev/null)

@@ -55,38 +55,40 @@ while read -r name tolerance train; do
   fi
 done < "$BUNDLE/runs"
 
-# Two processes on two GPUs (torchrun-style variables: Gloo bootstraps
-# NCCL) must match one CPU process with --grad-accum 2.
+# on_two_gpus NAME EXECUTABLE TOLERANCE PORT TRAIN_ARGS...: two processes
+# on two GPUs (torchrun-style variables: Gloo bootstraps NCCL) train with
+# bin/EXECUTABLE; the losses must match ref/NAME.jsonl.
+on_two_gpus() {
+  local name=$1 exe=$2 tolerance=$3 port=$4 rank pids=() ran=0
+  shift 4
+  for rank in 0 1; do
+    (cd "$BUNDLE" && RANK=$rank LOCAL_RANK=$rank WORLD_SIZE=2 \
+      LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+      "bin/$exe" "$@" --metrics "gpu/$name.jsonl" \
+      > "gpu/$name-$rank.log" 2>&1) &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do
+    wait "$pid" || ran=1
+  done
+  if [ $ran -eq 0 ] && python3 "$ROOT/test/gpu/compare_losses.py" \
+      "$BUNDLE/gpu/$name.jsonl" "$BUNDLE/ref/$name.jsonl" "$tolerance"; then
+    echo "PASS $name (NCCL, 2 GPUs)"
+  else
+    echo "FAIL $name (NCCL, 2 GPUs):"; tail -n 3 "$BUNDLE"/gpu/"$name"-*.log
+    status=1
+  fi
+}
+
 if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
-  for rank in 0 1; do
-    (cd "$BUNDLE" && RANK=$rank LOCAL_RANK=$rank WORLD_SIZE=2 \
-      LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 \
-      bin/mlp-cuda --input x=data/train_x.npy --input labels=data/train_labels.npy \
-      --steps 50 --log-every 1 --metrics gpu/mlp-dp2.jsonl \
-      > "gpu/mlp-dp2-$rank.log" 2>&1) &
-  done
-  if wait && python3 "$ROOT/test/gpu/compare_losses.py" "$BUNDLE/gpu/mlp-dp2.jsonl" \
-      "$BUNDLE/ref/mlp-dp2.jsonl" 1e-4; then
-    echo "PASS mlp-dp2 (NCCL, 2 GPUs)"
-  else
-    echo "FAIL mlp-dp2 (NCCL, 2 GPUs):"; tail -3 "$BUNDLE"/gpu/mlp-dp2-*.log
-    status=1
-  fi
-  # The char GPT split over the two GPUs (Megatron: heads and MLP
-  # columns; the step's all-reduces on NCCL) must match the CPU's split.
-  for rank in 0 1; do
-    (cd "$BUNDLE" && RANK=$rank LOCAL_RANK=$rank WORLD_SIZE=2 \
-      LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29518 \
-      bin/gpt-tp-cuda --tokens data/gpt_train.bin --steps 20 --log-every 1 \
-      --metrics gpu/gpt-tp.jsonl > "gpu/gpt-tp-$rank.log" 2>&1) &
-  done
-  if wait && python3 "$ROOT/test/gpu/compare_losses.py" "$BUNDLE/gpu/gpt-tp.jsonl" \
-      "$BUNDLE/ref/gpt-tp.jsonl" 1e-3; then
-    echo "PASS gpt-tp (tensor parallel, NCCL, 2 GPUs)"
-  else
-    echo "FAIL gpt-tp (tensor parallel, NCCL, 2 GPUs):"; tail -3 "$BUNDLE"/gpu/gpt-tp-*.log
-    status=1
-  fi
+  # Data parallel: must match one CPU process with --grad-accum 2.
+  on_two_gpus mlp-dp2 mlp-cuda 1e-4 29517 --input x=data/train_x.npy \
+    --input labels=data/train_labels.npy --steps 50 --log-every 1
+  # Tensor parallel: the char GPT split over the two GPUs (Megatron: heads
+  # and MLP columns; the step's all-reduces on NCCL) must match the CPU
+  # executable with the same split.
+  on_two_gpus gpt-tp gpt-tp-cuda 1e-3 29518 --tokens data/gpt_train.bin \
+    --steps 20 --log-every 1
 else
   echo "SKIP mlp-dp2, gpt-tp: need 2 GPUs"
 fi
