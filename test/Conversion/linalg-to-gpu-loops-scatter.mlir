@@ -49,12 +49,17 @@ func.func @embedding_gradient(%tokens: memref<4x64xi64>, %updates: memref<4x64x1
 // -----
 
 // Left on one thread (a one-iteration loop mapped to a block around the
-// nest): a nest writing a function argument (it could alias what it
-// reads), one reading its target elsewhere than it writes, one whose
-// store indices are all computed (no loop writes apart), one storing twice,
-// and one that is not a perfect nest.
+// nests; the five one-thread kernels, one after another, are one): a nest
+// writing a function argument (it could alias what it reads), one reading
+// its target elsewhere than it writes, one whose store indices are all
+// computed (no loop writes apart), one storing twice, and one that is not
+// a perfect nest.
 // CHECK-LABEL: func.func @kept
-// CHECK-COUNT-5: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1{{.*}}) step (%c1{{.*}}) {
+// CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1{{.*}}) step (%c1{{.*}}) {
+// CHECK-NOT: scf.parallel
+// CHECK-COUNT-5: scf.for %{{.*}} = %c0 to %c64 step %c1 {
+// CHECK-NOT: scf.for %{{.*}} = %c0 to %c64
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
 // CHECK-NOT: scf.parallel
 // CHECK: return
 func.func @kept(%idx: memref<64xindex>, %src: memref<64x8xf32>, %out: memref<16x8xf32>) {

@@ -171,3 +171,43 @@ func.func @scalar_moves(%a: memref<f32>, %b: memref<f32>) {
   memref.dealloc %pack : memref<2xf32>
   return
 }
+
+// -----
+
+// One-thread kernels that follow each other (two short sums to scalars and
+// the division of one by the other) are one launch: their loops in order
+// in one one-iteration loop; the allocation between them moves in front,
+// the deallocation behind.
+// CHECK-LABEL: func.func @one_thread_kernels
+// CHECK: %[[Q:.*]] = memref.alloc() : memref<f32>
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// CHECK:   scf.for
+// CHECK:     memref.store %{{.*}}, %arg1[] : memref<f32>
+// CHECK:   scf.for
+// CHECK:     memref.store %{{.*}}, %arg2[] : memref<f32>
+// CHECK:   arith.divf
+// CHECK:   memref.store %{{.*}}, %[[Q]][] : memref<f32>
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK-NEXT: memref.dealloc %[[Q]] : memref<f32>
+// CHECK-NEXT: return
+func.func @one_thread_kernels(%x: memref<8xf32>, %s: memref<f32>, %t: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : memref<8xf32>) outs(%s : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %acc, %in : f32
+    linalg.yield %a : f32
+  }
+  %q = memref.alloc() : memref<f32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : memref<8xf32>) outs(%t : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.mulf %in, %in : f32
+    %a = arith.addf %acc, %m : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%s, %t : memref<f32>, memref<f32>) outs(%q : memref<f32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %d = arith.divf %a, %b : f32
+    linalg.yield %d : f32
+  }
+  memref.dealloc %q : memref<f32>
+  return
+}

@@ -240,7 +240,9 @@ def LmcLinalgToGpuLoops : Pass<"lmc-linalg-to-gpu-loops", "::mlir::ModuleOp"> {
     thread in their order (each element sums as on the CPU); a nest
     without one runs on one thread. Runs of single-element loads and
     stores at function level (scalars packed into one buffer for a
-    collective and unpacked after it) become one-thread kernels. Copies
+    collective and unpacked after it) become one-thread kernels.
+    One-thread kernels that follow each other (constants, allocations and
+    deallocations between them aside) are merged into one. Copies
     between buffers become `linalg.copy` kernels. Globals (constant tables) live in
     the host binary, out of the kernels' reach: each function copies the
     ones it reads into a buffer of its own with `lmc_rt_copy_in` at its

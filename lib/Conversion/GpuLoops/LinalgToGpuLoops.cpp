@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -157,6 +158,56 @@ void runOnOneThread(RewriterBase &rewriter, Operation *op) {
   op->moveBefore(wrapper.getBody()->getTerminator());
   (void)gpu::setMappingAttr(wrapper,
                             {mapTo(op->getContext(), gpu::Processor::BlockX)});
+}
+
+/// Whether `op` is a kernel runOnOneThread made.
+bool isOneThreadKernel(Operation *op) {
+  auto loop = dyn_cast<scf::ParallelOp>(op);
+  if (!loop || loop.getNumLoops() != 1 ||
+      !matchPattern(loop.getLowerBound()[0], m_Zero()) ||
+      !matchPattern(loop.getUpperBound()[0], m_One()) ||
+      !matchPattern(loop.getStep()[0], m_One()))
+    return false;
+  auto mapping = loop->getAttrOfType<ArrayAttr>(gpu::getMappingAttrName());
+  auto dim = mapping && mapping.size() == 1
+                 ? dyn_cast<gpu::ParallelLoopDimMappingAttr>(mapping[0])
+                 : nullptr;
+  return dim && dim.getProcessor() == gpu::Processor::BlockX;
+}
+
+/// Merges one-thread kernels that follow each other (the last steps of
+/// split sums, a gradient norm's scalar arithmetic) into one: one launch
+/// instead of several, the same operations in the same order. Constants
+/// and allocations between them move in front, deallocations behind.
+void mergeOneThreadKernels(RewriterBase &rewriter, func::FuncOp func) {
+  scf::ParallelOp current;
+  Operation *behind = nullptr; // where the next deallocation goes
+  for (Operation &op : llvm::make_early_inc_range(func.getOps())) {
+    if (isOneThreadKernel(&op)) {
+      auto next = cast<scf::ParallelOp>(op);
+      if (!current) {
+        current = next;
+        behind = next;
+        continue;
+      }
+      rewriter.replaceAllUsesWith(next.getInductionVars()[0],
+                                  current.getInductionVars()[0]);
+      Operation *end = current.getBody()->getTerminator();
+      for (Operation &inner :
+           llvm::make_early_inc_range(next.getBody()->without_terminator()))
+        inner.moveBefore(end);
+      rewriter.eraseOp(next);
+    } else if (current && isa<memref::DeallocOp>(op)) {
+      op.moveAfter(behind);
+      behind = &op;
+    } else if (current && (isa<arith::ConstantOp>(op) ||
+                           (isa<memref::AllocOp>(op) &&
+                            op.getNumOperands() == 0))) {
+      op.moveBefore(current);
+    } else {
+      current = nullptr;
+    }
+  }
 }
 
 /// Whether `op`, at function level, reads or writes memory itself (outside
@@ -325,6 +376,7 @@ struct LinalgToGpuLoops
         return signalPassFailure();
     for (func::FuncOp func : funcs) {
       scalarMovesToKernels(rewriter, func);
+      mergeOneThreadKernels(rewriter, func);
       if (failed(keepMemoryInKernels(func)))
         return signalPassFailure();
     }
