@@ -5,11 +5,15 @@
 // op(B[b])) on cublasGemmStridedBatchedEx. cuBLAS is column-major, so
 // each call computes C^T = op(B)^T op(A)^T. f32 products use f32 compute
 // (CUBLAS_COMPUTE_32F: no TF32 rounding), and bf16/f16 operands accumulate
-// in f32 on the tensor cores, as the CPU kernels accumulate in f32.
+// in f32 on the tensor cores, as the CPU kernels accumulate in f32. The
+// runtime's gradient sums (lmc_rt_device_axpy_f32 / _scale_f32) use the same
+// handle, on the same stream.
 //
 //===----------------------------------------------------------------------===//
 
 #include "cuda_support.h"
+
+#include "lmc/runtime/device.h"
 
 #include <cublas_v2.h>
 
@@ -90,6 +94,14 @@ void lmc_rt_cuda_matmul_f16(const uint16_t *A, const uint16_t *B, float *C,
   const float one = 1.0f;
   gemm(A, B, C, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, batch, M,
        N, K, transA, transB);
+}
+
+void lmc_rt_device_axpy_f32(int64_t n, float a, const float *x, float *y) {
+  checkBlas(cublasSaxpy_64(handle(), n, &a, x, 1, y, 1), "cublasSaxpy");
+}
+
+void lmc_rt_device_scale_f32(int64_t n, float a, float *x) {
+  checkBlas(cublasSscal_64(handle(), n, &a, x, 1), "cublasSscal");
 }
 
 double lmc_rt_device_matmul_flops(const char *precision) {

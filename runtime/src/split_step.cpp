@@ -2,10 +2,42 @@
 
 #include "split_step.h"
 
+#include "device_hooks.h"
 #include "error.h"
 #include "zero.h"
 
 namespace lmc::rt {
+
+namespace {
+
+// The gradient sums run where the gradients are: on the GPU in --target
+// cuda executables (a host loop over managed memory would move every
+// gradient to the host and back each step), here otherwise.
+
+/// y[i] += x[i] for i < n.
+void addInto(float *y, const float *x, size_t n) {
+  if (lmc_rt_device_axpy_f32) {
+    lmc_rt_device_axpy_f32(int64_t(n), 1.0f, x, y);
+    lmc_rt_device_synchronize();
+    return;
+  }
+  for (size_t i = 0; i < n; ++i)
+    y[i] += x[i];
+}
+
+/// x[i] /= count for i < n (on the GPU: times 1/count, which may differ in
+/// the last bit).
+void divideBy(float *x, size_t n, float count) {
+  if (lmc_rt_device_scale_f32) {
+    lmc_rt_device_scale_f32(int64_t(n), 1.0f / count, x);
+    lmc_rt_device_synchronize();
+    return;
+  }
+  for (size_t i = 0; i < n; ++i)
+    x[i] /= count;
+}
+
+} // namespace
 
 void broadcastBuffers(Communicator &comm, ModelState &state) {
   if (comm.size() == 1)
@@ -101,8 +133,7 @@ SplitStep::Outcome SplitStep::run(const std::function<void(int64_t)> &fillInputs
     state_.commitBuffers();
     lossSum += double(*loss_.as<float>());
     if (k > 0)
-      for (size_t i = 0; i < layout_.lossSlot; ++i)
-        sum[i] += target[i];
+      addInto(sum, target, layout_.lossSlot);
   }
   sum[layout_.lossSlot] = float(lossSum);
   sum[layout_.stopSlot] = stopRequested ? 1.0f : 0.0f;
@@ -122,11 +153,8 @@ SplitStep::Outcome SplitStep::run(const std::function<void(int64_t)> &fillInputs
 
   outcome.loss = double(sum[layout_.lossSlot]) / double(jobMicroBatches);
   outcome.stopRequested = sum[layout_.stopSlot] > 0;
-  if (jobMicroBatches > 1) {
-    const float count = float(jobMicroBatches);
-    for (size_t i = 0; i < layout_.lossSlot; ++i)
-      sum[i] /= count;
-  }
+  if (jobMicroBatches > 1)
+    divideBy(sum, layout_.lossSlot, float(jobMicroBatches));
 
   std::vector<void *> buffers = applyStepBuffers(hypers);
   applyStep_(buffers.data());

@@ -10,6 +10,7 @@
 #define LMC_RUNTIME_DEVICE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,6 +30,12 @@ void lmc_rt_device_free(void *p);
 /// Waits until the device has run everything queued (a step's kernels, its
 /// copies and matmuls run in order and return before they finish).
 void lmc_rt_device_synchronize(void);
+
+/// y[i] += a * x[i] and x[i] *= a for i < n, queued on the device's stream
+/// (the runtime's gradient sums: managed memory that a host loop would move
+/// to the host and back every step).
+void lmc_rt_device_axpy_f32(int64_t n, float a, const float *x, float *y);
+void lmc_rt_device_scale_f32(int64_t n, float a, float *x);
 
 /// The best FLOP/s of the device's matmul kernel for `precision` ("f32",
 /// "bf16", "f16") on a large product: the peak MFU is reported against.
