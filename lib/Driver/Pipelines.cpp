@@ -169,7 +169,8 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{hoist-static-allocs "
       "modify-public-functions},"
-      "buffer-deallocation-pipeline,";
+      "buffer-deallocation-pipeline,"
+      "lmc-mark-gradients-ready,";
   if (target.cuda) {
     if (failed(parsePassPipeline(
             bufferization + cudaLoweringPipeline(*target.cuda), pm)))

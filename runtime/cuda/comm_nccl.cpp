@@ -111,6 +111,30 @@ public:
   void allReduceMax(float *data, size_t count) override {
     allReduce(data, count, ncclMax, [&] { host->allReduceMax(data, count); });
   }
+
+  bool startsCollectives() const override { return true; }
+
+  // On a stream of its own, after the kernels queued so far (those that
+  // wrote `data`): the backward pass goes on while NCCL reduces.
+  std::unique_ptr<PendingCollective> startAllReduceSum(float *data,
+                                                       size_t count) override {
+    if (!onDevice(data))
+      return Communicator::startAllReduceSum(data, count);
+    cudaEvent_t written = nullptr, reduced = nullptr;
+    cuda::check(cudaEventCreateWithFlags(&written, cudaEventDisableTiming),
+                "cudaEventCreate");
+    cuda::check(cudaEventCreateWithFlags(&reduced, cudaEventDisableTiming),
+                "cudaEventCreate");
+    cuda::check(cudaEventRecord(written, cuda::stream()), "cudaEventRecord");
+    cuda::check(cudaStreamWaitEvent(sideStream(), written, 0),
+                "cudaStreamWaitEvent");
+    check(nccl().allReduce(data, data, count, ncclFloat, ncclSum, comm,
+                           sideStream()),
+          "ncclAllReduce");
+    cuda::check(cudaEventRecord(reduced, sideStream()), "cudaEventRecord");
+    cuda::check(cudaEventDestroy(written), "cudaEventDestroy");
+    return std::make_unique<Pending>(*this, reduced);
+  }
   void broadcast(void *data, size_t bytes) override {
     host->broadcast(data, bytes);
   }
@@ -197,6 +221,25 @@ public:
   }
 
 private:
+  struct Pending : PendingCollective {
+    Pending(NcclCommunicator &comm, cudaEvent_t reduced)
+        : comm(comm), reduced(reduced) {}
+    ~Pending() override { cudaEventDestroy(reduced); }
+    void wait() override {
+      comm.waitUntil([&] { return cudaEventQuery(reduced); }, "all-reduce");
+    }
+    NcclCommunicator &comm;
+    cudaEvent_t reduced;
+  };
+
+  /// The stream of the collectives started during a step.
+  cudaStream_t sideStream() {
+    if (!side)
+      cuda::check(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking),
+                  "cudaStreamCreate");
+    return side;
+  }
+
   /// Device memory for `floats` gathered values, kept for the next step
   /// (the previous block is free: every collective waits for the stream).
   float *staging(size_t floats) {
@@ -222,12 +265,18 @@ private:
     wait("all-reduce");
   }
 
-  /// Waits for the stream; a peer's failure shows as an asynchronous NCCL
-  /// error, a dead or hung peer as the timeout.
+  /// Waits for the kernels' stream.
   void wait(const char *what) {
+    waitUntil([] { return cudaStreamQuery(cuda::stream()); }, what);
+  }
+
+  /// Waits until `query` (cudaStreamQuery, cudaEventQuery) says done; a
+  /// peer's failure shows as an asynchronous NCCL error, a dead or hung
+  /// peer as the timeout.
+  template <typename Query> void waitUntil(Query query, const char *what) {
     auto start = std::chrono::steady_clock::now();
     for (;;) {
-      cudaError_t status = cudaStreamQuery(cuda::stream());
+      cudaError_t status = query();
       if (status == cudaSuccess)
         return;
       cuda::check(status == cudaErrorNotReady ? cudaSuccess : status, what);
@@ -250,6 +299,7 @@ private:
   std::unique_ptr<Communicator> host;
   double timeoutSeconds;
   ncclComm_t comm = nullptr;
+  cudaStream_t side = nullptr;
   void *stagingBuffer = nullptr;
   size_t stagingFloats = 0;
 };

@@ -210,6 +210,10 @@ __attribute__((weak)) void *lmc_rt_step_arena(int64_t bytes) {
   return arena;
 }
 
+// Weak: the runtime's data-parallel step defines the one that starts
+// all-reduces (split_step.cpp); a JIT-run step needs none.
+__attribute__((weak)) void lmc_rt_gradient_ready(int64_t) {}
+
 void lmc_rt_set_threads(int n) {
   // The OpenMP threads run everything parallel, GEMM slices included; a
   // threaded BLAS would be a second pool contending for the same cores.

@@ -98,6 +98,18 @@ LaunchInfo detectLaunch(
   return LaunchInfo{};
 }
 
+namespace {
+struct Done : PendingCollective {
+  void wait() override {}
+};
+} // namespace
+
+std::unique_ptr<PendingCollective>
+Communicator::startAllReduceSum(float *data, size_t count) {
+  allReduceSum(data, count);
+  return std::make_unique<Done>();
+}
+
 void Communicator::allGatherRows(const float *in, float *out, size_t outer,
                                  size_t chunk) {
   const size_t sliceBytes = outer * chunk * sizeof(float);

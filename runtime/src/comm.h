@@ -39,6 +39,14 @@ struct LaunchInfo {
 LaunchInfo detectLaunch(
     const std::function<const char *(const char *)> &getenv);
 
+/// A collective started and not yet waited for.
+class PendingCollective {
+public:
+  virtual ~PendingCollective() = default;
+  /// Returns once the collective is done: its buffer holds the result.
+  virtual void wait() = 0;
+};
+
 class Communicator {
 public:
   virtual ~Communicator() = default;
@@ -46,6 +54,14 @@ public:
   virtual int size() const = 0;
   /// In place: every process ends with the elementwise sum over all.
   virtual void allReduceSum(float *data, size_t count) = 0;
+  /// Starts what allReduceSum does; `data` must be left alone until the
+  /// handle's wait() returns, and every process starts its collectives in
+  /// the same order. Here: done before it returns.
+  virtual std::unique_ptr<PendingCollective>
+  startAllReduceSum(float *data, size_t count);
+  /// Whether startAllReduceSum returns before the collective is done (it
+  /// can then go on while the caller computes).
+  virtual bool startsCollectives() const { return false; }
   /// In place: every process ends with the elementwise maximum over all.
   virtual void allReduceMax(float *data, size_t count) = 0;
   /// Every process ends with rank 0's bytes.

@@ -74,6 +74,21 @@ public:
     allReduce(data, count, MPI_MAX);
   }
 
+  bool startsCollectives() const override { return true; }
+
+  // MPI_Iallreduce (Open MPI moves it along inside later MPI calls and in
+  // the wait); counts beyond an int reduce at once.
+  std::unique_ptr<PendingCollective> startAllReduceSum(float *data,
+                                                       size_t count) override {
+    if (count > INT_MAX)
+      return Communicator::startAllReduceSum(data, count);
+    auto pending = std::make_unique<MpiPending>(*this, count);
+    LMC_CHECK_MPI(MPI_Iallreduce(MPI_IN_PLACE, data, int(count), MPI_FLOAT,
+                                 MPI_SUM, comm_, &pending->request),
+                  "MPI_Iallreduce");
+    return pending;
+  }
+
   void broadcast(void *data, size_t bytes) override {
     std::optional<CollectiveWatchdog::Watch> watch =
         watchIf("broadcast", bytes);
@@ -133,6 +148,19 @@ public:
   }
 
 private:
+  struct MpiPending : PendingCollective {
+    MpiPending(MpiCommunicator &comm, size_t count)
+        : comm(comm), count(count) {}
+    void wait() override {
+      std::optional<CollectiveWatchdog::Watch> watch =
+          comm.watchIf("all-reduce", count * sizeof(float));
+      LMC_CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
+    }
+    MpiCommunicator &comm;
+    size_t count;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+
   void allReduce(float *data, size_t count, MPI_Op op) {
     std::optional<CollectiveWatchdog::Watch> watch =
         watchIf("all-reduce", count * sizeof(float));

@@ -131,6 +131,8 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.threads = parseCount(flag, value(), 1);
     else if (flag == "--collective-timeout")
       config.collectiveTimeout = parseNonNegativeReal(flag, value());
+    else if (flag == "--bucket-mb")
+      config.bucketMb = parseNonNegativeReal(flag, value());
     else if (flag == "--zero") {
       std::string stage = value();
       if (stage != "0" && stage != "1")
@@ -274,6 +276,9 @@ std::string usageText(const std::string &program) {
       "  --collective-timeout S      end the job when a collective waits\n"
       "                              longer than S seconds for another\n"
       "                              process (default 600; 0: forever)\n"
+      "  --bucket-mb MB              all-reduce the gradients in buckets of\n"
+      "                              about MB megabytes, each while the\n"
+      "                              backward pass goes on (default 25)\n"
       "  --zero 1                    ZeRO-1: each process keeps and updates\n"
       "                              the optimizer state of 1/N of the\n"
       "                              parameters (default 0: all of it)\n"

@@ -64,6 +64,9 @@ struct Config {
   std::optional<int64_t> threads;   // --threads N (default: all cores)
   /// --collective-timeout SECONDS (0: wait forever).
   double collectiveTimeout = 600;
+  /// --bucket-mb MB: data parallelism all-reduces the gradients in buckets
+  /// of about this many megabytes, each as soon as it is complete.
+  double bucketMb = 25;
   /// --zero 1: ZeRO stage 1, optimizer state sharded over the processes.
   int zeroStage = 0;
   /// --memory-budget BYTES (0: no check; default: physical memory).

@@ -6,6 +6,9 @@
 #include "error.h"
 #include "zero.h"
 
+#include <algorithm>
+#include <cstdio>
+
 namespace lmc::rt {
 
 namespace {
@@ -48,7 +51,8 @@ void broadcastBuffers(Communicator &comm, ModelState &state) {
 
 SplitStep::SplitStep(const Descriptor &desc, StepFn gradStep,
                      StepFn applyStep, StepFn chunkStep, ModelState &state,
-                     Communicator &comm, int64_t microBatches, void *rngKey)
+                     Communicator &comm, int64_t microBatches, void *rngKey,
+                     size_t bucketBytes)
     : desc_(desc), gradStep_(gradStep), applyStep_(applyStep), state_(state),
       comm_(comm), microBatches_(microBatches), rngKey_(rngKey),
       layout_(state.params()), loss_(sizeof(float)),
@@ -65,6 +69,16 @@ SplitStep::SplitStep(const Descriptor &desc, StepFn gradStep,
     scratch_ = AlignedBuffer(layout_.floats * sizeof(float));
   if (state.stateShard())
     sharded_ = std::make_unique<ShardedOptimizer>(desc, chunkStep, state, comm);
+  if (comm.size() > 1 && comm.startsCollectives() && microBatches_ == 1 &&
+      !sharded_) {
+    std::vector<size_t> gradientParams;
+    for (const TensorSpec &res : desc.gradResults)
+      if (res.role == Role::Grad)
+        gradientParams.push_back(size_t(state.paramIndex(res.name)));
+    buckets_ = std::make_unique<GradientBuckets>(
+        layout_, std::move(gradientParams),
+        std::max<size_t>(bucketBytes / sizeof(float), 1));
+  }
 }
 
 SplitStep::~SplitStep() = default;
@@ -127,7 +141,12 @@ SplitStep::Outcome SplitStep::run(const std::function<void(int64_t)> &fillInputs
     // the scratch arena and are added in.
     float *target = k == 0 ? sum : scratch_.as<float>();
     std::vector<void *> buffers = gradStepBuffers(target, inputs);
+    if (buckets_) {
+      buckets_->begin(sum, comm_);
+      setActiveGradientBuckets(buckets_.get());
+    }
     gradStep_(buffers.data());
+    setActiveGradientBuckets(nullptr);
     // Each micro-batch's forward updates the model buffers, as PyTorch's
     // does under gradient accumulation.
     state_.commitBuffers();
@@ -148,7 +167,17 @@ SplitStep::Outcome SplitStep::run(const std::function<void(int64_t)> &fillInputs
     outcome.stopRequested = lossAndStop[1] > 0;
     return outcome;
   }
-  comm_.allReduceSum(sum, layout_.floats);
+  if (buckets_) {
+    buckets_->finish();
+    comm_.allReduceSum(sum + layout_.lossSlot, 2);
+    if (!bucketsReported_ && comm_.rank() == 0)
+      std::printf("data parallel: gradients all-reduced in %zu buckets "
+                  "(--bucket-mb), %zu started while grad_step ran\n",
+                  buckets_->size(), buckets_->startedEarly());
+    bucketsReported_ = true;
+  } else {
+    comm_.allReduceSum(sum, layout_.floats);
+  }
   broadcastBuffers(comm_, state_);
 
   outcome.loss = double(sum[layout_.lossSlot]) / double(jobMicroBatches);

@@ -2,11 +2,13 @@
 //
 // One optimizer step as the compiled grad_step and apply_step
 // (docs/runtime-abi.md): grad_step runs once per micro-batch; the gradients
-// and losses are summed, all-reduced over the processes as ONE collective
-// (every gradient lives in one contiguous arena: a single bucket), divided
-// by the number of micro-batches in the job, and handed to apply_step. The
-// update then equals one fused train_step on the concatenated batch, up to
-// float rounding in the averaging.
+// and losses are summed, all-reduced over the processes, divided by the
+// number of micro-batches in the job, and handed to apply_step. The update
+// then equals one fused train_step on the concatenated batch, up to float
+// rounding in the averaging. Every gradient lives in one contiguous arena:
+// with one micro-batch per process its buckets are all-reduced while
+// grad_step still runs (gradient_buckets.h); otherwise it is one
+// collective after the last micro-batch.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LMC_RUNTIME_SPLIT_STEP_H
@@ -17,6 +19,7 @@
 #include "descriptor.h"
 #include "driver.h"
 #include "gradient_arena.h"
+#include "gradient_buckets.h"
 #include "model_state.h"
 
 #include <functional>
@@ -40,9 +43,10 @@ public:
   /// (grad_step's `hyper rng_key`, when it has one).
   /// With sharded state (ZeRO-1) the update is `chunkStep`'s, through a
   /// ShardedOptimizer.
+  /// `bucketBytes`: the size at which a gradient bucket closes.
   SplitStep(const Descriptor &desc, StepFn gradStep, StepFn applyStep,
             StepFn chunkStep, ModelState &state, Communicator &comm,
-            int64_t microBatches, void *rngKey);
+            int64_t microBatches, void *rngKey, size_t bucketBytes);
   ~SplitStep();
 
   struct Outcome {
@@ -75,6 +79,8 @@ private:
   GradientArena layout_;
   AlignedBuffer sum_, scratch_, loss_, gradNorm_;
   std::unique_ptr<ShardedOptimizer> sharded_; // with ZeRO-1
+  std::unique_ptr<GradientBuckets> buckets_;  // reduced during grad_step
+  bool bucketsReported_ = false;
 
 };
 

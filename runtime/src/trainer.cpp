@@ -22,7 +22,8 @@ Trainer::Trainer(const Descriptor &desc, const Config &config, StepFns steps,
       rngKey_(sizeof(int64_t)) {
   if (config.gradAccum > 1 || comm.size() > 1 || state.stateShard())
     split_.emplace(desc, steps.grad, steps.apply, steps.chunk, state, comm,
-                   config.gradAccum, rngKey_.data());
+                   config.gradAccum, rngKey_.data(),
+                   size_t(config.bucketMb * 1e6));
   for (const TensorSpec &arg : desc.trainArgs) {
     if (arg.role == Role::Input)
       inputBuffers_.emplace_back(arg.byteSize());

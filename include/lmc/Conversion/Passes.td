@@ -119,6 +119,23 @@ def LmcStridedCopiesToLinalg : Pass<"lmc-strided-copies-to-linalg"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LmcMarkGradientsReady
+    : Pass<"lmc-mark-gradients-ready", "::mlir::ModuleOp"> {
+  let summary = "Calls the runtime when each gradient of grad_step is final";
+  let description = [{
+    Run after bufferization and deallocation. In `grad_step`, after the
+    last op that reaches a gradient's out-parameter (uses it, or uses a
+    value computed from it: a view, a pointer handed to a runtime matmul),
+    a call `lmc_rt_gradient_ready(k)` says that gradient k (in the order of
+    the `grad` arguments) is final: a data-parallel runtime starts the
+    all-reduce of a bucket of gradients as soon as all of them are, while
+    the backward pass goes on (docs/distributed.md). A gradient nothing
+    writes is final at the start.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def LmcPlanBuffers : Pass<"lmc-plan-buffers", "::mlir::ModuleOp"> {
   let summary = "Places each function's intermediate buffers in one arena";
   let description = [{

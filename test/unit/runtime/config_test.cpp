@@ -80,6 +80,13 @@ TEST(Config, CollectiveTimeout) {
   expectUsageError({"--collective-timeout", "soon"}, "--collective-timeout");
 }
 
+TEST(Config, BucketMegabytes) {
+  EXPECT_EQ(parseFlags({}).bucketMb, 25);
+  EXPECT_EQ(parseFlags({"--bucket-mb", "0.5"}).bucketMb, 0.5);
+  expectUsageError({"--bucket-mb", "-1"}, "--bucket-mb");
+  expectUsageError({"--bucket-mb", "big"}, "--bucket-mb");
+}
+
 TEST(Config, ZeroStage) {
   EXPECT_EQ(parseFlags({}).zeroStage, 0);
   EXPECT_EQ(parseFlags({"--zero", "1"}).zeroStage, 1);

@@ -18,7 +18,9 @@ inline std::vector<std::pair<const char *, void *>> kernelSymbols() {
   return {{"lmc_rt_matmul_f32", reinterpret_cast<void *>(&lmc_rt_matmul_f32)},
           {"lmc_rt_matmul_f64", reinterpret_cast<void *>(&lmc_rt_matmul_f64)},
           {"lmc_rt_matmul_bf16", reinterpret_cast<void *>(&lmc_rt_matmul_bf16)},
-          {"lmc_rt_matmul_f16", reinterpret_cast<void *>(&lmc_rt_matmul_f16)}};
+          {"lmc_rt_matmul_f16", reinterpret_cast<void *>(&lmc_rt_matmul_f16)},
+          {"lmc_rt_gradient_ready",
+           reinterpret_cast<void *>(&lmc_rt_gradient_ready)}};
 }
 
 } // namespace lmc::rt

@@ -50,6 +50,12 @@ void lmc_rt_copy_in(void *dst, const void *src, int64_t bytes);
 /// Ends the process with a message when it cannot allocate.
 void *lmc_rt_step_arena(int64_t bytes);
 
+/// Gradient `gradient` (in the order of grad_step's gradients) is final:
+/// nothing later in the step writes it (lmc-mark-gradients-ready). A
+/// data-parallel runtime starts all-reducing a bucket of gradients once all
+/// of them are; here it does nothing.
+void lmc_rt_gradient_ready(int64_t gradient);
+
 /// Sets how many threads the kernels (the BLAS) and the compiled loop nests
 /// (OpenMP) may use; n >= 1.
 void lmc_rt_set_threads(int n);
