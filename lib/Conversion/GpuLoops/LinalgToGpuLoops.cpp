@@ -13,6 +13,7 @@
 #include "../Common/Copies.h"
 #include "../Common/RuntimeCalls.h"
 #include "IndependentLoops.h"
+#include "OneThreadKernels.h"
 #include "SplitReductions.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -20,9 +21,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <numeric>
 
@@ -62,11 +61,6 @@ FailureOr<linalg::GenericOp> parallelFirst(RewriterBase &rewriter,
     return generic;
   rewriter.setInsertionPoint(generic);
   return linalg::interchangeGenericOp(rewriter, generic, order);
-}
-
-gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *ctx, gpu::Processor p) {
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
-  return gpu::ParallelLoopDimMappingAttr::get(ctx, p, identity, identity);
 }
 
 /// Collapses `loop` to one dimension and splits it into blocks of
@@ -146,70 +140,6 @@ LogicalResult copyGlobalsForKernels(RewriterBase &rewriter,
   return success();
 }
 
-/// Moves `op` into a one-iteration scf.parallel mapped to a GPU block: one
-/// thread runs it, in the stream's order with the other kernels.
-void runOnOneThread(RewriterBase &rewriter, Operation *op) {
-  Location loc = op->getLoc();
-  rewriter.setInsertionPoint(op);
-  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  auto wrapper = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
-                                         ValueRange{one}, ValueRange{one});
-  op->moveBefore(wrapper.getBody()->getTerminator());
-  (void)gpu::setMappingAttr(wrapper,
-                            {mapTo(op->getContext(), gpu::Processor::BlockX)});
-}
-
-/// Whether `op` is a kernel runOnOneThread made.
-bool isOneThreadKernel(Operation *op) {
-  auto loop = dyn_cast<scf::ParallelOp>(op);
-  if (!loop || loop.getNumLoops() != 1 ||
-      !matchPattern(loop.getLowerBound()[0], m_Zero()) ||
-      !matchPattern(loop.getUpperBound()[0], m_One()) ||
-      !matchPattern(loop.getStep()[0], m_One()))
-    return false;
-  auto mapping = loop->getAttrOfType<ArrayAttr>(gpu::getMappingAttrName());
-  auto dim = mapping && mapping.size() == 1
-                 ? dyn_cast<gpu::ParallelLoopDimMappingAttr>(mapping[0])
-                 : nullptr;
-  return dim && dim.getProcessor() == gpu::Processor::BlockX;
-}
-
-/// Merges one-thread kernels that follow each other (the last steps of
-/// split sums, a gradient norm's scalar arithmetic) into one: one launch
-/// instead of several, the same operations in the same order. Constants
-/// and allocations between them move in front, deallocations behind.
-void mergeOneThreadKernels(RewriterBase &rewriter, func::FuncOp func) {
-  scf::ParallelOp current;
-  Operation *behind = nullptr; // where the next deallocation goes
-  for (Operation &op : llvm::make_early_inc_range(func.getOps())) {
-    if (isOneThreadKernel(&op)) {
-      auto next = cast<scf::ParallelOp>(op);
-      if (!current) {
-        current = next;
-        behind = next;
-        continue;
-      }
-      rewriter.replaceAllUsesWith(next.getInductionVars()[0],
-                                  current.getInductionVars()[0]);
-      Operation *end = current.getBody()->getTerminator();
-      for (Operation &inner :
-           llvm::make_early_inc_range(next.getBody()->without_terminator()))
-        inner.moveBefore(end);
-      rewriter.eraseOp(next);
-    } else if (current && isa<memref::DeallocOp>(op)) {
-      op.moveAfter(behind);
-      behind = &op;
-    } else if (current && (isa<arith::ConstantOp>(op) ||
-                           (isa<memref::AllocOp>(op) &&
-                            op.getNumOperands() == 0))) {
-      op.moveBefore(current);
-    } else {
-      current = nullptr;
-    }
-  }
-}
-
 /// Whether `op`, at function level, reads or writes memory itself (outside
 /// a kernel): what the host must not do while kernels run ahead.
 bool touchesMemoryOnHost(Operation *op) {
@@ -242,61 +172,6 @@ void loopNestsToKernels(RewriterBase &rewriter, func::FuncOp func,
       kernels.push_back(*parallel);
     else
       runOnOneThread(rewriter, loop);
-  }
-}
-
-/// Moves `run` (function-level loads and stores of single elements, the
-/// allocations and pure ops between them) into one one-thread kernel: the
-/// allocations and the pure ops that read nothing the run loads go in
-/// front of it. Leaves it when a value it loads is used after it.
-void moveScalarRunToKernel(RewriterBase &rewriter, ArrayRef<Operation *> run) {
-  llvm::SmallPtrSet<Operation *, 16> inKernel;
-  for (Operation *op : run) {
-    bool readsRun = llvm::any_of(op->getOperands(), [&](Value v) {
-      return inKernel.contains(v.getDefiningOp());
-    });
-    if (isa<memref::LoadOp, memref::StoreOp>(op) || readsRun)
-      inKernel.insert(op);
-  }
-  for (Operation *op : inKernel)
-    for (Operation *user : op->getUsers())
-      if (!inKernel.contains(user))
-        return;
-  Operation *first = nullptr;
-  for (Operation *op : run)
-    if (inKernel.contains(op) && !first)
-      first = op;
-  for (Operation *op : run)
-    if (!inKernel.contains(op))
-      op->moveBefore(first);
-  runOnOneThread(rewriter, first);
-  Operation *body = first;
-  for (Operation *op : run)
-    if (op != first && inKernel.contains(op)) {
-      op->moveAfter(body);
-      body = op;
-    }
-}
-
-/// Element moves at function level — a bucket of scalars packed for one
-/// all-reduce (lmc-bucket-all-reduces) and unpacked after it — run as
-/// one-thread kernels, a run of consecutive ones per kernel.
-void scalarMovesToKernels(RewriterBase &rewriter, func::FuncOp func) {
-  SmallVector<SmallVector<Operation *>> runs(1);
-  for (Operation &op : func.getOps()) {
-    bool access = isa<memref::LoadOp, memref::StoreOp>(op);
-    bool between = isa<memref::AllocOp>(op) ||
-                   (op.getNumRegions() == 0 && isMemoryEffectFree(&op));
-    if (access || (between && !runs.back().empty()))
-      runs.back().push_back(&op);
-    else if (!runs.back().empty())
-      runs.emplace_back();
-  }
-  for (SmallVector<Operation *> &run : runs) {
-    while (!run.empty() && !isa<memref::LoadOp, memref::StoreOp>(run.back()))
-      run.pop_back();
-    if (!run.empty())
-      moveScalarRunToKernel(rewriter, run);
   }
 }
 
