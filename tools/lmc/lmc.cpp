@@ -17,6 +17,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
@@ -29,6 +31,9 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <mutex>
+#include <string>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -257,6 +262,36 @@ FailureOr<lmc::LoweringTarget> loweringTarget() {
   return result;
 }
 
+/// Remembers the sharding pass that failed, if one did: upstream
+/// partitioning that cannot carry a --shard rule through the model shows as
+/// a verifier error on some op, which alone does not say what led there.
+struct ShardingFailure : public mlir::PassInstrumentation {
+  void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *) override {
+    llvm::StringRef name = pass->getArgument();
+    if (name != "sharding-propagation" && name != "shard-partition" &&
+        !name.starts_with("lmc-shard"))
+      return;
+    std::lock_guard<std::mutex> lock(mutex); // per-function passes run
+    failedPass = name.str();                 // on several threads
+  }
+
+  /// After the pipeline failed: what to tell the user, if it was sharding.
+  void explain() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!failedPass.empty())
+      llvm::errs()
+          << "lmc: partitioning the model for --mesh failed in '"
+          << failedPass
+          << "': the --shard rules split a tensor in a way upstream sharding "
+             "cannot carry through this model (splitting weights "
+             "Megatron-style, a projection's rows then the next one's "
+             "columns, is supported; docs/distributed.md)\n";
+  }
+
+  std::mutex mutex;
+  std::string failedPass;
+};
+
 LogicalResult compile(MLIRContext &context, const char *argv0) {
   OwningOpRef<ModuleOp> module = loadModel(context);
   if (!module)
@@ -328,10 +363,15 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   PassManager lowering(&context);
   if (failed(applyPassManagerCLOptions(lowering)))
     return failure();
+  auto shardingFailure = std::make_unique<ShardingFailure>();
+  ShardingFailure &explainSharding = *shardingFailure;
+  lowering.addInstrumentation(std::move(shardingFailure));
   applyDefaultTimingPassManagerCLOptions(lowering);
   lmc::buildLmcLoweringPipeline(lowering, sharding, compileTo, *lowerFor);
-  if (failed(lowering.run(*module)))
+  if (failed(lowering.run(*module))) {
+    explainSharding.explain();
     return failure();
+  }
   lmc::describeLowering(*module, *model);
   if (stopInMlir)
     return writeText([&](llvm::raw_ostream &os) { module->print(os, printingFlags()); });
