@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Data-parallel and tensor-parallel scaling on this machine: samples/s of
-# one process against `mpirun -np 2` at the same global batch (plain, and
-# with --zero 1), and the all-reduce payload per step against the gradient
+# one process against `mpirun -np 2` at the same global batch (plain, with
+# --zero 1, and with small gradient buckets reduced during the backward
+# pass), and the all-reduce payload per step against the gradient
 # bytes. Models: the digits MLP (global batch 64) and the char GPT (global
 # batch 16); then bench/gpt-qkv.lmc split Megatron-style over model=2.
 #
@@ -43,9 +44,14 @@ bench() {
     --metrics "$WORK/d.jsonl" >/dev/null
   "${MPIRUN[@]}" "$WORK/$name-half" "${run[@]}" --threads 1 --zero 1 \
     --metrics "$WORK/e.jsonl" >/dev/null
-  printf '%-5s batch %3d | 1 proc, 2 threads %s | 1 proc, 1 thread %s | 1 proc, grad-accum 2 %s | 2 procs x 1 thread %s | 2 procs, --zero 1 %s samples/s\n' \
+  # Gradient buckets of 0.2 MB, each all-reduced while grad_step runs
+  # (the default 25 MB holds these models' gradients in one).
+  "${MPIRUN[@]}" "$WORK/$name-half" "${run[@]}" --threads 1 --bucket-mb 0.2 \
+    --metrics "$WORK/f.jsonl" >/dev/null
+  printf '%-5s batch %3d | 1 proc, 2 threads %s | 1 proc, 1 thread %s | 1 proc, grad-accum 2 %s | 2 procs x 1 thread %s | 2 procs, --zero 1 %s | 2 procs, --bucket-mb 0.2 %s samples/s\n' \
     "$name" "$batch" "$(rate "$WORK/a.jsonl")" "$(rate "$WORK/b.jsonl")" \
-    "$(rate "$WORK/c.jsonl")" "$(rate "$WORK/d.jsonl")" "$(rate "$WORK/e.jsonl")"
+    "$(rate "$WORK/c.jsonl")" "$(rate "$WORK/d.jsonl")" "$(rate "$WORK/e.jsonl")" \
+    "$(rate "$WORK/f.jsonl")"
   "$WORK/$name-half" --info | grep "data-parallel all-reduce"
 }
 
