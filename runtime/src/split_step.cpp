@@ -78,6 +78,10 @@ SplitStep::SplitStep(const Descriptor &desc, StepFn gradStep,
     buckets_ = std::make_unique<GradientBuckets>(
         layout_, std::move(gradientParams),
         std::max<size_t>(bucketBytes / sizeof(float), 1));
+    // One bucket would start with the last gradient, after the backward
+    // pass: one all-reduce with the loss after the step costs less.
+    if (buckets_->size() < 2)
+      buckets_.reset();
   }
 }
 
