@@ -19,7 +19,9 @@ void setActiveGradientBuckets(GradientBuckets *buckets) {
 
 GradientBuckets::GradientBuckets(const GradientArena &layout,
                                  std::vector<size_t> gradientParams,
-                                 size_t bucketFloats) {
+                                 size_t bucketFloats, float *arena,
+                                 Communicator &comm)
+    : arena_(arena), comm_(comm) {
   // From the last param back: param p covers [offsets[p], next offset).
   const size_t params = layout.offsets.size();
   std::vector<size_t> bucketOfParam(params);
@@ -41,9 +43,7 @@ GradientBuckets::GradientBuckets(const GradientArena &layout,
   }
 }
 
-void GradientBuckets::begin(float *arena, Communicator &comm) {
-  arena_ = arena;
-  comm_ = &comm;
+void GradientBuckets::begin() {
   startedEarly_ = 0;
   for (Bucket &bucket : buckets_)
     bucket.waiting = bucket.gradients;
@@ -79,8 +79,8 @@ void GradientBuckets::finish() {
 }
 
 void GradientBuckets::start(Bucket &bucket) {
-  bucket.pending = comm_->startAllReduceSum(arena_ + bucket.begin,
-                                            bucket.count);
+  bucket.pending = comm_.startAllReduceSum(arena_ + bucket.begin,
+                                           bucket.count);
 }
 
 } // namespace lmc::rt

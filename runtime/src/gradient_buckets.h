@@ -25,12 +25,14 @@ namespace lmc::rt {
 class GradientBuckets {
 public:
   /// `gradientParams[k]`: the param (index into `layout`) of grad_step's
-  /// gradient k. A bucket closes once it holds `bucketFloats` or more.
+  /// gradient k. A bucket closes once it holds `bucketFloats` or more. The
+  /// gradients go to `arena` (laid out as `layout`), reduced over `comm`.
   GradientBuckets(const GradientArena &layout,
-                  std::vector<size_t> gradientParams, size_t bucketFloats);
+                  std::vector<size_t> gradientParams, size_t bucketFloats,
+                  float *arena, Communicator &comm);
 
-  /// A step whose gradients go to `arena`, reduced over `comm`.
-  void begin(float *arena, Communicator &comm);
+  /// A step begins: every bucket waits for all of its gradients.
+  void begin();
   /// Gradient k is final: its bucket starts when it was the last one.
   void ready(size_t gradient);
   /// Keeps an error of ready() (called from the compiled step, which
@@ -56,8 +58,8 @@ private:
   std::vector<Bucket> buckets_;
   std::vector<size_t> bucketOfGradient_;
   std::exception_ptr error_;
-  float *arena_ = nullptr;
-  Communicator *comm_ = nullptr;
+  float *arena_;
+  Communicator &comm_;
   size_t startedEarly_ = 0;
 };
 

@@ -77,7 +77,8 @@ SplitStep::SplitStep(const Descriptor &desc, StepFn gradStep,
         gradientParams.push_back(size_t(state.paramIndex(res.name)));
     buckets_ = std::make_unique<GradientBuckets>(
         layout_, std::move(gradientParams),
-        std::max<size_t>(bucketBytes / sizeof(float), 1));
+        std::max<size_t>(bucketBytes / sizeof(float), 1), sum_.as<float>(),
+        comm);
     // One bucket would start with the last gradient, after the backward
     // pass: one all-reduce with the loss after the step costs less.
     if (buckets_->size() < 2)
@@ -146,7 +147,7 @@ SplitStep::Outcome SplitStep::run(const std::function<void(int64_t)> &fillInputs
     float *target = k == 0 ? sum : scratch_.as<float>();
     std::vector<void *> buffers = gradStepBuffers(target, inputs);
     if (buckets_) {
-      buckets_->begin(sum, comm_);
+      buckets_->begin();
       setActiveGradientBuckets(buckets_.get());
     }
     gradStep_(buffers.data());

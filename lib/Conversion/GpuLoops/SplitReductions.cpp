@@ -159,16 +159,18 @@ FailureOr<SplitReduction> splitReduction(RewriterBase &rewriter,
     rewriter.setInsertionPointToStart(iterations.getBody());
     SmallVector<Value> dims(threadIvs);
     dims.push_back(iterations.getInductionVar());
+    // `expr` of the original dimensions, at this thread's iteration.
+    auto at = [&](AffineExpr expr) -> Value {
+      return affine::AffineApplyOp::create(
+          rewriter, loc,
+          AffineMap::get(numParallel + 2, 0, expr.replaceDims(original), ctx),
+          dims);
+    };
     Block *body = op.getBody();
     IRMapping mapping;
     for (OpOperand *input : op.getDpsInputOperands()) {
-      SmallVector<Value> indices;
-      for (AffineExpr expr : op.getMatchingIndexingMap(input).getResults())
-        indices.push_back(affine::AffineApplyOp::create(
-            rewriter, loc,
-            AffineMap::get(numParallel + 2, 0,
-                           expr.replaceDims(original), ctx),
-            dims));
+      SmallVector<Value> indices = llvm::map_to_vector(
+          op.getMatchingIndexingMap(input).getResults(), at);
       mapping.map(body->getArgument(input->getOperandNumber()),
                   memref::LoadOp::create(rewriter, loc, input->get(),
                                          indices));
@@ -180,11 +182,7 @@ FailureOr<SplitReduction> splitReduction(RewriterBase &rewriter,
     for (Operation &bodyOp : body->without_terminator()) {
       if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) { // a one-hot
         mapping.map(index.getResult(),
-                    affine::AffineApplyOp::create(
-                        rewriter, loc,
-                        AffineMap::get(numParallel + 2, 0,
-                                       original[index.getDim()], ctx),
-                        dims));
+                    at(getAffineDimExpr(index.getDim(), ctx)));
         continue;
       }
       rewriter.clone(bodyOp, mapping);

@@ -65,11 +65,11 @@ TEST(GradientBuckets, BucketsFromTheEndStartWhenComplete) {
   std::vector<TensorSpec> params = specs({16, 32, 16, 48});
   GradientArena layout(pointers(params));
   // grad_step returns the gradients in the order p3, p1, p2, p0.
-  GradientBuckets buckets(layout, {3, 1, 2, 0}, 40);
-  ASSERT_EQ(buckets.size(), 3u);
   std::vector<float> arena(layout.floats);
   RecordingComm comm(arena.data());
-  buckets.begin(arena.data(), comm);
+  GradientBuckets buckets(layout, {3, 1, 2, 0}, 40, arena.data(), comm);
+  ASSERT_EQ(buckets.size(), 3u);
+  buckets.begin();
   buckets.ready(0); // p3: its bucket is complete
   EXPECT_EQ(comm.started, (Ranges{{64, 48}}));
   buckets.ready(1); // p1: p2 still missing
@@ -85,7 +85,7 @@ TEST(GradientBuckets, BucketsFromTheEndStartWhenComplete) {
 
   // The next step starts afresh.
   comm.started.clear();
-  buckets.begin(arena.data(), comm);
+  buckets.begin();
   buckets.ready(3);
   EXPECT_EQ(comm.started, (Ranges{{0, 16}}));
   EXPECT_EQ(buckets.startedEarly(), 1u);
@@ -96,11 +96,11 @@ TEST(GradientBuckets, BucketsFromTheEndStartWhenComplete) {
 TEST(GradientBuckets, OneBigBucket) {
   std::vector<TensorSpec> params = specs({5, 20});
   GradientArena layout(pointers(params));
-  GradientBuckets buckets(layout, {0, 1}, 1000);
-  ASSERT_EQ(buckets.size(), 1u);
   std::vector<float> arena(layout.floats);
   RecordingComm comm(arena.data());
-  buckets.begin(arena.data(), comm);
+  GradientBuckets buckets(layout, {0, 1}, 1000, arena.data(), comm);
+  ASSERT_EQ(buckets.size(), 1u);
+  buckets.begin();
   buckets.ready(1);
   EXPECT_TRUE(comm.started.empty());
   buckets.ready(0);
@@ -113,10 +113,10 @@ TEST(GradientBuckets, OneBigBucket) {
 TEST(GradientBuckets, KeepsErrorsForFinish) {
   std::vector<TensorSpec> params = specs({16, 16});
   GradientArena layout(pointers(params));
-  GradientBuckets buckets(layout, {1, 0}, 16);
   std::vector<float> arena(layout.floats);
   RecordingComm comm(arena.data());
-  buckets.begin(arena.data(), comm);
+  GradientBuckets buckets(layout, {1, 0}, 16, arena.data(), comm);
+  buckets.begin();
   buckets.fail(std::make_exception_ptr(Error("peer died")));
   buckets.ready(0);
   buckets.ready(1);
@@ -127,11 +127,11 @@ TEST(GradientBuckets, KeepsErrorsForFinish) {
 TEST(GradientBuckets, RejectsUnknownAndRepeatedGradients) {
   std::vector<TensorSpec> params = specs({16});
   GradientArena layout(pointers(params));
-  EXPECT_THROW(GradientBuckets(layout, {1}, 16), Error);
-  GradientBuckets buckets(layout, {0}, 16);
   std::vector<float> arena(layout.floats);
   RecordingComm comm(arena.data());
-  buckets.begin(arena.data(), comm);
+  EXPECT_THROW(GradientBuckets(layout, {1}, 16, arena.data(), comm), Error);
+  GradientBuckets buckets(layout, {0}, 16, arena.data(), comm);
+  buckets.begin();
   EXPECT_THROW(buckets.ready(1), Error);
   buckets.ready(0);
   EXPECT_THROW(buckets.ready(0), Error);
