@@ -1,6 +1,6 @@
 //===- comm_nccl.cpp - NCCL collectives of --target cuda executables ------===//
 //
-// connectDevice (runtime/src/comm.h): the launcher's communicator (MPI or
+// connectDevice (runtime/comm/comm.h): the launcher's communicator (MPI or
 // Gloo) bootstraps an NCCL communicator — rank 0's ncclUniqueId goes out
 // with its broadcast — and keeps the collectives over host memory (small
 // control values, often on the stack); collectives over float buffers the
@@ -16,9 +16,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm.h"
+#include "comm/comm.h"
 #include "cuda_support.h"
-#include "error.h"
+#include "base/error.h"
 
 #include <nccl.h>
 

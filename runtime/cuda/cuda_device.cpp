@@ -23,7 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "block_cache.h"
+#include "memory/block_cache.h"
 #include "cuda_support.h"
 
 #include "lmc/runtime/device.h"

@@ -4,8 +4,8 @@
 // are checked against; the rest is the descriptor text.
 //
 //===----------------------------------------------------------------------===//
-#include "descriptor.h"
-#include "error.h"
+#include "model/descriptor.h"
+#include "base/error.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -6,7 +6,7 @@
 // declared giant tensor is refused instead of filled.
 //
 //===----------------------------------------------------------------------===//
-#include "lmc/Import/Dsl.h"
+#include "lmc/Import/Dsl/Dsl.h"
 
 #include "FuzzContext.h"
 

@@ -1,6 +1,6 @@
 //===- fuzz_npy.cpp - libFuzzer target: the .npy reader ------------------===//
-#include "error.h"
-#include "npy.h"
+#include "base/error.h"
+#include "io/npy.h"
 
 #include <cstddef>
 #include <cstdint>

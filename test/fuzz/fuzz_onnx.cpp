@@ -6,7 +6,7 @@
 // external data references fail without touching the file system.
 //
 //===----------------------------------------------------------------------===//
-#include "lmc/Import/Onnx.h"
+#include "lmc/Import/Onnx/Onnx.h"
 
 #include "FuzzContext.h"
 

@@ -1,6 +1,6 @@
 //===- fuzz_safetensors.cpp - libFuzzer target: the safetensors reader ---===//
-#include "error.h"
-#include "safetensors.h"
+#include "base/error.h"
+#include "io/safetensors.h"
 
 #include <cstddef>
 #include <cstdint>

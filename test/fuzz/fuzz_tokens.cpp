@@ -1,6 +1,6 @@
 //===- fuzz_tokens.cpp - libFuzzer target: token .bin shards -------------===//
-#include "error.h"
-#include "tokens.h"
+#include "base/error.h"
+#include "train/tokens.h"
 
 #include <cstddef>
 #include <cstdint>

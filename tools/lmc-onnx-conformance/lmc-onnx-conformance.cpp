@@ -22,7 +22,7 @@
 
 #include "lmc/Driver/Jit.h"
 #include "lmc/Driver/Pipelines.h"
-#include "lmc/Import/Onnx.h"
+#include "lmc/Import/Onnx/Onnx.h"
 #include "lmc/Transforms/Attributes.h"
 #include "lmc/runtime/kernel_symbols.h"
 

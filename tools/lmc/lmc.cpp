@@ -10,8 +10,8 @@
 
 #include "lmc/Driver/Emit.h"
 #include "lmc/Driver/Pipelines.h"
-#include "lmc/Import/Dsl.h"
-#include "lmc/Import/Onnx.h"
+#include "lmc/Import/Dsl/Dsl.h"
+#include "lmc/Import/Onnx/Onnx.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"

@@ -2,7 +2,7 @@
 #ifndef LMC_RUNTIME_TEST_UTIL_H
 #define LMC_RUNTIME_TEST_UTIL_H
 
-#include "error.h"
+#include "base/error.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,63 @@
+//===- Export.cpp - The ONNX model an executable embeds -------------------===//
+//
+// For `--export-onnx`, the executable carries its input model minus the
+// initializers that became trainable parameters; the runtime appends those
+// with their trained values (runtime/io/onnx_export.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Import/Onnx/Onnx.h"
+#include "Importer.h"
+
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+
+namespace lmc {
+
+FailureOr<std::string> serializeOnnxForExport(MLIRContext &context,
+                                              StringRef path,
+                                              const llvm::StringSet<> &trained) {
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      onnx_import::readModelFile(context, path);
+  onnx::ModelProto model;
+  if (!file || !onnx_import::parseModel(context, file->getBuffer(), path,
+                                        path.ends_with(".onnxtxt"), model))
+    return failure();
+
+  std::string modelDir = llvm::sys::path::parent_path(path).str();
+  if (modelDir.empty())
+    modelDir = ".";
+  auto *initializers = model.mutable_graph()->mutable_initializer();
+  for (int i = initializers->size() - 1; i >= 0; --i) {
+    onnx::TensorProto &init = initializers->at(i);
+    if (trained.contains(init.name())) {
+      initializers->DeleteSubrange(i, 1);
+      continue;
+    }
+    if (init.data_location() != onnx::TensorProto::EXTERNAL)
+      continue;
+    // The importer has read and checked this file already.
+    auto emitError = [&]() {
+      return mlir::emitError(FileLineColLoc::get(&context, path, 0, 0))
+             << "initializer '" << init.name() << "': ";
+    };
+    FailureOr<int64_t> size = onnx_import::tensorByteSize(init);
+    if (failed(size))
+      return emitError() << "invalid dimensions";
+    FailureOr<std::string> bytes =
+        onnx_import::readExternalData(init, modelDir, *size, emitError);
+    if (failed(bytes))
+      return failure();
+    init.set_raw_data(std::move(*bytes));
+    init.clear_external_data();
+    init.clear_data_location();
+  }
+  std::string bytes;
+  if (!model.SerializeToString(&bytes))
+    return mlir::emitError(FileLineColLoc::get(&context, path, 0, 0))
+           << "cannot serialize the ONNX model for --export-onnx";
+  return bytes;
+}
+
+} // namespace lmc

@@ -1,0 +1,809 @@
+//===- Onnx.cpp - ONNX model importer: files, graph, signature ------------===//
+//
+// Reads a binary or textual ONNX model and builds `func.func @forward`:
+// float initializers become `lmc.param` arguments, the remaining graph inputs
+// `lmc.input` arguments, the graph outputs `lmc.output` results. Nodes are
+// imported in order by the handlers registered in OpTable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Import/Onnx/Onnx.h"
+#include "Importer.h"
+
+#include "lmc/Dialect/Lmc/IR/LmcDialect.h"
+#include "lmc/Transforms/Attributes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include "onnx/defs/parser.h"
+
+#include <google/protobuf/io/coded_stream.h>
+
+#include <limits>
+
+using namespace mlir;
+
+namespace lmc::onnx_import {
+
+//===----------------------------------------------------------------------===//
+// GraphImporter
+//===----------------------------------------------------------------------===//
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &context, StringRef path,
+                const OnnxImportOptions &options, const onnx::ModelProto &model)
+      : context(context), path(path.str()), options(options), model(model),
+        builder(&context) {}
+
+  OwningOpRef<ModuleOp> run();
+
+  Location fileLoc() { return FileLineColLoc::get(&context, path, 0, 0); }
+  InFlightDiagnostic error() { return emitError(fileLoc()); }
+
+  /// Binds `name` (a node or graph output); an error if already bound.
+  LogicalResult define(NodeImporter &node, StringRef name, Binding binding);
+  FailureOr<Binding *> lookup(NodeImporter &node, StringRef name);
+  DenseElementsAttr lookupParamInit(StringRef name) {
+    for (auto &param : params)
+      if (param.first == name)
+        return param.second;
+    return nullptr;
+  }
+  /// The binding of `name`, or null.
+  Binding *findBinding(StringRef name) {
+    auto it = symbols.find(name);
+    return it == symbols.end() ? nullptr : &it->second;
+  }
+  DenseElementsAttr lookupConstant(StringRef name) {
+    auto it = symbols.find(name);
+    return it == symbols.end() ? nullptr : it->second.constant;
+  }
+  /// The binding's SSA value, materializing a constant on first use.
+  Value materialize(Binding &binding, Location loc);
+  /// Turns the float initializer `name` from a parameter into a buffer whose
+  /// value after a training step is `update`.
+  LogicalResult carryBuffer(NodeImporter &node, StringRef name, Value update);
+  /// The forward's random key argument, added on first use.
+  Value rngKey();
+
+  MLIRContext &context;
+  std::string path;
+  const OnnxImportOptions &options;
+  const onnx::ModelProto &model;
+  OpBuilder builder;
+
+private:
+  LogicalResult checkParamBudget();
+  LogicalResult importInitializers();
+  LogicalResult importInputs();
+  FailureOr<RankedTensorType> convertInputType(const onnx::ValueInfoProto &);
+  LogicalResult importNodes();
+  LogicalResult importOutputs(func::FuncOp func);
+
+  int64_t opset = 0;         // of the default domain; 0: not imported
+  int64_t trainingOpset = 0; // of ai.onnx.preview.training
+  llvm::StringMap<Binding> symbols;
+  SmallVector<Type> argTypes;
+  SmallVector<NamedAttrList> argAttrs;
+  SmallVector<std::pair<std::string, DenseElementsAttr>> params;
+  /// Buffers and their values after a training step, in update order.
+  SmallVector<std::pair<std::string, Value>> bufferUpdates;
+  func::FuncOp forward;
+  Value randomKey; // rngKey(), once added
+  OpTable ops;
+  OpTable trainingOps; // ai.onnx.preview.training
+};
+
+LogicalResult GraphImporter::define(NodeImporter &node, StringRef name,
+                                    Binding binding) {
+  if (name.empty())
+    return success(); // an omitted optional output
+  auto [it, inserted] = symbols.try_emplace(name, binding);
+  if (!inserted)
+    return node.error() << "output '" << name
+                        << "' is already defined (values must have a single "
+                           "producer)";
+  return success();
+}
+
+FailureOr<Binding *> GraphImporter::lookup(NodeImporter &node,
+                                           StringRef name) {
+  auto it = symbols.find(name);
+  if (it == symbols.end())
+    return node.error() << "uses undefined value '" << name
+                        << "' (nodes must be in topological order)";
+  return &it->second;
+}
+
+LogicalResult GraphImporter::carryBuffer(NodeImporter &node, StringRef name,
+                                         Value update) {
+  // Parameters are the first arguments, in `params` order.
+  auto it = llvm::find_if(params, [&](auto &param) { return param.first == name; });
+  if (it == params.end())
+    return node.error() << "'" << name << "' is not a float initializer";
+  for (auto &[buffer, value] : bufferUpdates)
+    if (buffer == name)
+      return node.error() << "buffer '" << name
+                          << "' is already updated by another node";
+  unsigned index = it - params.begin();
+  forward.removeArgAttr(index, attrs::kParam);
+  forward.setArgAttr(index, attrs::kBuffer, builder.getStringAttr(name));
+  bufferUpdates.emplace_back(name.str(), update);
+  return success();
+}
+
+Value GraphImporter::rngKey() {
+  if (randomKey)
+    return randomKey;
+  unsigned index = forward.getNumArguments();
+  if (failed(forward.insertArgument(
+          index, RankedTensorType::get({}, builder.getI64Type()),
+          builder.getDictionaryAttr(
+              builder.getNamedAttr(attrs::kRngKey, builder.getUnitAttr())),
+          fileLoc())))
+    return Value();
+  randomKey = forward.getArgument(index);
+  return randomKey;
+}
+
+Value GraphImporter::materialize(Binding &binding, Location loc) {
+  if (!binding.value)
+    binding.value =
+        arith::ConstantOp::create(builder, loc, binding.constant).getResult();
+  return binding.value;
+}
+
+/// "123 bytes" or "9663676416 bytes (9.0 GiB)", for messages.
+static std::string describeBytes(uint64_t bytes) {
+  std::string text = std::to_string(bytes) + " bytes";
+  const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = double(bytes);
+  int unit = -1;
+  while (value >= 1024 && unit < 5) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit >= 0) {
+    char scaled[32];
+    snprintf(scaled, sizeof(scaled), " (%.1f %s)", value, units[unit]);
+    text += scaled;
+  }
+  return text;
+}
+
+LogicalResult GraphImporter::checkParamBudget() {
+  // Declared sizes only: nothing is converted or read before this check.
+  if (options.maxParamBytes == 0)
+    return success();
+  uint64_t total = 0;
+  for (const onnx::TensorProto &init : model.graph().initializer()) {
+    if (init.data_type() != onnx::TensorProto::FLOAT &&
+        init.data_type() != onnx::TensorProto::DOUBLE)
+      continue;
+    FailureOr<int64_t> bytes = tensorByteSize(init);
+    if (failed(bytes))
+      continue; // reported by convertTensor with the initializer's name
+    std::optional<uint64_t> sum =
+        llvm::checkedAddUnsigned(total, static_cast<uint64_t>(*bytes));
+    if (!sum)
+      return error() << "the model's parameters need more than 2^64 bytes, "
+                        "more than the budget of "
+                     << describeBytes(options.maxParamBytes);
+    total = *sum;
+  }
+  if (total <= options.maxParamBytes)
+    return success();
+  return error() << "the model's parameters need " << describeBytes(total)
+                 << ", more than the budget of "
+                 << describeBytes(options.maxParamBytes)
+                 << "; raise it with --max-param-bytes";
+}
+
+LogicalResult GraphImporter::importInitializers() {
+  const onnx::GraphProto &graph = model.graph();
+  if (failed(checkParamBudget()))
+    return failure();
+  // External data is looked up next to the model file.
+  std::string modelDir = llvm::sys::path::parent_path(path).str();
+  if (modelDir.empty())
+    modelDir = ".";
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    const std::string &name = init.name();
+    if (name.empty())
+      return error() << "initializer without a name";
+    if (symbols.count(name))
+      return error() << "initializer '" << name << "' is defined twice";
+    FailureOr<DenseElementsAttr> value = convertTensor(
+        &context, init,
+        [&] { return error() << "initializer '" << name << "': "; },
+        modelDir);
+    if (failed(value))
+      return failure();
+    auto type = cast<RankedTensorType>(value->getType());
+    if (!isa<FloatType>(type.getElementType())) {
+      // Shape tensors, axes, indices: compile-time constants.
+      symbols[name] = Binding{Value(), *value};
+      continue;
+    }
+    NamedAttrList attrs;
+    attrs.set(attrs::kParam, builder.getStringAttr(name));
+    attrs.set(attrs::kInit, *value);
+    argTypes.push_back(type);
+    argAttrs.push_back(attrs);
+    params.emplace_back(name, *value);
+    symbols[name] = Binding(); // bound to the block argument below
+  }
+  return success();
+}
+
+FailureOr<RankedTensorType>
+GraphImporter::convertInputType(const onnx::ValueInfoProto &info) {
+  const std::string &name = info.name();
+  if (!info.has_type() || !info.type().has_tensor_type())
+    return error() << "input '" << name << "' is not a tensor";
+  const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
+  Type elementType = convertElementType(&context, tensor.elem_type());
+  if (!elementType)
+    return error() << "input '" << name << "' has unsupported data type "
+                   << dataTypeName(tensor.elem_type());
+  if (!tensor.has_shape())
+    return error() << "input '" << name
+                   << "' has an unknown rank; the importer needs static shapes";
+  SmallVector<int64_t> shape;
+  for (auto [index, dim] : llvm::enumerate(tensor.shape().dim())) {
+    if (dim.has_dim_value()) {
+      if (dim.dim_value() < 0)
+        return error() << "input '" << name << "' has negative dimension "
+                       << dim.dim_value();
+      shape.push_back(dim.dim_value());
+      continue;
+    }
+    // Every symbolic dimension, and an unknown first dimension, is the batch.
+    bool symbolic = dim.has_dim_param() && !dim.dim_param().empty();
+    if (!symbolic && index != 0)
+      return error() << "input '" << name << "' has an unknown dimension "
+                     << index << " that is not the batch dimension";
+    if (options.batch <= 0) {
+      if (symbolic)
+        return error() << "input '" << name << "' has a symbolic dimension '"
+                       << dim.dim_param() << "'; pass --batch N";
+      return error() << "input '" << name
+                     << "' has an unknown first dimension; pass --batch N";
+    }
+    shape.push_back(options.batch);
+  }
+  if (failed(checkedNumElements(shape)))
+    return error() << "input '" << name << "' has too many elements";
+  return RankedTensorType::get(shape, elementType);
+}
+
+LogicalResult GraphImporter::importInputs() {
+  llvm::StringSet<> seen;
+  for (const onnx::ValueInfoProto &info : model.graph().input()) {
+    const std::string &name = info.name();
+    if (name.empty())
+      return error() << "graph input without a name";
+    if (!seen.insert(name).second)
+      return error() << "graph input '" << name << "' is listed twice";
+    // Older exporters also list initializers as inputs; they stay params.
+    if (symbols.count(name))
+      continue;
+    FailureOr<RankedTensorType> type = convertInputType(info);
+    if (failed(type))
+      return failure();
+    NamedAttrList attrs;
+    attrs.set(attrs::kInput, builder.getStringAttr(name));
+    argTypes.push_back(*type);
+    argAttrs.push_back(attrs);
+    symbols[name] = Binding();
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::importNodes() {
+  for (auto [index, node] : llvm::enumerate(model.graph().node())) {
+    std::string name = node.name();
+    if (name.empty())
+      name = node.op_type() + "_" + std::to_string(index);
+    Location loc = NameLoc::get(builder.getStringAttr(name), fileLoc());
+    NodeImporter importer(*this, node, loc, name, opset);
+    const bool training = node.domain() == kTrainingDomain;
+    if (!node.domain().empty() && node.domain() != "ai.onnx" && !training)
+      return importer.error() << "unsupported op domain '" << node.domain()
+                              << "'";
+    if (training ? trainingOpset != 1 : opset == 0)
+      return importer.error()
+             << "the model imports no opset of the node's domain"
+             << (training ? " (ai.onnx.preview.training version 1)" : "");
+    const OpTable &table = training ? trainingOps : ops;
+    auto it = table.find(node.op_type());
+    if (it == table.end())
+      return importer.error() << "unsupported op";
+    if (node.output_size() == 0)
+      return importer.error() << "node has no outputs";
+    if (failed(it->second(importer)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::importOutputs(func::FuncOp func) {
+  const onnx::GraphProto &graph = model.graph();
+  if (graph.output_size() == 0)
+    return error() << "graph has no outputs";
+  SmallVector<Value> results;
+  llvm::StringSet<> seen;
+  for (const onnx::ValueInfoProto &info : graph.output()) {
+    const std::string &name = info.name();
+    if (name.empty())
+      return error() << "graph output without a name";
+    if (!seen.insert(name).second)
+      return error() << "graph output '" << name << "' is listed twice";
+    auto it = symbols.find(name);
+    if (it == symbols.end())
+      return error() << "graph output '" << name << "' is never defined";
+    Value value = materialize(it->second, fileLoc());
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getNumElements() == 0)
+      return error() << "graph output '" << name << "' is " << type
+                     << ", which has no elements; empty tensors are not "
+                        "supported at the model's boundary";
+    // Cross-check what the model declares (symbolic dims match anything).
+    if (info.has_type() && info.type().has_tensor_type()) {
+      const onnx::TypeProto::Tensor &declared = info.type().tensor_type();
+      Type declaredElement =
+          convertElementType(&context, declared.elem_type());
+      if (declared.elem_type() != onnx::TensorProto::UNDEFINED &&
+          declaredElement != type.getElementType())
+        return error() << "graph output '" << name << "' is declared "
+                       << dataTypeName(declared.elem_type())
+                       << " but computes " << type;
+      if (declared.has_shape()) {
+        bool matches = declared.shape().dim_size() == type.getRank();
+        for (int i = 0; matches && i < declared.shape().dim_size(); ++i) {
+          const auto &dim = declared.shape().dim(i);
+          if (dim.has_dim_value() && dim.dim_value() != type.getDimSize(i))
+            matches = false;
+        }
+        if (!matches)
+          return error() << "graph output '" << name
+                         << "' has a declared shape that does not match the "
+                            "computed "
+                         << type;
+      }
+    }
+    results.push_back(value);
+  }
+  // Checked only now: an empty input that is bound to a constant or never
+  // used does not reach the compiled function.
+  for (auto [type, attrs] : llvm::zip(argTypes, argAttrs))
+    if (auto input = dyn_cast_or_null<StringAttr>(attrs.get(attrs::kInput));
+        input && cast<RankedTensorType>(type).getNumElements() == 0)
+      return error() << "input '" << input.getValue() << "' is " << type
+                     << ", which has no elements; empty tensors are not "
+                        "supported at the model's boundary";
+  for (auto &update : bufferUpdates)
+    results.push_back(update.second);
+  func::ReturnOp::create(builder, fileLoc(), results);
+  SmallVector<Type> resultTypes;
+  for (Value v : results)
+    resultTypes.push_back(v.getType());
+  func.setFunctionType(builder.getFunctionType(func.getArgumentTypes(),
+                                               resultTypes));
+  for (auto [i, info] : llvm::enumerate(graph.output()))
+    func.setResultAttr(i, attrs::kOutput, builder.getStringAttr(info.name()));
+  for (auto [i, update] : llvm::enumerate(bufferUpdates))
+    func.setResultAttr(graph.output_size() + i, attrs::kBuffer,
+                       builder.getStringAttr(update.first));
+  return success();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run() {
+  context.loadDialect<arith::ArithDialect, func::FuncDialect, LmcDialect>();
+
+  if (!model.has_graph()) {
+    error() << "not an ONNX model (no graph)";
+    return nullptr;
+  }
+  for (const onnx::OperatorSetIdProto &id : model.opset_import()) {
+    if (id.domain().empty() || id.domain() == "ai.onnx")
+      opset = id.version();
+    if (id.domain() == kTrainingDomain)
+      trainingOpset = id.version();
+  }
+  // A model of only ai.onnx.preview.training ops needs no default opset.
+  if (opset == 0 && trainingOpset == 0) {
+    error() << "model imports no opset of the default ONNX domain";
+    return nullptr;
+  }
+  if (opset != 0 && (opset < 7 || opset > 21)) {
+    error() << "unsupported opset " << opset << " (supported: 7 to 21)";
+    return nullptr;
+  }
+  if (model.graph().output_size() == 0) {
+    error() << "graph has no outputs";
+    return nullptr;
+  }
+  registerActivationOps(ops);
+  registerContractionOps(ops);
+  registerConvolutionOps(ops);
+  registerElementwiseOps(ops);
+  registerIndexingOps(ops);
+  registerLayoutOps(ops);
+  registerLogicalOps(ops);
+  registerLossOps(ops);
+  registerNormalizationOps(ops);
+  registerReductionOps(ops);
+  registerShapeOps(ops);
+  registerTrainingOps(trainingOps);
+
+  if (failed(importInitializers()) || failed(importInputs()))
+    return nullptr;
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc());
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(builder, fileLoc(), attrs::kForward,
+                                   builder.getFunctionType(argTypes, {}));
+  forward = func;
+  Block *entry = func.addEntryBlock();
+  for (auto [i, attrs] : llvm::enumerate(argAttrs))
+    func.setArgAttrs(i, attrs.getDictionary(&context));
+
+  // Bind the parameters and inputs to the block arguments, in order.
+  unsigned argIndex = 0;
+  for (auto &param : params)
+    symbols[param.first].value = entry->getArgument(argIndex++);
+  for (const onnx::ValueInfoProto &info : model.graph().input()) {
+    Binding &binding = symbols[info.name()];
+    if (!binding.value && !binding.constant)
+      binding.value = entry->getArgument(argIndex++);
+  }
+
+  builder.setInsertionPointToEnd(entry);
+  if (failed(importNodes()) || failed(importOutputs(func)))
+    return nullptr;
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// NodeImporter
+//===----------------------------------------------------------------------===//
+
+NodeImporter::NodeImporter(GraphImporter &graph, const onnx::NodeProto &node,
+                           Location loc, StringRef name, int64_t opset)
+    : node(node), b(graph.builder), loc(loc), name(name.str()), opset(opset),
+      graph(graph) {}
+
+InFlightDiagnostic NodeImporter::error() {
+  return emitError(loc) << "node '" << name << "' (" << node.op_type()
+                        << ", opset " << opset << "): ";
+}
+
+unsigned NodeImporter::numOutputs() const {
+  unsigned outputs = node.output_size();
+  while (outputs > 1 && node.output(outputs - 1).empty())
+    --outputs;
+  return outputs;
+}
+
+LogicalResult NodeImporter::checkArity(unsigned minInputs, unsigned maxInputs,
+                                       unsigned numOutputs) {
+  unsigned count = node.input_size();
+  while (count > 0 && node.input(count - 1).empty())
+    --count;
+  for (unsigned i = 0; i < minInputs && i < count; ++i)
+    if (node.input(i).empty())
+      return error() << "input " << i << " is required but has no name";
+  if (count < minInputs || count > maxInputs) {
+    InFlightDiagnostic diag = error() << "expected ";
+    if (minInputs == maxInputs)
+      diag << minInputs;
+    else
+      diag << minInputs << " to " << maxInputs;
+    return diag << (maxInputs == 1 ? " input" : " inputs") << ", got "
+                << count;
+  }
+  unsigned outputs = node.output_size();
+  while (outputs > numOutputs && node.output(outputs - 1).empty())
+    --outputs;
+  if (outputs != numOutputs)
+    return error() << "expected " << numOutputs << " output"
+                   << (numOutputs == 1 ? "" : "s") << ", got " << outputs;
+  return success();
+}
+
+LogicalResult NodeImporter::checkAttributes(ArrayRef<StringRef> allowed) {
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (!llvm::is_contained(allowed, a.name()))
+      return error() << "unsupported attribute '" << a.name() << "'";
+  return success();
+}
+
+bool NodeImporter::hasInput(unsigned i) const {
+  return static_cast<int>(i) < node.input_size() && !node.input(i).empty();
+}
+
+FailureOr<Binding *> NodeImporter::lookup(unsigned i) {
+  if (!hasInput(i))
+    return error() << "missing input " << i;
+  return graph.lookup(*this, node.input(i));
+}
+
+FailureOr<Value> NodeImporter::input(unsigned i) {
+  FailureOr<Binding *> binding = lookup(i);
+  if (failed(binding))
+    return failure();
+  return graph.materialize(**binding, loc);
+}
+
+FailureOr<Value> NodeImporter::valueNamed(StringRef valueName,
+                                          StringRef what) {
+  Binding *binding = graph.findBinding(valueName);
+  if (!binding)
+    return error() << what << " '" << valueName
+                   << "' names no value defined before the node";
+  return graph.materialize(*binding, loc);
+}
+
+FailureOr<Value> NodeImporter::floatInput(unsigned i) {
+  FailureOr<RankedTensorType> type = inputType(i);
+  if (failed(type))
+    return failure();
+  if (!isa<FloatType>(type->getElementType()))
+    return error() << "input " << i << " ('" << node.input(i)
+                   << "') must be a float tensor, got " << *type
+                   << " (integer tensors are only supported as compile-time "
+                      "constants)";
+  return input(i);
+}
+
+DenseElementsAttr NodeImporter::constantInput(unsigned i) {
+  if (!hasInput(i))
+    return nullptr;
+  // Silent: a caller that needs the input reports an undefined one.
+  return graph.lookupConstant(node.input(i));
+}
+
+LogicalResult NodeImporter::carryBuffer(unsigned i, Value update) {
+  return graph.carryBuffer(*this, node.input(i), update);
+}
+
+Value NodeImporter::rngKey() { return graph.rngKey(); }
+
+DenseElementsAttr NodeImporter::paramInitInput(unsigned i) {
+  if (!hasInput(i))
+    return nullptr;
+  return graph.lookupParamInit(node.input(i));
+}
+
+DenseElementsAttr NodeImporter::fixedInput(unsigned i) {
+  if (DenseElementsAttr constant = constantInput(i))
+    return constant;
+  return paramInitInput(i);
+}
+
+FailureOr<RankedTensorType> NodeImporter::inputType(unsigned i) {
+  FailureOr<Binding *> binding = lookup(i);
+  if (failed(binding))
+    return failure();
+  if ((*binding)->constant)
+    return cast<RankedTensorType>((*binding)->constant.getType());
+  return cast<RankedTensorType>((*binding)->value.getType());
+}
+
+FailureOr<std::optional<SmallVector<int64_t>>>
+NodeImporter::axes(bool asInput) {
+  if (!asInput)
+    return intsAttr("axes");
+  if (!hasInput(1))
+    return std::optional<SmallVector<int64_t>>();
+  FailureOr<SmallVector<int64_t>> given = intsInput(1, "axes");
+  if (failed(given))
+    return failure();
+  return std::optional<SmallVector<int64_t>>(std::move(*given));
+}
+
+FailureOr<SmallVector<int64_t>> NodeImporter::intsInput(unsigned i,
+                                                        StringRef what) {
+  FailureOr<Binding *> binding = lookup(i);
+  if (failed(binding))
+    return failure();
+  DenseElementsAttr value = (*binding)->constant;
+  if (!value || !isa<IntegerType>(value.getElementType()))
+    return error() << what << " (input " << i << ", '" << node.input(i)
+                   << "') must be a compile-time constant integer tensor";
+  if (cast<RankedTensorType>(value.getType()).getRank() > 1)
+    return error() << what << " (input " << i << ") must be a 1-D tensor";
+  return intValues(value);
+}
+
+const onnx::AttributeProto *NodeImporter::attr(StringRef attrName) const {
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == attrName)
+      return &a;
+  return nullptr;
+}
+
+FailureOr<int64_t> NodeImporter::intAttr(StringRef attrName, int64_t dflt) {
+  const onnx::AttributeProto *a = attr(attrName);
+  if (!a)
+    return dflt;
+  if (a->type() != onnx::AttributeProto::INT)
+    return error() << "attribute '" << attrName << "' must be an int";
+  return a->i();
+}
+
+FailureOr<float> NodeImporter::floatAttr(StringRef attrName, float dflt) {
+  const onnx::AttributeProto *a = attr(attrName);
+  if (!a)
+    return dflt;
+  if (a->type() != onnx::AttributeProto::FLOAT)
+    return error() << "attribute '" << attrName << "' must be a float";
+  return a->f();
+}
+
+FailureOr<std::string> NodeImporter::stringAttr(StringRef attrName,
+                                               StringRef dflt) {
+  const onnx::AttributeProto *a = attr(attrName);
+  if (!a)
+    return dflt.str();
+  if (a->type() != onnx::AttributeProto::STRING)
+    return error() << "attribute '" << attrName << "' must be a string";
+  return a->s();
+}
+
+FailureOr<std::optional<SmallVector<int64_t>>>
+NodeImporter::intsAttr(StringRef attrName) {
+  const onnx::AttributeProto *a = attr(attrName);
+  if (!a)
+    return std::optional<SmallVector<int64_t>>();
+  if (a->type() != onnx::AttributeProto::INTS)
+    return error() << "attribute '" << attrName << "' must be a list of ints";
+  return std::optional<SmallVector<int64_t>>(
+      SmallVector<int64_t>(a->ints().begin(), a->ints().end()));
+}
+
+FailureOr<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank,
+                                               StringRef what) {
+  if (axis < -rank || axis >= rank)
+    return error() << what << " " << axis << " is out of range for rank "
+                   << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+FailureOr<SmallVector<int64_t>>
+NodeImporter::normalizeAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> result;
+  for (int64_t axis : axes) {
+    FailureOr<int64_t> normalized = normalizeAxis(axis, rank);
+    if (failed(normalized))
+      return failure();
+    result.push_back(*normalized);
+  }
+  llvm::sort(result);
+  if (std::adjacent_find(result.begin(), result.end()) != result.end())
+    return error() << "axes contain a repeated axis";
+  return result;
+}
+
+LogicalResult NodeImporter::setResult(Value value, unsigned i) {
+  return graph.define(*this, node.output(i), Binding{value, nullptr});
+}
+
+LogicalResult NodeImporter::setConstantResult(DenseElementsAttr value,
+                                              unsigned i) {
+  return graph.define(*this, node.output(i), Binding{Value(), value});
+}
+
+} // namespace lmc::onnx_import
+
+//===----------------------------------------------------------------------===//
+// Reading files
+//===----------------------------------------------------------------------===//
+
+namespace lmc {
+
+bool onnx_import::parseModel(MLIRContext &context, StringRef bytes,
+                             StringRef path, bool isText,
+                             onnx::ModelProto &model) {
+  Location loc = FileLineColLoc::get(&context, path, 0, 0);
+  if (bytes.size() > kMaxOnnxFileBytes) {
+    emitError(loc) << "ONNX model is larger than protobuf's 2 GiB limit";
+    return false;
+  }
+  if (isText) {
+    std::string text = bytes.str(); // the parser wants a C string
+    onnx::Status status = onnx::OnnxParser::Parse(model, text.c_str());
+    if (!status.IsOK()) {
+      emitError(loc) << "cannot parse ONNX text: " << status.ErrorMessage();
+      return false;
+    }
+    return true;
+  }
+  google::protobuf::io::CodedInputStream stream(
+      reinterpret_cast<const uint8_t *>(bytes.data()),
+      static_cast<int>(bytes.size()));
+  stream.SetRecursionLimit(kOnnxRecursionLimit);
+  if (!model.ParseFromCodedStream(&stream) ||
+      !stream.ConsumedEntireMessage()) {
+    emitError(loc) << "cannot parse ONNX protobuf (truncated or not an ONNX "
+                      "model)";
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<llvm::MemoryBuffer>
+onnx_import::readModelFile(MLIRContext &context, StringRef path) {
+  Location loc = FileLineColLoc::get(&context, path, 0, 0);
+  // Check the size before reading anything: protobuf messages are limited to
+  // 2 GiB (larger models keep their weights in external data), and a FIFO or
+  // device could be endless.
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status)) {
+    emitError(loc) << "cannot read ONNX model: " << ec.message();
+    return nullptr;
+  }
+  if (status.type() != llvm::sys::fs::file_type::regular_file) {
+    emitError(loc) << "cannot read ONNX model: not a regular file";
+    return nullptr;
+  }
+  if (status.getSize() > kMaxOnnxFileBytes) {
+    emitError(loc) << "ONNX model is " << status.getSize()
+                   << " bytes, larger than protobuf's 2 GiB limit (keep the "
+                      "weights in external data)";
+    return nullptr;
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!file) {
+    emitError(loc) << "cannot read ONNX model: " << file.getError().message();
+    return nullptr;
+  }
+  return std::move(*file);
+}
+
+OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, StringRef path,
+                                     const OnnxImportOptions &options) {
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      onnx_import::readModelFile(context, path);
+  if (!file)
+    return nullptr;
+  return importOnnxBuffer(context, file->getBuffer(), path, options,
+                          path.ends_with(".onnxtxt"));
+}
+
+FailureOr<DenseElementsAttr> readOnnxTensorProto(MLIRContext &context,
+                                                 StringRef bytes,
+                                                 StringRef path) {
+  Location loc = FileLineColLoc::get(&context, path, 0, 0);
+  onnx::TensorProto tensor;
+  if (bytes.size() > kMaxOnnxFileBytes ||
+      !tensor.ParseFromArray(bytes.data(), int(bytes.size())))
+    return emitError(loc) << "cannot parse ONNX TensorProto";
+  return onnx_import::convertTensor(&context, tensor, [&]() {
+    return emitError(loc) << "tensor '" << tensor.name() << "': ";
+  });
+}
+
+OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &context, StringRef bytes,
+                                       StringRef path,
+                                       const OnnxImportOptions &options,
+                                       bool isText) {
+  onnx::ModelProto model;
+  if (!onnx_import::parseModel(context, bytes, path, isText, model))
+    return nullptr;
+  onnx_import::GraphImporter importer(context, path, options, model);
+  return importer.run();
+}
+
+} // namespace lmc

@@ -1,0 +1,141 @@
+//===- metrics.cpp - Progress lines and the JSONL metrics file -----------===//
+
+#include "cli/metrics.h"
+
+#include "base/error.h"
+
+#include <cerrno>
+#include <cmath>
+
+namespace lmc::rt {
+
+namespace {
+
+/// JSON has no NaN/Infinity; write null so every line stays parseable.
+std::string jsonNumber(double v) {
+  if (!std::isfinite(v))
+    return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+int digits(int64_t n) {
+  int d = 1;
+  while (n >= 10) {
+    n /= 10;
+    ++d;
+  }
+  return d;
+}
+
+} // namespace
+
+std::string formatStepLine(const StepMetrics &m, int64_t totalSteps) {
+  char buf[256];
+  const int width = digits(totalSteps);
+  std::string line;
+  std::snprintf(buf, sizeof buf, "step %*lld/%lld | loss %.6f | lr %.3e",
+                width, (long long)m.step, (long long)totalSteps, m.loss, m.lr);
+  line = buf;
+  if (m.gradNorm) {
+    std::snprintf(buf, sizeof buf, " | norm %.4f", *m.gradNorm);
+    line += buf;
+  }
+  std::snprintf(buf, sizeof buf, " | %.2f ms | %.0f samples/s", m.ms,
+                m.samplesPerS);
+  line += buf;
+  if (m.tokensPerS) {
+    std::snprintf(buf, sizeof buf, " | %.0f tok/s", *m.tokensPerS);
+    line += buf;
+  }
+  if (m.mfu) {
+    std::snprintf(buf, sizeof buf, " | MFU %.2f%%", 100.0 * *m.mfu);
+    line += buf;
+  }
+  if (m.lossScale) {
+    std::snprintf(buf, sizeof buf, " | scale %g", *m.lossScale);
+    line += buf;
+  }
+  return line;
+}
+
+std::string formatEvalLine(const EvalMetrics &m) {
+  char buf[256];
+  int n = std::snprintf(buf, sizeof buf, "eval: loss %.6f", m.loss);
+  if (m.correct && m.samples > 0)
+    std::snprintf(buf + n, sizeof buf - size_t(n),
+                  " | accuracy %.2f%% (%lld/%lld)",
+                  100.0 * double(*m.correct) / double(m.samples),
+                  (long long)*m.correct, (long long)m.samples);
+  return buf;
+}
+
+std::string stepJson(const StepMetrics &m) {
+  std::string json =
+      concat("{\"step\":", m.step, ",\"loss\":", jsonNumber(m.loss),
+             ",\"lr\":", jsonNumber(m.lr));
+  if (m.gradNorm)
+    json += concat(",\"grad_norm\":", jsonNumber(*m.gradNorm));
+  json += concat(",\"ms\":", jsonNumber(m.ms),
+                 ",\"samples_per_s\":", jsonNumber(m.samplesPerS));
+  if (m.tokensPerS)
+    json += concat(",\"tokens_per_s\":", jsonNumber(*m.tokensPerS));
+  if (m.mfu)
+    json += concat(",\"mfu\":", jsonNumber(*m.mfu));
+  if (m.lossScale)
+    json += concat(",\"loss_scale\":", jsonNumber(*m.lossScale));
+  return json + "}";
+}
+
+std::string skippedStepJson(int64_t step, int64_t skippedSteps,
+                            std::optional<double> lossScale) {
+  std::string json = concat("{\"step\":", step, ",\"skipped\":true");
+  if (lossScale)
+    json += concat(",\"overflow\":true,\"loss_scale\":",
+                   jsonNumber(*lossScale));
+  return json + concat(",\"skipped_steps\":", skippedSteps, "}");
+}
+
+std::string evalJson(const EvalMetrics &m) {
+  std::string json =
+      concat("{\"step\":", m.step, ",\"eval_loss\":", jsonNumber(m.loss),
+             ",\"eval_samples\":", m.samples);
+  if (m.correct && m.samples > 0)
+    json += concat(",\"eval_accuracy\":",
+                   jsonNumber(double(*m.correct) / double(m.samples)));
+  return json + "}";
+}
+
+MetricsFile::MetricsFile(const std::string &path, bool append) : path_(path) {
+  if (path.empty())
+    return;
+  file_ = std::fopen(path.c_str(), append ? "a" : "w");
+  LMC_CHECK_SYS(file_, "cannot open metrics file '", path, "'");
+}
+
+MetricsFile::~MetricsFile() {
+  if (file_)
+    std::fclose(file_);
+}
+
+void MetricsFile::write(const std::string &jsonLine) {
+  if (!file_)
+    return;
+  LMC_CHECK_SYS(std::fputs(jsonLine.c_str(), file_) >= 0 &&
+                    std::fputc('\n', file_) != EOF,
+                "cannot write metrics file '", path_, "'");
+  // Flush per line so a crashed or killed run still leaves its metrics.
+  LMC_CHECK_SYS(std::fflush(file_) == 0, "cannot write metrics file '", path_,
+                "'");
+}
+
+void MetricsFile::close() {
+  if (!file_)
+    return;
+  std::FILE *f = file_;
+  file_ = nullptr;
+  LMC_CHECK_SYS(std::fclose(f) == 0, "cannot close metrics file '", path_, "'");
+}
+
+} // namespace lmc::rt

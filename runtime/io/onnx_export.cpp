@@ -1,0 +1,104 @@
+//===- onnx_export.cpp - --export-onnx: the ONNX model with trained weights ===//
+
+#include "io/onnx_export.h"
+
+#include "base/error.h"
+#include "io/file_io.h"
+
+namespace lmc::rt {
+
+namespace {
+
+// onnx.proto field numbers and wire types.
+constexpr uint32_t kModelGraph = 7;       // ModelProto.graph
+constexpr uint32_t kGraphInitializer = 5; // GraphProto.initializer
+constexpr uint32_t kTensorDims = 1, kTensorDataType = 2, kTensorName = 8,
+                   kTensorRawData = 9;
+constexpr uint32_t kVarint = 0, kLengthDelimited = 2;
+
+void appendVarint(std::string &out, uint64_t value) {
+  while (value >= 0x80) {
+    out += char(uint8_t(value) | 0x80);
+    value >>= 7;
+  }
+  out += char(value);
+}
+
+void appendKey(std::string &out, uint32_t field, uint32_t wireType) {
+  appendVarint(out, (uint64_t(field) << 3) | wireType);
+}
+
+/// TensorProto.DataType of a runtime dtype.
+uint64_t onnxDataType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return 1;
+  case DType::I32:
+    return 6;
+  case DType::I64:
+    return 7;
+  case DType::F64:
+    return 11;
+  }
+  throw Error("unsupported dtype for ONNX export");
+}
+
+} // namespace
+
+std::vector<ByteSpan>
+encodeInitializers(const std::vector<TensorView> &tensors,
+                   std::vector<std::string> &storage) {
+  // Each TensorProto: dims, data_type, name, then the raw_data key and
+  // length; the data itself is a piece of its own.
+  std::vector<std::string> heads;
+  std::vector<size_t> dataSizes;
+  uint64_t graphSize = 0;
+  for (const TensorView &t : tensors) {
+    std::string head;
+    for (int64_t dim : t.shape) {
+      appendKey(head, kTensorDims, kVarint);
+      appendVarint(head, uint64_t(dim));
+    }
+    appendKey(head, kTensorDataType, kVarint);
+    appendVarint(head, onnxDataType(t.dtype));
+    appendKey(head, kTensorName, kLengthDelimited);
+    appendVarint(head, t.name.size());
+    head += t.name;
+    const size_t dataSize = size_t(numElements(t.shape)) * dtypeSize(t.dtype);
+    appendKey(head, kTensorRawData, kLengthDelimited);
+    appendVarint(head, dataSize);
+    const uint64_t tensorSize = head.size() + dataSize;
+    // The initializer's own key and length go in front of the tensor.
+    std::string framed;
+    appendKey(framed, kGraphInitializer, kLengthDelimited);
+    appendVarint(framed, tensorSize);
+    graphSize += framed.size() + tensorSize;
+    heads.push_back(framed + head);
+    dataSizes.push_back(dataSize);
+  }
+  std::string graphHead;
+  appendKey(graphHead, kModelGraph, kLengthDelimited);
+  appendVarint(graphHead, graphSize);
+
+  storage.clear();
+  storage.reserve(tensors.size() + 1);
+  storage.push_back(std::move(graphHead));
+  std::vector<ByteSpan> pieces{{storage.back().data(), storage.back().size()}};
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    storage.push_back(std::move(heads[i]));
+    pieces.push_back({storage.back().data(), storage.back().size()});
+    pieces.push_back({tensors[i].data, dataSizes[i]});
+  }
+  return pieces;
+}
+
+void exportOnnx(const std::string &path, const unsigned char *model,
+                uint64_t modelSize, const std::vector<TensorView> &params) {
+  std::vector<std::string> storage;
+  std::vector<ByteSpan> pieces{{model, size_t(modelSize)}};
+  for (const ByteSpan &piece : encodeInitializers(params, storage))
+    pieces.push_back(piece);
+  writeFileAtomically(path, pieces);
+}
+
+} // namespace lmc::rt

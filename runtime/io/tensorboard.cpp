@@ -1,0 +1,132 @@
+//===- tensorboard.cpp - TensorBoard event files (--log-dir) -------------===//
+
+#include "io/tensorboard.h"
+
+#include "io/crc32c.h"
+#include "base/error.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace lmc::rt {
+
+namespace {
+
+void appendVarint(std::string &out, uint64_t v) {
+  while (v >= 0x80) {
+    out += char(uint8_t(v) | 0x80);
+    v >>= 7;
+  }
+  out += char(uint8_t(v));
+}
+
+template <typename T> void appendLittleEndian(std::string &out, T value) {
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T)); // the runtime targets little-endian
+  out.append(reinterpret_cast<const char *>(bytes), sizeof(T));
+}
+
+void appendTag(std::string &out, uint32_t field, uint32_t wireType) {
+  appendVarint(out, (uint64_t(field) << 3) | wireType);
+}
+
+void appendBytesField(std::string &out, uint32_t field,
+                      const std::string &bytes) {
+  appendTag(out, field, 2);
+  appendVarint(out, bytes.size());
+  out += bytes;
+}
+
+std::string eventHeader(double wallTime, int64_t step) {
+  std::string event;
+  appendTag(event, 1, 1); // wall_time: double
+  appendLittleEndian(event, wallTime);
+  if (step != 0) {
+    appendTag(event, 2, 0); // step: int64 (varint)
+    appendVarint(event, uint64_t(step));
+  }
+  return event;
+}
+
+double nowSeconds() {
+  return std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+} // namespace
+
+std::string tfRecord(const std::string &data) {
+  std::string out;
+  appendLittleEndian(out, uint64_t(data.size()));
+  appendLittleEndian(out, maskedCrc32c(out.data(), 8));
+  out += data;
+  appendLittleEndian(out, maskedCrc32c(data.data(), data.size()));
+  return out;
+}
+
+std::string fileVersionEvent(double wallTime) {
+  std::string event = eventHeader(wallTime, 0);
+  appendBytesField(event, 3, "brain.Event:2");
+  return event;
+}
+
+std::string scalarEvent(double wallTime, int64_t step, const std::string &tag,
+                        float value) {
+  std::string summaryValue;
+  appendBytesField(summaryValue, 1, tag);
+  appendTag(summaryValue, 2, 5); // simple_value: float (fixed32)
+  appendLittleEndian(summaryValue, value);
+  std::string summary;
+  appendBytesField(summary, 1, summaryValue);
+  std::string event = eventHeader(wallTime, step);
+  appendBytesField(event, 5, summary);
+  return event;
+}
+
+EventWriter::EventWriter(const std::string &dir) {
+  if (::mkdir(dir.c_str(), 0755) != 0)
+    LMC_CHECK_SYS(errno == EEXIST, "cannot create --log-dir '", dir, "'");
+  char host[256] = "localhost";
+  LMC_CHECK_SYS(::gethostname(host, sizeof host - 1) == 0,
+                "cannot get the host name");
+  host[sizeof host - 1] = '\0';
+  const double now = nowSeconds();
+  path_ = concat(dir, "/events.out.tfevents.", (long long)now, ".", host);
+  file_ = std::fopen(path_.c_str(), "wb");
+  LMC_CHECK_SYS(file_, "cannot create TensorBoard event file '", path_, "'");
+  write(tfRecord(fileVersionEvent(now)));
+  flush();
+}
+
+EventWriter::~EventWriter() {
+  if (file_)
+    std::fclose(file_);
+}
+
+void EventWriter::write(const std::string &record) {
+  LMC_CHECK_SYS(std::fwrite(record.data(), 1, record.size(), file_) ==
+                    record.size(),
+                "cannot write '", path_, "'");
+}
+
+void EventWriter::scalar(const std::string &tag, int64_t step, double value) {
+  write(tfRecord(scalarEvent(nowSeconds(), step, tag, float(value))));
+}
+
+void EventWriter::flush() {
+  LMC_CHECK_SYS(std::fflush(file_) == 0, "cannot write '", path_, "'");
+}
+
+void EventWriter::close() {
+  if (!file_)
+    return;
+  std::FILE *f = file_;
+  file_ = nullptr;
+  LMC_CHECK_SYS(std::fclose(f) == 0, "cannot close '", path_, "'");
+}
+
+} // namespace lmc::rt

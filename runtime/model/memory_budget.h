@@ -1,0 +1,48 @@
+//===- memory_budget.h - Will the model fit? -----------------------------===//
+//
+// Before allocating anything, the runtime estimates the bytes a run needs
+// and refuses one that exceeds the memory budget (--memory-budget, else the
+// machine's physical memory shared by the processes on it) with the
+// breakdown, instead of being killed by the OOM killer hours in.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LMC_RUNTIME_MEMORY_BUDGET_H
+#define LMC_RUNTIME_MEMORY_BUDGET_H
+
+#include "model/descriptor.h"
+
+#include <cstdint>
+#include <string>
+
+namespace lmc::rt {
+
+struct MemoryNeed {
+  uint64_t params = 0;      // and model buffers; x2: double-buffered
+  uint64_t states = 0;      // x2, likewise
+  uint64_t gradients = 0;   // the accumulation arena (split step only)
+                            // and ZeRO-1's params arena
+  uint64_t activations = 0; // the descriptor's estimate
+  uint64_t inputs = 0;      // one train batch and one eval batch
+
+  uint64_t total() const {
+    return 2 * params + 2 * states + gradients + activations + inputs;
+  }
+};
+
+/// The estimate for `desc`; `splitStep`: the run accumulates gradients in
+/// an arena (--grad-accum > 1 or several processes); `stateShards`: the
+/// processes ZeRO-1 shards the optimizer state over (1: none).
+MemoryNeed estimateMemory(const Descriptor &desc, bool splitStep,
+                          int64_t stateShards = 1);
+
+/// Physical memory of this machine in bytes (0 if unknown).
+uint64_t physicalMemory();
+
+/// Throws Error with the breakdown when need.total() > budget.
+/// `budgetSource` says where the budget came from, for the message.
+void checkMemoryBudget(const MemoryNeed &need, uint64_t budget,
+                       const std::string &budgetSource);
+
+} // namespace lmc::rt
+
+#endif // LMC_RUNTIME_MEMORY_BUDGET_H

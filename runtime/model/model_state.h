@@ -1,0 +1,148 @@
+//===- model_state.h - Parameters, optimizer state and model buffers -----===//
+//
+// Every param, state and buffer tensor (BatchNorm's running statistics) has
+// two aligned memory blocks: the step reads the "current" one and writes the
+// "next" one (the ABI forbids a result aliasing an argument); swap() makes
+// the freshly written ones current.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LMC_RUNTIME_MODEL_STATE_H
+#define LMC_RUNTIME_MODEL_STATE_H
+
+#include "memory/buffer.h"
+#include "model/descriptor.h"
+#include "io/safetensors.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace lmc::rt {
+
+/// ZeRO-1's part of the optimizer state (docs/distributed.md): the params
+/// laid end to end at `offsets` (floats; GradientArena's layout) and this
+/// process's range [begin, end) of that arena. Each state slot (the `slot`
+/// of the states `<param>.<slot>`) is kept for that range only.
+struct StateShard {
+  std::vector<size_t> offsets;    // parallel to the params
+  size_t floats = 0;              // the arena (whole lines)
+  size_t begin = 0, end = 0;      // multiples of 16 floats
+  std::vector<std::string> slots; // "exp_avg", "exp_avg_sq"
+};
+
+class ModelState {
+public:
+  /// Allocates params, state and buffers; params and buffers start from the
+  /// embedded init bytes (ranges already validated by parseDescriptor; a
+  /// param split over the model group takes slice `modelRank`), state from
+  /// zero (or its init line: the loss scale). With a `shard` (ZeRO-1) only
+  /// its range of each state slot is kept (zero; such models have no
+  /// initial state values) instead of whole state tensors. Files still hold
+  /// whole tensors: views() then leaves the state out (the processes gather
+  /// it: wholeShardedStates) and restore() takes this process's range.
+  ModelState(const Descriptor &desc, const unsigned char *weights,
+             int64_t modelRank = 0, std::optional<StateShard> shard = {});
+
+  const std::vector<const TensorSpec *> &params() const { return params_; }
+  const std::vector<const TensorSpec *> &states() const { return states_; }
+  const std::vector<const TensorSpec *> &buffers() const { return buffers_; }
+
+  /// Fused parameters files hold whole (pieces.h).
+  const std::vector<Join> &joins() const { return joins_; }
+
+  /// Index into params()/states() by name, or -1.
+  int paramIndex(const std::string &name) const;
+  int stateIndex(const std::string &name) const;
+
+  AlignedBuffer &param(size_t i) { return paramBuffers_[current_][i]; }
+  AlignedBuffer &nextParam(size_t i) { return paramBuffers_[1 - current_][i]; }
+  AlignedBuffer &state(size_t i) { return stateBuffers_[current_][i]; }
+  AlignedBuffer &nextState(size_t i) { return stateBuffers_[1 - current_][i]; }
+  AlignedBuffer &bufferValue(size_t i) { return bufferValues_[current_][i]; }
+
+  /// The buffer of the param, state or model buffer `spec` names (its role
+  /// and name): the current one a step reads, or with `next` the one it
+  /// writes. Null for other roles.
+  void *buffer(const TensorSpec &spec, bool next);
+
+  /// The shard, when the state is sharded.
+  const std::optional<StateShard> &stateShard() const { return shard_; }
+  /// With a shard the params are laid end to end at its offsets: the
+  /// current arena, or the one a step writes.
+  float *paramArena(bool next) {
+    return paramArenas_[next ? 1 - current_ : current_].as<float>();
+  }
+  /// Where a sharded state `<param>.<slot>` lives: its param's index and
+  /// its slot's index in the shard.
+  struct StateHome {
+    size_t param, slot;
+  };
+  StateHome stateHome(const TensorSpec &state) const;
+  /// A sharded state slot's range (current, or the one a step writes).
+  AlignedBuffer &stateRange(size_t slot, bool next) {
+    return stateBuffers_[next ? 1 - current_ : current_][slot];
+  }
+
+  /// After a step: the written buffers become current.
+  void swap() { current_ = 1 - current_; }
+  /// After a grad_step, which updates only the model buffers: the written
+  /// ones become current (copied: params and state are not swapped).
+  void commitBuffers();
+
+  /// Replaces the current params and buffers with the tensors of a
+  /// safetensors file; each must be present with the same dtype and shape
+  /// (the whole shape of a split one, of which this process takes its
+  /// slice; the fused tensor of a piece).
+  void loadParams(const std::string &path);
+  /// Writes the current params and buffers atomically (keys = their names,
+  /// as in a PyTorch state_dict).
+  void saveParams(const std::string &path);
+
+  /// The current params and buffers (keys = their names), then, with
+  /// `withState`, the optimizer state (keys = state names).
+  std::vector<TensorView> views(bool withState);
+  /// Replaces the current params, buffers and (with `withState`) state with
+  /// the tensors of `file` (with addPieceEntries' entries for pieces);
+  /// validates everything before copying anything.
+  /// `source` prefixes error messages.
+  void restore(const SafetensorsFile &file, const std::string &source,
+               bool withState);
+
+private:
+  using Storage = std::array<std::vector<AlignedBuffer>, 2>;
+  /// One kind of tensor: its specs, their two blocks each, its name in
+  /// messages.
+  struct Group {
+    const std::vector<const TensorSpec *> *specs;
+    Storage *storage;
+    const char *what;
+  };
+  /// Params and buffers, then, with `withState`, the optimizer state: the
+  /// order of files and checkpoints.
+  std::vector<Group> groups(bool withState);
+  /// The params' two arenas (and their views) and one block per state
+  /// slot of the shard's range, twice.
+  void allocateShardedStorage();
+  /// Copies this process's range of every sharded state from `file`.
+  void restoreStateRanges(const SafetensorsFile &file);
+
+  std::vector<const TensorSpec *> params_, states_, buffers_;
+  // Name -> index: the step buffers are looked up by name every step.
+  std::unordered_map<std::string, int> paramIndex_, stateIndex_, bufferIndex_;
+  Storage paramBuffers_, stateBuffers_, bufferValues_;
+  int current_ = 0;
+  /// Processes splitting the split tensors, and this one's slice.
+  int64_t modelParallel_ = 1, modelRank_ = 0;
+  /// Fused parameters files hold whole (`join` lines).
+  std::vector<Join> joins_;
+  /// With ZeRO-1: stateBuffers_ then hold one range per slot, and
+  /// paramBuffers_ are views into paramArenas_.
+  std::optional<StateShard> shard_;
+  std::array<AlignedBuffer, 2> paramArenas_;
+};
+
+} // namespace lmc::rt
+
+#endif // LMC_RUNTIME_MODEL_STATE_H

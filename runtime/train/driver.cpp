@@ -1,0 +1,390 @@
+//===- driver.cpp - main() of a training executable ----------------------===//
+
+#include "train/driver.h"
+
+#include "train/checkpoint.h"
+#include "comm/comm.h"
+#include "cli/config.h"
+#include "train/dataset.h"
+#include "model/descriptor.h"
+#include "memory/device_hooks.h"
+#include "base/error.h"
+#include "train/eval.h"
+#include "model/hyper.h"
+#include "cli/info.h"
+#include "model/memory_budget.h"
+#include "cli/metrics.h"
+#include "model/model_state.h"
+#include "io/onnx_export.h"
+#include "model/pieces.h"
+#include "memory/peak.h"
+#include "model/schedule.h"
+#include "train/signals.h"
+#include "train/split_step.h"
+#include "comm/tensor_parallel.h"
+#include "io/tensorboard.h"
+#include "train/tokens.h"
+#include "train/trainer.h"
+#include "comm/zero.h"
+
+#include "lmc/runtime/kernels.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <malloc.h>
+#include <memory>
+#include <new>
+#include <optional>
+#include <thread>
+
+namespace lmc::rt {
+
+namespace {
+
+std::string programName(int argc, char **argv) {
+  if (argc < 1 || !argv[0])
+    return "train";
+  const char *slash = std::strrchr(argv[0], '/');
+  return slash ? slash + 1 : argv[0];
+}
+
+std::vector<const TensorSpec *> evalInputSpecs(const Descriptor &desc) {
+  std::vector<const TensorSpec *> specs;
+  for (const TensorSpec &arg : desc.evalArgs)
+    if (arg.role == Role::Input)
+      specs.push_back(&arg);
+  return specs;
+}
+
+std::unique_ptr<BatchSource> loadTrainData(const Config &config,
+                                           const Descriptor &desc) {
+  std::vector<const TensorSpec *> inputs = desc.trainArgsWithRole(Role::Input);
+  if (!config.tokens.empty())
+    return std::make_unique<TokenDataset>(
+        TokenDataset::load(config.tokens, inputs, "--tokens"));
+  return std::make_unique<Dataset>(
+      Dataset::load(config.inputs, inputs, "--input"));
+}
+
+std::unique_ptr<Evaluator> makeEvaluator(const Config &config,
+                                         const Descriptor &desc,
+                                         StepFn evalStep) {
+  if (!config.evalTokens.empty())
+    return std::make_unique<Evaluator>(
+        desc,
+        std::make_unique<TokenDataset>(TokenDataset::load(
+            config.evalTokens, evalInputSpecs(desc), "--eval-tokens")),
+        evalStep, config.evalSteps);
+  if (!config.evalInputs.empty())
+    return std::make_unique<Evaluator>(
+        desc,
+        Dataset::load(config.evalInputs, evalInputSpecs(desc), "--eval-input"),
+        evalStep, config.evalSteps);
+  return nullptr;
+}
+
+/// The flags, each falling back to the compiled default schedule.
+Schedule makeSchedule(const Config &config, const Descriptor &desc,
+                      const HyperParams &hyper) {
+  const ScheduleDefaults compiled = desc.schedule.value_or(ScheduleDefaults());
+  Schedule schedule;
+  schedule.kind = config.schedule.value_or(compiled.kind);
+  schedule.lr = hyper.lr;
+  schedule.lrMin = config.lrMin.value_or(compiled.lrMin.value_or(0));
+  schedule.warmup = config.warmup.value_or(compiled.warmup.value_or(0));
+  schedule.totalSteps =
+      config.scheduleSteps.value_or(compiled.steps.value_or(config.steps));
+  schedule.decaySteps =
+      config.decaySteps ? config.decaySteps : compiled.decaySteps;
+  LMC_CHECK(schedule.lrMin <= hyper.lr, "--lr-min ", schedule.lrMin,
+            " is above the learning rate ", hyper.lr);
+  return schedule;
+}
+
+/// The model and data groups of a model compiled for a mesh (null for
+/// other models).
+struct TensorParallelGroups {
+  std::unique_ptr<Communicator> model, data;
+  TensorParallelGroups() = default;
+  TensorParallelGroups(TensorParallelGroups &&) = default;
+  ~TensorParallelGroups() {
+    if (model)
+      setModelGroup(nullptr); // the compiled steps must not outlive it
+  }
+};
+
+TensorParallelGroups splitTensorParallel(const Descriptor &desc,
+                                         Communicator &comm) {
+  const int64_t m = desc.modelParallel;
+  if (m == 1)
+    return {};
+  LMC_CHECK(comm.size() % m == 0, "the model was compiled for --mesh ",
+            "model=", m, ": start a multiple of ", m,
+            " processes (mpirun -np N), not ", comm.size());
+  TensorParallelGroups groups;
+  const int rank = comm.rank();
+  groups.model = comm.split(/*color=*/int(rank / m), /*key=*/int(rank % m));
+  groups.data = comm.split(/*color=*/int(rank % m), /*key=*/int(rank / m));
+  setModelGroup(groups.model.get());
+  return groups;
+}
+
+/// Every process starts from rank 0's parameters, state and buffers (as
+/// PyTorch's DDP broadcasts them), whatever each one loaded.
+void broadcastState(Communicator &comm, ModelState &state) {
+  if (comm.size() == 1)
+    return;
+  for (size_t i = 0; i < state.params().size(); ++i)
+    comm.broadcast(state.param(i).data(), state.params()[i]->byteSize());
+  // A sharded state is each process's own range (ZeRO-1).
+  if (!state.stateShard())
+    for (size_t i = 0; i < state.states().size(); ++i)
+      comm.broadcast(state.state(i).data(), state.states()[i]->byteSize());
+  broadcastBuffers(comm, state);
+}
+
+/// Refuses a run whose estimated memory need exceeds --memory-budget, else
+/// this process's share of the physical memory.
+void checkMemory(const Config &config, const Descriptor &desc,
+                 const Communicator &comm, const LaunchInfo &launch) {
+  uint64_t budget = config.memoryBudget.value_or(0);
+  std::string source = "--memory-budget";
+  if (!config.memoryBudget) {
+    budget = physicalMemory() / uint64_t(std::max(1, launch.localSize));
+    source = launch.localSize > 1
+                 ? concat("physical memory shared by ", launch.localSize,
+                          " processes on this machine")
+                 : std::string("physical memory");
+  }
+  const bool zero = config.zeroStage == 1;
+  if (budget > 0)
+    checkMemoryBudget(estimateMemory(desc,
+                                     config.gradAccum > 1 || comm.size() > 1 ||
+                                         zero,
+                                     zero ? comm.size() : 1),
+                      budget, source);
+}
+
+void train(const Config &config, const CompiledModel &model,
+           Communicator &comm, const LaunchInfo &launch) {
+  Descriptor desc = parseDescriptor(model.descriptor, model.weightsSize);
+  if (config.info) {
+    std::fputs(formatModelInfo(desc).c_str(), stdout);
+    return;
+  }
+  LMC_CHECK(!desc.trainArgsWithRole(Role::Input).empty(),
+            "the model takes no inputs; nothing to train on");
+
+  if (config.threads)
+    lmc_rt_set_threads(static_cast<int>(std::min<int64_t>(*config.threads, 1024)));
+  else // all cores, shared with the other local processes
+    lmc_rt_set_threads(std::max(
+        1, int(std::thread::hardware_concurrency()) / launch.localSize));
+  LMC_CHECK(config.exportOnnxPath.empty() || model.onnx,
+            "--export-onnx needs a model compiled from an ONNX file");
+  LMC_CHECK(config.gradAccum == 1 || desc.hasSplitStep(),
+            "--grad-accum needs a model with grad_step/apply_step");
+  const bool isRoot = comm.rank() == 0;
+  checkMemory(config, desc, comm, launch);
+  // A tensor-parallel model: groups of modelParallel consecutive ranks split
+  // the parameters; the groups are data parallel with each other.
+  TensorParallelGroups groups = splitTensorParallel(desc, comm);
+  Communicator &dataGroup = groups.data ? *groups.data : comm;
+  std::optional<StateShard> shard;
+  if (config.zeroStage == 1) {
+    LMC_CHECK(desc.hasChunkStep() && model.chunkStep,
+              "--zero 1 needs a model with chunk_step (models with dynamic "
+              "loss scaling, --precision f16, have none: ZeRO-1 does not "
+              "support loss scaling yet)");
+    shard = zeroShard(desc, dataGroup.rank(), dataGroup.size());
+    std::printf("ZeRO-1: optimizer state sharded over %d processes (process "
+                "0 keeps %zu of %zu floats per state slot)\n",
+                dataGroup.size(), shard->end - shard->begin, shard->floats);
+  }
+  ModelState state(desc, model.weights,
+                   groups.model ? groups.model->rank() : 0, std::move(shard));
+  if (!config.initPath.empty())
+    state.loadParams(config.initPath);
+  HyperParams hyper =
+      resolveHyperParams(desc, config.lr, config.clipGradNorm);
+  Schedule schedule = makeSchedule(config, desc, hyper);
+  std::unique_ptr<BatchSource> data = loadTrainData(config, desc);
+  std::unique_ptr<Evaluator> evaluator =
+      makeEvaluator(config, desc, model.evalStep);
+  LMC_CHECK(config.evalEvery == 0 || evaluator,
+            "--eval-every needs --eval-input or --eval-tokens data");
+  LMC_CHECK(config.evalSteps == 0 || evaluator,
+            "--eval-steps needs --eval-input or --eval-tokens data");
+
+  std::unique_ptr<Checkpointer> checkpoints;
+  std::optional<CheckpointMeta> resumed;
+  if (!config.checkpointDir.empty()) {
+    checkpoints = std::make_unique<Checkpointer>(
+        config.checkpointDir, config.keep,
+        modelFingerprint(model.descriptor, model.weightsSize));
+    // An existing checkpoint is always resumed from: starting over would
+    // overwrite it. --resume in an empty directory starts from step 0.
+    if (std::optional<std::string> newest = checkpoints->newest()) {
+      LMC_CHECK(config.initPath.empty(), "--init: '", config.checkpointDir,
+                "' already holds checkpoints; use another --checkpoint-dir");
+      resumed = checkpoints->load(*newest, state);
+      std::printf("resuming from %s (step %lld)\n", newest->c_str(),
+                  (long long)resumed->step);
+    } else if (config.resume) {
+      std::printf("no checkpoint in %s; starting from step 0\n",
+                  config.checkpointDir.c_str());
+    }
+  }
+
+  // Tensor parallel: the first model group makes the checkpoints (its
+  // processes gather the split tensors, rank 0 writes) and evaluates (rank 0
+  // reports).
+  const bool inFirstModelGroup = groups.model && dataGroup.rank() == 0;
+  if (checkpoints && groups.model)
+    checkpoints->gatherOver(desc, *groups.model, isRoot);
+  // ZeRO-1: every process takes part in gathering the optimizer state.
+  if (checkpoints && state.stateShard())
+    checkpoints->gatherStatesOver(dataGroup, isRoot);
+
+  broadcastState(dataGroup, state);
+
+  // Only rank 0 reports and writes files.
+  MetricsFile metrics(isRoot ? config.metricsPath : std::string(),
+                      /*append=*/resumed.has_value());
+  std::unique_ptr<EventWriter> tensorboard;
+  if (!config.logDir.empty() && isRoot)
+    tensorboard = std::make_unique<EventWriter>(config.logDir);
+  // Graceful SIGTERM/SIGINT only when there is somewhere to save to.
+  std::optional<StopSignals> signals;
+  if (checkpoints)
+    signals.emplace();
+
+  TrainerSinks sinks;
+  if (isRoot)
+    sinks = {evaluator.get(), &metrics, tensorboard.get(), checkpoints.get()};
+  else if (inFirstModelGroup) // eval_step's collectives need the group
+    sinks = {evaluator.get(), nullptr, nullptr, checkpoints.get()};
+  else if (state.stateShard())
+    sinks.checkpoints = checkpoints.get();
+  // MFU against --peak-flops, else against the matmul kernel's measured
+  // throughput (only rank 0 reports).
+  Config runConfig = config;
+  if (!runConfig.peakFlops && isRoot) {
+    runConfig.peakFlops = measureMatmulFlops(desc.precision);
+    std::printf("MFU is against %.1f GFLOP/s, the measured %s matmul peak "
+                "(set it with --peak-flops)\n",
+                *runConfig.peakFlops / 1e9, desc.precision.c_str());
+  }
+  StepFns steps{model.trainStep, model.gradStep, model.applyStep,
+                model.chunkStep};
+  Trainer trainer(desc, runConfig, steps, dataGroup, state, *data, hyper,
+                  schedule, sinks);
+  if (resumed)
+    trainer.resumeFrom(*resumed);
+  RunEnd end = trainer.run();
+  metrics.close();
+  if (tensorboard)
+    tensorboard->close();
+  if (end != RunEnd::Completed)
+    return;
+  // Files hold whole tensors: with a split model, gathered from the group.
+  std::vector<AlignedBuffer> gathered;
+  std::vector<TensorView> params = state.views(/*withState=*/false);
+  if (groups.model && (!config.savePath.empty() ||
+                       !config.exportOnnxPath.empty()))
+    params = wholeTensors(desc, params, *groups.model, gathered);
+  params = joinPieces(params, desc.joins, gathered);
+  if (!config.savePath.empty() && isRoot) {
+    writeSafetensorsFile(config.savePath, params, {{"format", "pt"}});
+    std::printf("saved parameters to %s\n", config.savePath.c_str());
+  }
+  if (!config.exportOnnxPath.empty() && isRoot) {
+    exportOnnx(config.exportOnnxPath, model.onnx, model.onnxSize, params);
+    std::printf("exported the ONNX model with the trained parameters to %s\n",
+                config.exportOnnxPath.c_str());
+  }
+}
+
+} // namespace
+
+namespace {
+
+/// The compiled step allocates its intermediates on every call (one-shot
+/// bufferization) and frees them before returning. With glibc's defaults
+/// the freed memory goes back to the kernel (trimming, and mmap for large
+/// blocks), so every step page-faults its activations in again: a quarter
+/// of the GPT benchmark's step time. Keep it in the heap instead.
+void keepStepMemoryResident() {
+  constexpr int kMaxMmapThreshold = 32 << 20; // glibc's upper limit, 64-bit
+  mallopt(M_MMAP_THRESHOLD, kMaxMmapThreshold);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+}
+
+/// Executables compiled with --target cuda link the device library:
+/// choose this process's GPU before any buffer is allocated, or explain
+/// why there is none.
+void selectDevice() {
+  if (!lmc_rt_device_init)
+    return;
+  char message[512] = {0};
+  LMC_CHECK(lmc_rt_device_init(message, sizeof(message)) == 0, message);
+}
+
+} // namespace
+
+int runTrainingMain(int argc, char **argv, const CompiledModel &model) {
+  keepStepMemoryResident();
+  const std::string program = programName(argc, argv);
+  std::unique_ptr<Communicator> comm;
+  // With several processes an error on one must end them all (the others
+  // would wait in a collective forever).
+  auto fail = [&](const char *message) {
+    if (comm && comm->size() > 1) {
+      std::fprintf(stderr, "error: process %d of %d: %s\n", comm->rank(),
+                   comm->size(), message);
+      std::fflush(stdout);
+      comm->abort(1);
+    }
+    std::fprintf(stderr, "error: %s\n", message);
+    std::fflush(stdout);
+    return 1;
+  };
+  try {
+    std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
+    Config config;
+    try {
+      config = parseFlags(args);
+    } catch (const UsageError &e) {
+      std::fprintf(stderr, "error: %s\nrun '%s --help' for usage\n", e.what(),
+                   program.c_str());
+      return 2;
+    }
+    if (config.help) {
+      std::fputs(usageText(program).c_str(), stdout);
+    } else {
+      if (!config.info) // --info describes the model without a device
+        selectDevice();
+      LaunchInfo launch = detectLaunch(std::getenv);
+      comm = connect(launch, config.collectiveTimeout);
+      if (comm->rank() != 0)
+        LMC_CHECK_SYS(std::freopen("/dev/null", "w", stdout),
+                      "cannot silence stdout of process ", comm->rank());
+      train(config, model, *comm, launch);
+    }
+    // Output piped to a full disk must not look like success.
+    LMC_CHECK_SYS(std::fflush(stdout) == 0, "cannot write to stdout");
+    return 0;
+  } catch (const std::bad_alloc &) {
+    return fail("out of memory");
+  } catch (const std::exception &e) {
+    return fail(e.what());
+  } catch (...) {
+    return fail("unknown internal error");
+  }
+}
+
+} // namespace lmc::rt

@@ -1,0 +1,308 @@
+//===- trainer.cpp - The training step loop ------------------------------===//
+
+#include "train/trainer.h"
+
+#include "base/error.h"
+#include "train/shuffle.h"
+#include "train/signals.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace lmc::rt {
+
+Trainer::Trainer(const Descriptor &desc, const Config &config, StepFns steps,
+                 Communicator &comm, ModelState &state, const BatchSource &data,
+                 const HyperParams &hyper, const Schedule &schedule,
+                 TrainerSinks sinks)
+    : desc_(desc), config_(config), steps_(steps), comm_(comm), state_(state),
+      data_(data), hyper_(hyper), schedule_(schedule), sinks_(sinks),
+      lossBuffer_(sizeof(float)), gradNormBuffer_(sizeof(float)),
+      rngKey_(sizeof(int64_t)) {
+  if (config.gradAccum > 1 || comm.size() > 1 || state.stateShard())
+    split_.emplace(desc, steps.grad, steps.apply, steps.chunk, state, comm,
+                   config.gradAccum, rngKey_.data(),
+                   size_t(config.bucketMb * 1e6));
+  for (const TensorSpec &arg : desc.trainArgs) {
+    if (arg.role == Role::Input)
+      inputBuffers_.emplace_back(arg.byteSize());
+    if (arg.role == Role::Hyper && arg.name != kRngKeyHyper)
+      hyperBuffers_.emplace_back(arg.byteSize());
+  }
+  lossScale_ = state.stateIndex(kLossScaleState);
+}
+
+double Trainer::currentLossScale() {
+  return double(*state_.state(size_t(lossScale_)).as<float>());
+}
+
+std::vector<void *> Trainer::stepBuffers() {
+  std::vector<void *> buffers;
+  size_t input = 0, hyper = 0;
+  for (const TensorSpec &arg : desc_.trainArgs) {
+    if (void *b = state_.buffer(arg, /*next=*/false))
+      buffers.push_back(b);
+    else if (arg.role == Role::Input)
+      buffers.push_back(inputBuffers_[input++].data());
+    else if (arg.name == kRngKeyHyper)
+      buffers.push_back(rngKey_.data());
+    else
+      buffers.push_back(hyperBuffers_[hyper++].data());
+  }
+  // Results are matched to args by name (parseDescriptor checked each has
+  // one), so their order need not mirror the args.
+  for (const TensorSpec &res : desc_.trainResults) {
+    if (void *b = state_.buffer(res, /*next=*/true))
+      buffers.push_back(b);
+    else
+      buffers.push_back(res.role == Role::GradNorm ? gradNormBuffer_.data()
+                                                   : lossBuffer_.data());
+  }
+  return buffers;
+}
+
+void Trainer::resumeFrom(const CheckpointMeta &meta) {
+  LMC_CHECK(meta.step <= config_.steps, "the checkpoint is at step ", meta.step,
+            " but --steps is ", config_.steps,
+            " (--steps is the run's total, not the steps to add)");
+  LMC_CHECK(meta.numSamples == data_.numSamples(), "the checkpoint was "
+            "written with ", meta.numSamples, " training samples, the data "
+            "now has ", data_.numSamples(), "; resuming would not reproduce "
+            "the data order");
+  LMC_CHECK(meta.shuffle == config_.shuffle && meta.seed == config_.seed,
+            "the checkpoint was written with ",
+            meta.shuffle ? "--shuffle" : "no --shuffle", " and --seed ",
+            meta.seed, "; pass the same flags to resume");
+  if (meta.dataCursor != meta.step * globalBatch())
+    std::printf("note: the checkpoint's run drew %lld samples in %lld steps; "
+                "this one draws %lld per step (batch %lld x --grad-accum "
+                "%lld x %d processes), continuing from sample %lld\n",
+                (long long)meta.dataCursor, (long long)meta.step,
+                (long long)globalBatch(), (long long)desc_.batchSize,
+                (long long)config_.gradAccum, comm_.size(),
+                (long long)meta.dataCursor);
+  cursorBase_ = meta.dataCursor;
+  cursorStep_ = meta.step;
+  if (schedule_.kind != ScheduleKind::Constant &&
+      meta.totalSteps != schedule_.totalSteps)
+    std::printf("note: the checkpoint's %s schedule spans %lld steps, this "
+                "run's spans %lld (use --schedule-steps to keep it)\n",
+                meta.schedule.c_str(), (long long)meta.totalSteps,
+                (long long)schedule_.totalSteps);
+  stepsDone_ = meta.step;
+  skippedSteps_ = meta.skippedSteps;
+  lastCheckpointStep_ = meta.step;
+}
+
+CheckpointMeta Trainer::checkpointMeta(int64_t step) const {
+  CheckpointMeta meta;
+  meta.step = step;
+  meta.dataCursor = cursorBase_ + (step - cursorStep_) * globalBatch();
+  meta.numSamples = data_.numSamples();
+  meta.seed = config_.seed;
+  meta.shuffle = config_.shuffle;
+  meta.skippedSteps = skippedSteps_;
+  meta.schedule = scheduleKindName(schedule_.kind);
+  meta.lr = schedule_.lr;
+  meta.lrMin = schedule_.lrMin;
+  meta.warmup = schedule_.warmup;
+  meta.totalSteps = schedule_.totalSteps;
+  return meta;
+}
+
+int64_t Trainer::globalBatch() const {
+  return desc_.batchSize * config_.gradAccum * comm_.size();
+}
+
+void Trainer::saveCheckpoint(int64_t step) {
+  if (!sinks_.checkpoints || lastCheckpointStep_ == step)
+    return;
+  std::string path = sinks_.checkpoints->save(state_, checkpointMeta(step));
+  lastCheckpointStep_ = step;
+  std::printf("checkpoint: %s (%.1f ms)\n", path.c_str(),
+              sinks_.checkpoints->lastSaveMs());
+  std::fflush(stdout);
+}
+
+void Trainer::evaluate(int64_t stepsDone) {
+  EvalMetrics m = sinks_.evaluator->run(state_);
+  m.step = stepsDone;
+  std::printf("%s\n", formatEvalLine(m).c_str());
+  if (sinks_.metrics)
+    sinks_.metrics->write(evalJson(m));
+  if (EventWriter *tb = sinks_.tensorboard) {
+    tb->scalar("eval_loss", stepsDone, m.loss);
+    if (m.correct && m.samples > 0)
+      tb->scalar("eval_accuracy", stepsDone,
+                 double(*m.correct) / double(m.samples));
+    tb->flush();
+  }
+}
+
+RunEnd Trainer::run() {
+  using Clock = std::chrono::steady_clock;
+  const int64_t batch = desc_.batchSize;
+  const int64_t stepSamples = globalBatch();
+  SampleOrder order(data_.numSamples(), config_.shuffle, config_.seed);
+  std::vector<int64_t> samples(static_cast<size_t>(batch));
+  std::vector<const TensorSpec *> hypers;
+  for (const TensorSpec *hyper : desc_.trainArgsWithRole(Role::Hyper))
+    if (hyper->name != kRngKeyHyper)
+      hypers.push_back(hyper);
+  const bool hasGradNorm = desc_.hasGradNorm();
+  const int64_t firstStep = stepsDone_ + 1;
+  // Micro-batch k of this process takes the job's micro-batch
+  // rank * accum + k of the step's samples.
+  auto fillMicroBatch = [&](int64_t step, int64_t k) {
+    const int64_t first = cursorBase_ + (step - 1 - cursorStep_) * stepSamples +
+                          (comm_.rank() * config_.gradAccum + k) * batch;
+    for (int64_t i = 0; i < batch; ++i)
+      samples[size_t(i)] = order.sampleAt(first + i);
+    data_.fillBatch(samples, inputBuffers_);
+    *rngKey_.as<int64_t>() = rngKey(config_.seed, step,
+                                    comm_.rank() * config_.gradAccum + k);
+  };
+
+  auto windowStart = Clock::now();
+  int64_t windowSteps = 0;
+  for (int64_t step = firstStep; step <= config_.steps; ++step) {
+    HyperParams stepHyper = hyper_;
+    stepHyper.lr = schedule_.lrAt(step);
+    // Adam's bias corrections count the updates taken, as torch.optim's
+    // state["step"] does (a skipped step does not advance it); the schedule
+    // follows the global step.
+    const int64_t updates = step - skippedSteps_;
+    for (size_t h = 0; h < hypers.size(); ++h)
+      *hyperBuffers_[h].as<float>() =
+          float(hyperValue(hypers[h]->name, updates, stepHyper));
+
+    double loss = 0;
+    std::optional<double> gradNorm;
+    // Processes must stop at the same step: the stop request travels with
+    // the gradients.
+    bool stop = StopSignals::received() != 0;
+    if (split_) {
+      SplitStep::Outcome outcome = split_->run(
+          [&](int64_t k) { fillMicroBatch(step, k); }, inputBuffers_,
+          hyperBuffers_, stop);
+      loss = outcome.loss;
+      gradNorm = outcome.gradNorm;
+      stop = outcome.stopRequested;
+    } else {
+      fillMicroBatch(step, 0);
+      std::vector<void *> buffers = stepBuffers();
+      steps_.train(buffers.data());
+      loss = *lossBuffer_.as<float>();
+      if (hasGradNorm)
+        gradNorm = *gradNormBuffer_.as<float>();
+    }
+    ++windowSteps;
+    stepsDone_ = step;
+    if (comm_.size() == 1) // a signal during the step counts at once
+      stop = StopSignals::received() != 0;
+
+    const bool finite =
+        std::isfinite(loss) && (!gradNorm || std::isfinite(*gradNorm));
+    // With dynamic loss scaling the compiled step itself kept the params and
+    // state of a step with a non-finite gradient and halved the scale.
+    const bool overflow =
+        lossScale_ >= 0 && gradNorm && !std::isfinite(*gradNorm);
+    if (finite || overflow)
+      state_.swap();
+    if (overflow) {
+      ++skippedSteps_;
+      const double scale = currentLossScale();
+      std::printf("step %lld: gradient overflow, update skipped, loss scale "
+                  "now %g (%lld skipped so far)\n",
+                  (long long)step, scale, (long long)skippedSteps_);
+      if (sinks_.metrics)
+        sinks_.metrics->write(skippedStepJson(step, skippedSteps_, scale));
+    } else if (!finite) {
+      const std::string what =
+          std::isfinite(loss) ? concat("gradient norm is ", *gradNorm)
+                              : concat("loss is ", loss);
+      if (config_.onNonFinite == NonFinitePolicy::Stop) {
+        const std::string last =
+            sinks_.checkpoints ? sinks_.checkpoints->lastPath() : "";
+        throw Error(concat(
+            what, " at step ", step, " (lower --lr, or check the input data)",
+            last.empty() ? std::string("; no checkpoint written yet")
+                         : concat("; last checkpoint: ", last)));
+      }
+      // Skip: the step's results stay in the "next" buffers and are
+      // overwritten by the following step.
+      ++skippedSteps_;
+      std::printf("step %lld: %s, update skipped (%lld skipped so far)\n",
+                  (long long)step, what.c_str(), (long long)skippedSteps_);
+      if (sinks_.metrics)
+        sinks_.metrics->write(skippedStepJson(step, skippedSteps_));
+    }
+
+    if (step == firstStep || step % config_.logEvery == 0 ||
+        step == config_.steps) {
+      const double seconds =
+          std::chrono::duration<double>(Clock::now() - windowStart).count();
+      StepMetrics m;
+      m.step = step;
+      m.loss = loss;
+      m.lr = stepHyper.lr;
+      m.gradNorm = gradNorm;
+      m.ms = 1000.0 * seconds / double(windowSteps);
+      m.samplesPerS =
+          seconds > 0 ? double(stepSamples * windowSteps) / seconds : 0.0;
+      if (data_.tokensPerSample() > 0)
+        m.tokensPerS = m.samplesPerS * double(data_.tokensPerSample());
+      if (config_.peakFlops && seconds > 0)
+        m.mfu = double(desc_.flops) * double(config_.gradAccum) *
+                double(windowSteps) / seconds / *config_.peakFlops;
+      if (lossScale_ >= 0)
+        m.lossScale = currentLossScale();
+      std::printf("%s\n", formatStepLine(m, config_.steps).c_str());
+      std::fflush(stdout);
+      if (sinks_.metrics)
+        sinks_.metrics->write(stepJson(m));
+      if (EventWriter *tb = sinks_.tensorboard) {
+        tb->scalar("loss", step, loss);
+        tb->scalar("lr", step, m.lr);
+        if (gradNorm)
+          tb->scalar("grad_norm", step, *gradNorm);
+        tb->scalar("samples_per_s", step, m.samplesPerS);
+        if (m.tokensPerS)
+          tb->scalar("tokens_per_s", step, *m.tokensPerS);
+        if (m.mfu)
+          tb->scalar("mfu", step, *m.mfu);
+        tb->flush();
+      }
+      windowStart = Clock::now();
+      windowSteps = 0;
+    }
+    if (sinks_.evaluator && config_.evalEvery > 0 &&
+        step % config_.evalEvery == 0 && step != config_.steps) {
+      evaluate(step);
+      windowStart = Clock::now(); // keep eval time out of the step timing
+    }
+    if (config_.checkpointEvery > 0 && step % config_.checkpointEvery == 0) {
+      saveCheckpoint(step);
+      windowStart = Clock::now();
+    }
+    if (stop) {
+      int sig = StopSignals::received();
+      saveCheckpoint(step);
+      std::printf("received %s: stopped after step %lld%s%s\n",
+                  sig ? signalName(sig) : "a stop signal (on another process)",
+                  (long long)step,
+                  sinks_.checkpoints ? "; resume with --resume from " : "",
+                  sinks_.checkpoints ? sinks_.checkpoints->lastPath().c_str()
+                                     : "");
+      std::fflush(stdout);
+      return RunEnd::Interrupted;
+    }
+  }
+  saveCheckpoint(config_.steps);
+  if (sinks_.evaluator)
+    evaluate(config_.steps);
+  return RunEnd::Completed;
+}
+
+} // namespace lmc::rt

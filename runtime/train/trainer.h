@@ -1,0 +1,102 @@
+//===- trainer.h - The training step loop --------------------------------===//
+#ifndef LMC_RUNTIME_TRAINER_H
+#define LMC_RUNTIME_TRAINER_H
+
+#include "train/checkpoint.h"
+#include "comm/comm.h"
+#include "cli/config.h"
+#include "train/dataset.h"
+#include "model/descriptor.h"
+#include "model/compiled_model.h"
+#include "train/eval.h"
+#include "model/hyper.h"
+#include "cli/metrics.h"
+#include "model/model_state.h"
+#include "model/schedule.h"
+#include "train/split_step.h"
+#include "io/tensorboard.h"
+
+#include <optional>
+
+namespace lmc::rt {
+
+/// Where a run reports to; every member is optional.
+struct TrainerSinks {
+  Evaluator *evaluator = nullptr;
+  MetricsFile *metrics = nullptr;
+  EventWriter *tensorboard = nullptr;
+  Checkpointer *checkpoints = nullptr;
+};
+
+enum class RunEnd { Completed, Interrupted };
+
+/// The compiled step functions (grad/apply may be null: older models;
+/// chunk is null without ZeRO-1).
+struct StepFns {
+  StepFn train = nullptr, grad = nullptr, apply = nullptr, chunk = nullptr;
+};
+
+/// Runs optimizer steps up to config.steps (the run's total): assemble the
+/// batch, compute the hyper scalars (lr from the schedule), call
+/// lmc_train_step (or, with --grad-accum or several processes, grad_step per
+/// micro-batch and apply_step: SplitStep), apply the non-finite policy, swap
+/// the double buffers, log, evaluate and checkpoint when asked, and stop
+/// cleanly on SIGTERM/SIGINT. With several processes every one runs the
+/// steps; only rank 0 has sinks.
+class Trainer {
+public:
+  Trainer(const Descriptor &desc, const Config &config, StepFns steps,
+          Communicator &comm, ModelState &state, const BatchSource &data,
+          const HyperParams &hyper, const Schedule &schedule,
+          TrainerSinks sinks);
+
+  /// Continue after the state of a checkpoint (already loaded into the
+  /// ModelState). Throws if the data order cannot be reproduced.
+  void resumeFrom(const CheckpointMeta &meta);
+  /// The checkpoint metadata after `step` steps.
+  CheckpointMeta checkpointMeta(int64_t step) const;
+
+  RunEnd run();
+  int64_t stepsDone() const { return stepsDone_; }
+
+private:
+  /// Pointers for lmc_train_step: args then results, for the current
+  /// buffers (rebuilt after every swap).
+  std::vector<void *> stepBuffers();
+  void evaluate(int64_t stepsDone);
+  void saveCheckpoint(int64_t step);
+  /// Samples consumed per optimizer step by the whole job.
+  int64_t globalBatch() const;
+
+  const Descriptor &desc_;
+  const Config &config_;
+  StepFns steps_;
+  Communicator &comm_;
+  /// With --grad-accum > 1, processes > 1 or sharded state (--zero 1).
+  std::optional<SplitStep> split_;
+  ModelState &state_;
+  const BatchSource &data_;
+  HyperParams hyper_;
+  Schedule schedule_;
+  TrainerSinks sinks_;
+  std::vector<AlignedBuffer> inputBuffers_; // one per train input
+  std::vector<AlignedBuffer> hyperBuffers_; // one per hyper arg
+  AlignedBuffer lossBuffer_, gradNormBuffer_;
+  /// The micro-batch's random key (hyper rng_key; models with Dropout).
+  AlignedBuffer rngKey_;
+  /// Index of the state loss_scaler.scale, or -1 (no loss scaling).
+  int lossScale_ = -1;
+  /// The loss scale the next step uses.
+  double currentLossScale();
+  int64_t stepsDone_ = 0;
+  /// The data cursor (samples drawn) at step `cursorStep_`: a resumed run
+  /// continues from the checkpoint's cursor, whatever the samples per step
+  /// were then (a different process count or --grad-accum).
+  int64_t cursorBase_ = 0, cursorStep_ = 0;
+  int64_t skippedSteps_ = 0;
+  int64_t lastCheckpointStep_ = -1;
+};
+
+} // namespace lmc::rt
+
+#endif // LMC_RUNTIME_TRAINER_H

@@ -1,0 +1,657 @@
+#include "model/descriptor.h"
+
+#include "test_util.h"
+
+using namespace lmc::rt;
+
+namespace {
+
+// A small adamw classifier: W f32[4,3], b f32[3].
+const char *kValid = "lmc-model 1\n"
+                     "loss cross_entropy\n"
+                     "optimizer adamw\n"
+                     "hparam lr 0.001\n"
+                     "hparam beta1 0.9\n"
+                     "hparam beta2 0.999\n"
+                     "flops 1234\n"
+                     "train arg param W f32 2 4 3\n"
+                     "train arg param b f32 1 3\n"
+                     "train arg state W.exp_avg f32 2 4 3\n"
+                     "train arg state W.exp_avg_sq f32 2 4 3\n"
+                     "train arg input x f32 2 8 4\n"
+                     "train arg input labels i64 1 8\n"
+                     "train arg hyper lr f32 0\n"
+                     "train arg hyper adam_step_size f32 0\n"
+                     "train arg hyper adam_bc2_sqrt f32 0\n"
+                     "train result param W f32 2 4 3\n"
+                     "train result param b f32 1 3\n"
+                     "train result state W.exp_avg f32 2 4 3\n"
+                     "train result state W.exp_avg_sq f32 2 4 3\n"
+                     "train result loss loss f32 0\n"
+                     "eval arg param W f32 2 4 3\n"
+                     "eval arg param b f32 1 3\n"
+                     "eval arg input x f32 2 8 4\n"
+                     "eval arg input labels i64 1 8\n"
+                     "eval result loss loss f32 0\n"
+                     "eval result output logits f32 2 8 3\n"
+                     "init b 48 12\n"
+                     "init W 0 48\n"
+                     "end\n";
+
+/// Inserts `line` into `text` before the first occurrence of `at`.
+void insertBefore(std::string &text, const std::string &at,
+                  const std::string &line) {
+  size_t pos = text.find(at);
+  EXPECT_NE(pos, std::string::npos) << at;
+  if (pos != std::string::npos)
+    text.insert(pos, line);
+}
+
+/// kValid with the first occurrence of `from` replaced by `to`.
+std::string replaceFirst(std::string text, const std::string &from,
+                         const std::string &to) {
+  size_t pos = text.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  return pos == std::string::npos ? text : text.replace(pos, from.size(), to);
+}
+
+std::string mutate(const std::string &from, const std::string &to) {
+  return replaceFirst(kValid, from, to);
+}
+
+TEST(Descriptor, ParsesValid) {
+  Descriptor d = parseDescriptor(kValid, 60);
+  EXPECT_EQ(d.loss, "cross_entropy");
+  EXPECT_EQ(d.optimizer, "adamw");
+  EXPECT_EQ(d.hparam("beta2"), 0.999);
+  EXPECT_FALSE(d.hparam("momentum"));
+  EXPECT_EQ(d.flops, 1234u);
+  EXPECT_EQ(d.batchSize, 8);
+  ASSERT_EQ(d.trainArgs.size(), 9u);
+  EXPECT_EQ(d.trainArgs[5].role, Role::Input);
+  EXPECT_EQ(d.trainArgs[5].dtype, DType::I64);
+  EXPECT_EQ(d.trainArgs[5].shape, (Shape{8}));
+  EXPECT_TRUE(d.trainArgs[6].shape.empty());
+  ASSERT_EQ(d.params().size(), 2u);
+  // inits are reordered to follow params().
+  EXPECT_EQ(d.inits[0].name, "W");
+  EXPECT_EQ(d.inits[1].offset, 48u);
+  EXPECT_EQ(d.evalResults[1].role, Role::Output);
+}
+
+TEST(Descriptor, PrecisionActivationsAndSchedule) {
+  Descriptor plain = parseDescriptor(kValid, 60);
+  EXPECT_EQ(plain.precision, "f32");
+  EXPECT_EQ(plain.activationBytes, 0u);
+  EXPECT_FALSE(plain.schedule);
+  Descriptor d = parseDescriptor(
+      mutate("flops 1234", "flops 1234\nprecision bf16\nactivations 4096\n"
+                           "schedule wsd decay_steps 30 lr_min 1e-05 warmup 7"),
+      60);
+  EXPECT_EQ(d.precision, "bf16");
+  EXPECT_EQ(d.activationBytes, 4096u);
+  ASSERT_TRUE(d.schedule);
+  EXPECT_EQ(d.schedule->kind, ScheduleKind::Wsd);
+  EXPECT_EQ(d.schedule->warmup, 7);
+  EXPECT_EQ(d.schedule->decaySteps, 30);
+  EXPECT_EQ(d.schedule->lrMin, 1e-05);
+  EXPECT_FALSE(d.schedule->steps);
+}
+
+TEST(Descriptor, AcceptsMissingTrailingNewlineAndOutputLoss) {
+  std::string text = kValid;
+  text.pop_back();
+  EXPECT_NO_THROW(parseDescriptor(text, 60));
+  EXPECT_EQ(
+      parseDescriptor(mutate("loss cross_entropy", "loss output:l"), 60).loss,
+      "output:l");
+}
+
+struct BadCase {
+  const char *from;
+  const char *to;
+  const char *message;
+};
+
+TEST(Descriptor, RejectsMalformed) {
+  const BadCase cases[] = {
+      {"lmc-model 1", "lmc-model 2", "line 1: unsupported descriptor version"},
+      {"lmc-model 1\n", "", "line 1: expected 'lmc-model 1'"},
+      {"loss cross_entropy", "loss hinge", "line 2: unknown loss 'hinge'"},
+      {"optimizer adamw", "optimizer lion", "unknown optimizer 'lion'"},
+      {"hparam lr 0.001", "hparam lr fast", "invalid hparam value 'fast'"},
+      {"hparam beta1 0.9", "hparam lr 0.9", "duplicate hparam 'lr'"},
+      {"flops 1234", "flops -1", "invalid flops count"},
+      {"flops 1234\n", "", "line 7: missing 'flops' line before 'train'"},
+      {"optimizer adamw\n", "", "missing 'optimizer' line before 'hparam'"},
+      {"hparam lr 0.001\n", "hparam lr 0.001\nflops 1\n",
+       "line 'hparam' is out of order or repeated"},
+      {"train arg param W f32 2 4 3", "train arg param W f16 2 4 3",
+       "unknown dtype 'f16'"},
+      {"train arg param W f32 2 4 3", "train arg param W f32 3 4 3",
+       "rank 3 needs 3 dimensions, found 2"},
+      {"train arg param W f32 2 4 3", "train arg param W  f32 2 4 3",
+       "empty field"},
+      {"train arg param W f32 2 4 3", "train arg param W f32 2 4 x",
+       "invalid dimension 'x'"},
+      {"train arg param b f32 1 3", "train arg loss b f32 1 3",
+       "role 'loss' is not allowed in 'train arg' lines"},
+      {"train arg param b f32 1 3\ntrain arg state W.exp_avg f32 2 4 3",
+       "train arg state W.exp_avg f32 2 4 3\ntrain arg param b f32 1 3",
+       "role 'param' must come before role 'state'"},
+      {"train arg state W.exp_avg f32", "train arg state W.velocity f32",
+       "unknown slot 'velocity'"},
+      {"train arg hyper lr f32 0", "train arg hyper warmup f32 0",
+       "unknown hyper 'warmup'"},
+      {"train arg hyper lr f32 0", "train arg hyper lr f64 0",
+       "must be an f32 scalar"},
+      {"train arg input labels i64 1 8", "train arg input labels i64 1 9",
+       "has batch size 9, other inputs have 8"},
+      {"train result param b f32 1 3", "train result param b f32 1 4",
+       "train result 'b' is f32[4] but the arg is f32[3]"},
+      {"train result param b f32 1 3\n", "", "every train param needs"},
+      {"train result loss loss f32 0\n", "",
+       "expected exactly one 'train result loss loss'"},
+      {"eval arg param b f32 1 3", "eval arg param c f32 1 3",
+       "eval param 'c' is not a train param"},
+      {"init b 48 12", "init b 48 16", "init for 'b' has 16 bytes"},
+      {"init b 48 12", "init b 52 12",
+       "is outside lmc_model_weights (60 bytes)"},
+      {"init b 48 12", "init c 48 12", "init for unknown param, buffer or state 'c'"},
+      {"init b 48 12\n", "", "missing init for param 'b'"},
+      {"init W 0 48", "init b 48 12", "duplicate init for 'b'"},
+      {"end\n", "", "missing 'end' line"},
+      {"end\n", "end\nflops 3\n", "text after 'end'"},
+      {"flops 1234\n", "flops 1234\n\n", "empty line"},
+      {"flops 1234", "flips 1234", "unknown line 'flips 1234'"},
+      {"flops 1234", "flops 1234\nprecision f8", "expected 'precision f32"},
+      {"flops 1234", "flops 1234\nactivations many",
+       "invalid activation bytes 'many'"},
+      {"flops 1234", "flops 1234\nschedule cosine\nprecision bf16",
+       "line 'precision' is out of order or repeated"},
+      {"flops 1234", "flops 1234\nschedule step", "unknown schedule 'step'"},
+      {"flops 1234", "flops 1234\nschedule cosine warmup",
+       "expected 'schedule <kind> [<key> <value>]...'"},
+      {"flops 1234", "flops 1234\nschedule cosine warmup -3",
+       "invalid schedule step count '-3'"},
+      {"flops 1234", "flops 1234\nschedule cosine gamma 3",
+       "unknown schedule setting 'gamma'"},
+      {"flops 1234", "flops 1234\nschedule cosine lr_min 1 lr_min 2",
+       "schedule setting 'lr_min' repeated"},
+      {"flops 1234", "flops 1234\nschedule cosine lr_min -1",
+       "schedule lr_min must not be negative"},
+  };
+  for (const BadCase &c : cases) {
+    SCOPED_TRACE(std::string(c.from) + " -> " + c.to);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(mutate(c.from, c.to), 60), c.message);
+  }
+}
+
+/// kValid with a model buffer `m` f32[3] (initial value at byte 64).
+std::string withBuffer() {
+  std::string text = kValid;
+  insertBefore(text, "train arg input x", "train arg buffer m f32 1 3\n");
+  insertBefore(text, "train result loss", "train result buffer m f32 1 3\n");
+  insertBefore(text, "eval arg input x", "eval arg buffer m f32 1 3\n");
+  insertBefore(text, "end\n", "init m 64 12\n");
+  return text;
+}
+
+TEST(Descriptor, ParsesBuffers) {
+  Descriptor d = parseDescriptor(withBuffer(), 76);
+  std::vector<const TensorSpec *> buffers = d.buffers();
+  ASSERT_EQ(buffers.size(), 1u);
+  EXPECT_EQ(buffers[0]->name, "m");
+  // inits are parallel to params() then buffers().
+  ASSERT_EQ(d.inits.size(), 3u);
+  EXPECT_EQ(d.inits[0].name, "W");
+  EXPECT_EQ(d.inits[1].name, "b");
+  EXPECT_EQ(d.inits[2].name, "m");
+  EXPECT_EQ(d.inits[2].offset, 64u);
+}
+
+TEST(Descriptor, RejectsMalformedBuffers) {
+  auto mutated = [](const std::string &from, const std::string &to) {
+    return replaceFirst(withBuffer(), from, to);
+  };
+  const BadCase cases[] = {
+      {"train result buffer m f32 1 3\n", "",
+       "every train buffer needs a train result"},
+      {"train result buffer m f32 1 3", "train result buffer m f32 1 4",
+       "train result 'm' is f32[4] but the arg is f32[3]"},
+      {"eval arg buffer m f32 1 3", "eval arg buffer n f32 1 3",
+       "eval buffer 'n' is not a train buffer"},
+      {"init m 64 12\n", "", "missing init for buffer 'm'"},
+      {"train arg buffer m f32 1 3", "train arg buffer b f32 1 3",
+       "buffer 'b' has the name of a param"},
+      {"train arg buffer m f32 1 3\ntrain arg input x f32 2 8 4\n",
+       "train arg input x f32 2 8 4\ntrain arg buffer m f32 1 3\n",
+       "role 'buffer' must come before role 'input'"},
+  };
+  for (const BadCase &c : cases) {
+    SCOPED_TRACE(std::string(c.from) + " -> " + c.to);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(mutated(c.from, c.to), 76),
+                          c.message);
+  }
+}
+
+TEST(Descriptor, ErrorsNameTheLine) {
+  EXPECT_ERROR_CONTAINS(
+      parseDescriptor(mutate("optimizer adamw", "optimizer lion"), 60),
+      "model descriptor line 3: ");
+}
+
+} // namespace
+
+namespace {
+
+TEST(Descriptor, GradNormAndClipping) {
+  Descriptor d = parseDescriptor(
+      mutate("train result loss loss f32 0\n",
+             "train result loss loss f32 0\n"
+             "train result grad_norm grad_norm f32 0\n")
+          .replace(std::string(kValid).find("train arg hyper adam_bc2_sqrt"),
+                   0, "train arg hyper max_grad_norm f32 0\n"),
+      60);
+  EXPECT_TRUE(d.hasGradNorm());
+  EXPECT_TRUE(d.hasHyper("max_grad_norm"));
+  EXPECT_FALSE(parseDescriptor(kValid, 60).hasGradNorm());
+
+  EXPECT_ERROR_CONTAINS(
+      parseDescriptor(mutate("train result loss loss f32 0\n",
+                             "train result loss loss f32 0\n"
+                             "train result grad_norm g f32 0\n"),
+                      60),
+      "train grad_norm result must be 'grad_norm grad_norm f32 0'");
+  EXPECT_ERROR_CONTAINS(
+      parseDescriptor(mutate("train result loss loss f32 0\n",
+                             "train result loss loss f32 0\n"
+                             "train result grad_norm grad_norm f32 0\n"
+                             "train result grad_norm grad_norm f32 0\n"),
+                      60),
+      "duplicate grad_norm 'grad_norm'");
+  EXPECT_ERROR_CONTAINS(
+      parseDescriptor(mutate("train result loss loss f32 0\n",
+                             "train result grad_norm grad_norm f32 0\n"
+                             "train result loss loss f32 0\n"),
+                      60),
+      "role 'loss' must come before role 'grad_norm'");
+  EXPECT_ERROR_CONTAINS(parseDescriptor(mutate("train arg hyper lr f32 0",
+                                               "train arg hyper clip f32 0"),
+                                        60),
+                        "unknown hyper 'clip'");
+}
+
+} // namespace
+
+namespace {
+
+// kValid's train step cut in two, as lmc-optimizer emits it.
+const char *kSplit = "grad arg param W f32 2 4 3\n"
+                     "grad arg param b f32 1 3\n"
+                     "grad arg input x f32 2 8 4\n"
+                     "grad arg input labels i64 1 8\n"
+                     "grad result grad W f32 2 4 3\n"
+                     "grad result grad b f32 1 3\n"
+                     "grad result loss loss f32 0\n"
+                     "apply arg param W f32 2 4 3\n"
+                     "apply arg param b f32 1 3\n"
+                     "apply arg state W.exp_avg f32 2 4 3\n"
+                     "apply arg state W.exp_avg_sq f32 2 4 3\n"
+                     "apply arg grad W f32 2 4 3\n"
+                     "apply arg grad b f32 1 3\n"
+                     "apply arg hyper lr f32 0\n"
+                     "apply arg hyper adam_step_size f32 0\n"
+                     "apply arg hyper adam_bc2_sqrt f32 0\n"
+                     "apply result param W f32 2 4 3\n"
+                     "apply result param b f32 1 3\n"
+                     "apply result state W.exp_avg f32 2 4 3\n"
+                     "apply result state W.exp_avg_sq f32 2 4 3\n";
+
+std::string withSplit(const std::string &from = "", const std::string &to = "") {
+  std::string split = from.empty() ? kSplit : replaceFirst(kSplit, from, to);
+  return mutate("init b 48 12\n", split + "init b 48 12\n");
+}
+
+TEST(Descriptor, SplitStep) {
+  Descriptor d = parseDescriptor(withSplit(), 60);
+  EXPECT_TRUE(d.hasSplitStep());
+  ASSERT_EQ(d.gradResults.size(), 3u);
+  EXPECT_EQ(d.gradResults[1].role, Role::Grad);
+  EXPECT_EQ(d.gradResults[1].name, "b");
+  EXPECT_EQ(d.applyArgs.size(), 9u);
+  EXPECT_FALSE(parseDescriptor(kValid, 60).hasSplitStep());
+}
+
+TEST(Descriptor, SplitStepMustMirrorTheTrainStep) {
+  const BadCase cases[] = {
+      {"grad result grad b f32 1 3", "grad result grad b f32 1 4",
+       "'grad result' line 2 is 'grad b f32[4]', the train section implies "
+       "'grad b f32[3]'"},
+      {"grad arg input labels i64 1 8\n", "",
+       "'grad arg' line 4 is nothing, the train section implies 'input "
+       "labels i64[8]'"},
+      {"apply arg grad W f32 2 4 3\napply arg grad b f32 1 3",
+       "apply arg grad b f32 1 3\napply arg grad W f32 2 4 3",
+       "'apply arg' line 5 is 'grad b f32[3]'"},
+      {"apply result state W.exp_avg_sq f32 2 4 3\n", "",
+       "'apply result' line 4 is nothing"},
+      {"grad result loss loss f32 0",
+       "grad result loss loss f32 0\ngrad result grad c f32 0",
+       "role 'grad' must come before role 'loss'"},
+      {"apply arg hyper lr f32 0", "apply arg input lr f32 0",
+       "role 'input' is not allowed in 'apply arg' lines"},
+  };
+  for (const BadCase &c : cases) {
+    SCOPED_TRACE(std::string(c.from) + " -> " + c.to);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(withSplit(c.from, c.to), 60),
+                          c.message);
+  }
+  // The halves come after eval, grad before apply.
+  std::string applyFirst = withSplit();
+  size_t applyPos = applyFirst.find("apply arg param W");
+  size_t gradPos = applyFirst.find("grad arg param W");
+  std::string gradLines = applyFirst.substr(gradPos, applyPos - gradPos);
+  applyFirst.erase(gradPos, gradLines.size());
+  applyFirst.insert(applyFirst.find("init b"), gradLines);
+  EXPECT_ERROR_CONTAINS(parseDescriptor(applyFirst, 60),
+                        "line 'grad' is out of order or repeated");
+}
+
+} // namespace
+
+namespace {
+
+/// kValid with its split step, the random key of a model with Dropout added
+/// as the last train arg and grad arg.
+std::string withRngKey() {
+  std::string text = withSplit();
+  insertBefore(text, "train result param W", "train arg hyper rng_key i64 0\n");
+  insertBefore(text, "grad result grad W", "grad arg hyper rng_key i64 0\n");
+  return text;
+}
+
+TEST(Descriptor, RngKeyIsAGradStepHyper) {
+  Descriptor d = parseDescriptor(withRngKey(), 60);
+  EXPECT_TRUE(d.hasHyper("rng_key"));
+  EXPECT_EQ(d.gradArgs.back().name, "rng_key");
+  EXPECT_EQ(d.gradArgs.back().dtype, DType::I64);
+}
+
+TEST(Descriptor, RejectsMalformedRngKey) {
+  auto mutated = [](const std::string &from, const std::string &to) {
+    return replaceFirst(withRngKey(), from, to);
+  };
+  const BadCase cases[] = {
+      {"train arg hyper rng_key i64 0", "train arg hyper rng_key f32 0",
+       "hyper 'rng_key' must be an i64 scalar"},
+      {"grad arg hyper rng_key i64 0\n", "",
+       "'grad arg' line 5 is nothing, the train section implies 'hyper "
+       "rng_key i64[]'"},
+      {"apply arg hyper adam_bc2_sqrt f32 0\n",
+       "apply arg hyper adam_bc2_sqrt f32 0\napply arg hyper rng_key i64 0\n",
+       "'apply arg' line 10 is 'hyper rng_key i64[]', the train section "
+       "implies nothing"},
+  };
+  for (const BadCase &c : cases) {
+    SCOPED_TRACE(std::string(c.from) + " -> " + c.to);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(mutated(c.from, c.to), 60),
+                          c.message);
+  }
+  std::string keyFirst =
+      mutated("train arg hyper rng_key i64 0\n", "");
+  keyFirst.insert(keyFirst.find("train arg hyper lr"),
+                  "train arg hyper rng_key i64 0\n");
+  EXPECT_ERROR_CONTAINS(parseDescriptor(keyFirst, 60),
+                        "hyper 'rng_key' must be the last train arg");
+}
+
+} // namespace
+
+namespace {
+
+/// kValid with its split step and dynamic loss scaling: the scaler's two
+/// states (the scale with an initial value at byte 60), the scale also an
+/// arg of grad_step.
+std::string withLossScaling() {
+  std::string text = withSplit();
+  auto lines = [&](const std::string &prefix) {
+    return prefix + "state loss_scaler.scale f32 0\n" + prefix +
+           "state loss_scaler.growth_tracker f32 0\n";
+  };
+  insertBefore(text, "train arg input x", lines("train arg "));
+  insertBefore(text, "train result loss", lines("train result "));
+  insertBefore(text, "grad arg input x", "grad arg state loss_scaler.scale f32 0\n");
+  insertBefore(text, "apply arg grad W", lines("apply arg "));
+  insertBefore(text, "init b", lines("apply result "));
+  insertBefore(text, "end\n", "init loss_scaler.scale 60 4\n");
+  return text;
+}
+
+TEST(Descriptor, LossScalingStates) {
+  Descriptor d = parseDescriptor(withLossScaling(), 64);
+  EXPECT_TRUE(d.hasLossScaling());
+  EXPECT_FALSE(parseDescriptor(kValid, 60).hasLossScaling());
+  ASSERT_EQ(d.stateInits.size(), 1u);
+  EXPECT_EQ(d.stateInits[0].name, "loss_scaler.scale");
+  EXPECT_EQ(d.stateInits[0].offset, 60u);
+}
+
+TEST(Descriptor, RejectsMalformedLossScaling) {
+  auto mutated = [](const std::string &from, const std::string &to) {
+    return replaceFirst(withLossScaling(), from, to);
+  };
+  EXPECT_ERROR_CONTAINS(
+      parseDescriptor(mutated("grad arg state loss_scaler.scale f32 0\n", ""),
+                      64),
+      "'grad arg' line 3 is 'input x f32[8, 4]', the train section implies "
+      "'state loss_scaler.scale f32[]'");
+  std::string wide = withLossScaling();
+  for (size_t pos; (pos = wide.find("loss_scaler.growth_tracker f32 0")) !=
+                   std::string::npos;)
+    wide.replace(pos, 32, "loss_scaler.growth_tracker f64 0");
+  EXPECT_ERROR_CONTAINS(parseDescriptor(wide, 64),
+                        "state 'loss_scaler.growth_tracker' must be an f32 "
+                        "scalar");
+}
+
+} // namespace
+
+namespace {
+
+// kValid partitioned for model=2 with W split on its rows (its Adam
+// moments follow), b whole.
+std::string withMesh(const std::string &lines) {
+  std::string text = kValid;
+  insertBefore(text, "end\n", lines);
+  return text;
+}
+
+TEST(Descriptor, MeshAndSplits) {
+  Descriptor d = parseDescriptor(withMesh("mesh 1 2\nsplit W 0\n"), 60);
+  EXPECT_EQ(d.dataParallel, 1);
+  EXPECT_EQ(d.modelParallel, 2);
+  const TensorSpec &w = d.trainArgs[0], &b = d.trainArgs[1];
+  EXPECT_EQ(w.shape, (Shape{2, 3}));
+  EXPECT_EQ(w.splitDim, 0);
+  EXPECT_EQ(d.globalShape(w), (Shape{4, 3}));
+  EXPECT_EQ(d.globalByteSize(w), 48u);
+  EXPECT_EQ(b.shape, (Shape{3}));
+  EXPECT_EQ(b.splitDim, -1);
+  EXPECT_EQ(d.trainArgs[2].shape, (Shape{2, 3})); // W.exp_avg
+  EXPECT_EQ(d.trainResults[0].shape, (Shape{2, 3}));
+  EXPECT_EQ(d.evalArgs[0].shape, (Shape{2, 3}));
+  // Split along the columns instead.
+  Descriptor columns =
+      parseDescriptor(withMesh("mesh 1 3\nsplit W 1\n"), 60);
+  EXPECT_EQ(columns.trainArgs[0].shape, (Shape{4, 1}));
+}
+
+TEST(Descriptor, RejectsMalformedSplits) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"split W 0\n", "'split' without a 'mesh' line"},
+      {"mesh 1\n", "expected 'mesh <data> <model>'"},
+      {"mesh 1 0\n", "invalid mesh size '0'"},
+      {"mesh 1 2\nsplit W\n", "expected 'split <name> <dimension>'"},
+      {"mesh 1 2\nsplit W 0\nsplit W 1\n", "tensor 'W' split twice"},
+      {"mesh 1 2\nsplit W 2\n", "split dimension 2 of 'W' is out of range"},
+      {"mesh 1 2\nsplit b 0\n", "'b' dimension 0 of size 3 does not split "
+                                "over 2 processes"},
+      {"mesh 1 2\nsplit V 0\n", "split of unknown param 'V'"},
+      {"mesh 1 2\nsplit W 0\nmesh 1 2\n",
+       "line 'mesh' is out of order or repeated"},
+  };
+  for (const auto &[lines, message] : cases) {
+    SCOPED_TRACE(lines);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(withMesh(lines), 60), message);
+  }
+}
+
+TEST(Descriptor, Arenas) {
+  Descriptor d = parseDescriptor(
+      withMesh("arena grad_step 4096\narena train_step 8192\n"), 60);
+  ASSERT_EQ(d.arenas.size(), 2u);
+  EXPECT_EQ(d.arenas[0].first, "grad_step");
+  EXPECT_EQ(d.arenas[1].second, 8192u);
+  EXPECT_EQ(d.largestArena(), 8192u);
+  EXPECT_EQ(parseDescriptor(kValid, 60).largestArena(), 0u);
+}
+
+TEST(Descriptor, RejectsMalformedArenas) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"arena train_step\n", "expected 'arena <function> <bytes>'"},
+      {"arena train_step 1 2\n", "expected 'arena <function> <bytes>'"},
+      {"arena train_step -4\n", "invalid arena bytes '-4'"},
+      {"arena train_step 64\narena train_step 64\n",
+       "arena of 'train_step' given twice"},
+      {"arena train_step 64\nmesh 1 2\n",
+       "line 'mesh' is out of order or repeated"},
+  };
+  for (const auto &[lines, message] : cases) {
+    SCOPED_TRACE(lines);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(withMesh(lines), 60), message);
+  }
+}
+
+/// kValid with a third param `c` f32[3] (initial value at byte 60).
+std::string withParamC(const std::string &lines) {
+  std::string text = kValid;
+  for (const char *prefix : {"train arg ", "train result ", "eval arg "}) {
+    std::string b = std::string(prefix) + "param b f32 1 3\n";
+    text.insert(text.find(b) + b.size(), std::string(prefix) + "param c f32 1 3\n");
+  }
+  insertBefore(text, "end\n", "init c 60 12\n" + lines);
+  return text;
+}
+
+TEST(Descriptor, Joins) {
+  Descriptor d = parseDescriptor(withParamC("join bc b c\n"), 72);
+  ASSERT_EQ(d.joins.size(), 1u);
+  EXPECT_EQ(d.joins[0].name, "bc");
+  EXPECT_EQ(d.joins[0].pieces, (std::vector<std::string>{"b", "c"}));
+  EXPECT_TRUE(parseDescriptor(kValid, 60).joins.empty());
+}
+
+TEST(Descriptor, RejectsMalformedJoins) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"join bc b\n", "expected 'join <name> <piece> <piece>...'"},
+      {"join bc b nope\n", "join 'bc': 'nope' is not a param"},
+      {"join W b c\n", "joined tensor 'W' is also a param"},
+      {"join bc b c\njoin bc b c\n", "'bc' joined twice"},
+      {"join bc b c\njoin cb c b\n", "param 'c' joined twice"},
+      {"join Wb W b\n", "join 'Wb': 'b' is f32[3], 'W' is f32[4, 3]"},
+      {"join bc b c\nmesh 1 2\ninit c 60 12\n",
+       "line 'init' is out of order or repeated"},
+  };
+  for (const auto &[lines, message] : cases) {
+    SCOPED_TRACE(lines);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(withParamC(lines), 72), message);
+  }
+}
+
+} // namespace
+
+namespace {
+
+/// withSplit() with every param's Adam state (b's too, as lmc-optimizer
+/// emits it) and the chunk_step of ZeRO-1 over chunks of 32 floats.
+std::string withChunk(const std::string &from = "", const std::string &to = "") {
+  std::string text = withSplit();
+  const std::string bState = "state b.exp_avg f32 1 3\nXstate b.exp_avg_sq f32 1 3\n";
+  auto bStates = [&](const std::string &prefix) {
+    std::string lines = prefix + bState;
+    return lines.replace(lines.find('X'), 1, prefix);
+  };
+  for (const char *prefix : {"train arg ", "train result ", "apply arg ",
+                             "apply result "}) {
+    // After W's last state line.
+    std::string after = std::string(prefix) + "state W.exp_avg_sq f32 2 4 3\n";
+    size_t pos = text.find(after);
+    EXPECT_NE(pos, std::string::npos) << after;
+    text.insert(pos + after.size(), bStates(prefix));
+  }
+  std::string chunk = "chunk arg param chunk f32 1 32\n"
+                      "chunk arg state chunk.exp_avg f32 1 32\n"
+                      "chunk arg state chunk.exp_avg_sq f32 1 32\n"
+                      "chunk arg grad chunk f32 1 32\n"
+                      "chunk arg hyper lr f32 0\n"
+                      "chunk arg hyper adam_step_size f32 0\n"
+                      "chunk arg hyper adam_bc2_sqrt f32 0\n"
+                      "chunk arg grad_norm grad_norm f32 0\n"
+                      "chunk result param chunk f32 1 32\n"
+                      "chunk result state chunk.exp_avg f32 1 32\n"
+                      "chunk result state chunk.exp_avg_sq f32 1 32\n";
+  if (!from.empty())
+    chunk = replaceFirst(chunk, from, to);
+  insertBefore(text, "init b", chunk);
+  return text;
+}
+
+TEST(Descriptor, ChunkStep) {
+  Descriptor d = parseDescriptor(withChunk(), 60);
+  EXPECT_TRUE(d.hasChunkStep());
+  EXPECT_EQ(d.chunkElements(), 32);
+  ASSERT_EQ(d.chunkArgs.size(), 8u);
+  EXPECT_EQ(d.chunkArgs.back().role, Role::GradNorm);
+  EXPECT_EQ(d.chunkResults.size(), 3u);
+  EXPECT_FALSE(parseDescriptor(withSplit(), 60).hasChunkStep());
+}
+
+TEST(Descriptor, RejectsMalformedChunkStep) {
+  const BadCase cases[] = {
+      {"chunk arg param chunk f32 1 32", "chunk arg param chunk f32 1 24",
+       "a chunk of 24 floats is not whole 64-byte lines"},
+      {"chunk arg param chunk f32 1 32", "chunk arg param chunk f32 2 4 8",
+       "the first 'chunk arg' must be 'param chunk f32 1 <elements>'"},
+      {"chunk arg state chunk.exp_avg f32", "chunk arg state exp_avg f32",
+       "chunk state 'exp_avg' is not named chunk.<slot>"},
+      {"chunk arg state chunk.exp_avg_sq f32 1 32\n", "",
+       "the train step has 4 states, the chunk slots imply 2"},
+      {"chunk arg state chunk.exp_avg_sq", "chunk arg state chunk.momentum",
+       "param 'W' has no state 'W.momentum' for 'chunk.momentum'"},
+      {"chunk arg grad chunk f32 1 32", "chunk arg grad chunk f32 1 64",
+       "'chunk arg' line 4 is 'grad chunk f32[64]', the apply section "
+       "implies 'grad chunk f32[32]'"},
+      {"chunk arg grad_norm grad_norm f32 0\n", "",
+       "'chunk arg' line 8 is nothing, the apply section implies "
+       "'grad_norm grad_norm f32[]'"},
+      {"chunk result state chunk.exp_avg f32 1 32\n", "",
+       "'chunk result' line 2 is 'state chunk.exp_avg_sq f32[32]', the chunk "
+       "arg section implies 'state chunk.exp_avg f32[32]'"},
+      {"chunk arg hyper lr f32 0", "chunk arg input lr f32 0",
+       "role 'input' is not allowed in 'chunk arg' lines"},
+  };
+  for (const BadCase &c : cases) {
+    SCOPED_TRACE(std::string(c.from) + " -> " + c.to);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(withChunk(c.from, c.to), 60),
+                          c.message);
+  }
+  // Chunk lines need the split step.
+  std::string noSplit = withChunk();
+  noSplit.erase(noSplit.find("grad arg param W"),
+                noSplit.find("chunk arg param") - noSplit.find("grad arg param W"));
+  EXPECT_ERROR_CONTAINS(parseDescriptor(noSplit, 60),
+                        "'chunk' lines need 'grad' and 'apply' lines");
+}
+
+} // namespace

@@ -1,0 +1,86 @@
+#include "train/dataset.h"
+
+#include "test_util.h"
+
+using namespace lmc::rt;
+using namespace lmc::rt::test;
+
+namespace {
+
+TensorSpec spec(const char *name, DType dtype, Shape shape) {
+  TensorSpec s;
+  s.role = Role::Input;
+  s.name = name;
+  s.dtype = dtype;
+  s.shape = std::move(shape);
+  return s;
+}
+
+NpyArray array(DType dtype, Shape shape, std::vector<uint8_t> bytes) {
+  NpyArray a;
+  a.dtype = dtype;
+  a.shape = std::move(shape);
+  a.bytes = std::move(bytes);
+  return a;
+}
+
+TEST(Dataset, WidensInt32LabelsAndFillsBatches) {
+  TensorSpec x = spec("x", DType::F32, {2, 2});
+  TensorSpec labels = spec("labels", DType::I64, {2});
+  std::vector<NpyArray> arrays;
+  arrays.push_back(
+      array(DType::F32, {3, 2}, toBytes(std::vector<float>{0, 1, 2, 3, 4, 5})));
+  arrays.push_back(
+      array(DType::I32, {3}, toBytes(std::vector<int32_t>{-7, 8, 9})));
+  Dataset d =
+      Dataset::fromArrays(std::move(arrays), {&x, &labels}, {"x.npy", "l.npy"});
+  EXPECT_EQ(d.numSamples(), 3);
+  std::vector<AlignedBuffer> buffers;
+  buffers.emplace_back(x.byteSize());
+  buffers.emplace_back(labels.byteSize());
+  d.fillBatch({2, 0}, buffers);
+  EXPECT_EQ(buffers[0].as<float>()[0], 4);
+  EXPECT_EQ(buffers[0].as<float>()[3], 1);
+  EXPECT_EQ(buffers[1].as<int64_t>()[0], 9);
+  EXPECT_EQ(buffers[1].as<int64_t>()[1], -7);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(buffers[1].data()) % 64, 0u);
+}
+
+TEST(Dataset, RejectsMismatches) {
+  TensorSpec x = spec("x", DType::F32, {2, 2});
+  auto load = [&](NpyArray a) {
+    std::vector<NpyArray> arrays;
+    arrays.push_back(std::move(a));
+    return Dataset::fromArrays(std::move(arrays), {&x}, {"x.npy"});
+  };
+  EXPECT_ERROR_CONTAINS(
+      load(array(DType::F64, {1, 2}, std::vector<uint8_t>(16))),
+      "x.npy: dtype f64 does not match model input 'x' (f32)");
+  EXPECT_ERROR_CONTAINS(
+      load(array(DType::F32, {2, 3}, std::vector<uint8_t>(24))),
+      "shape [2, 3] does not match model input 'x': "
+      "expected [N, 2]");
+  EXPECT_ERROR_CONTAINS(load(array(DType::F32, {}, std::vector<uint8_t>(4))),
+                        "got a scalar");
+  EXPECT_ERROR_CONTAINS(load(array(DType::F32, {0, 2}, {})), "no samples");
+
+  TensorSpec y = spec("y", DType::F32, {2});
+  std::vector<NpyArray> arrays;
+  arrays.push_back(array(DType::F32, {3, 2}, std::vector<uint8_t>(24)));
+  arrays.push_back(array(DType::F32, {4}, std::vector<uint8_t>(16)));
+  EXPECT_ERROR_CONTAINS(
+      Dataset::fromArrays(std::move(arrays), {&x, &y}, {"x.npy", "y.npy"}),
+      "y.npy has 4 samples but x.npy has 3");
+}
+
+TEST(Dataset, LoadReportsMissingAndUnknownInputs) {
+  TensorSpec x = spec("x", DType::F32, {2, 2});
+  TensorSpec labels = spec("labels", DType::I64, {2});
+  EXPECT_ERROR_CONTAINS(Dataset::load({}, {&x, &labels}, "--input"),
+                        "missing --input x=FILE.npy");
+  EXPECT_ERROR_CONTAINS(
+      Dataset::load({{"z", "z.npy"}}, {&x, &labels}, "--eval-input"),
+      "--eval-input 'z': the model has no such input (inputs: x, labels)");
+}
+
+} // namespace
