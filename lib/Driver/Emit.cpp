@@ -77,7 +77,8 @@ void addPackedEntryPoint(llvm::Module &module, StringRef entry,
 
 std::unique_ptr<llvm::Module>
 translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
-                         const ModelDescription &model) {
+                         const ModelDescription &model,
+                         bool weightsAsPayload) {
   registerBuiltinDialectTranslation(*module.getContext());
   registerLLVMDialectTranslation(*module.getContext());
   registerOpenMPDialectTranslation(*module.getContext());
@@ -120,11 +121,20 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
   std::string text = model.descriptor;
   addConstantBytes(*llvmModule, "lmc_model_descriptor",
                    llvm::ArrayRef<char>(text.c_str(), text.size() + 1), 1);
-  std::vector<char> weights = model.weights;
-  if (weights.empty())
-    weights.push_back(0); // a zero-length global cannot carry alignment
-  addConstantBytes(*llvmModule, "lmc_model_weights", weights, 64);
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
+  if (weightsAsPayload || model.weights.empty()) {
+    // A zero-length global cannot carry alignment: one byte stands in.
+    addConstantBytes(*llvmModule, "lmc_model_weights", {0}, 64);
+  } else {
+    addConstantBytes(*llvmModule, "lmc_model_weights", model.weights, 64);
+  }
+  if (weightsAsPayload) {
+    llvm::Type *i8 = llvm::Type::getInt8Ty(context);
+    new llvm::GlobalVariable(*llvmModule, i8, true,
+                             llvm::GlobalValue::ExternalLinkage,
+                             llvm::ConstantInt::get(i8, 1),
+                             "lmc_model_weights_in_payload");
+  }
   new llvm::GlobalVariable(
       *llvmModule, i64, true, llvm::GlobalValue::ExternalLinkage,
       llvm::ConstantInt::get(i64, model.weights.size()),
@@ -176,6 +186,57 @@ LogicalResult emitObjectFile(MLIRContext *ctx, llvm::Module &module,
                      "lmc: the host target cannot emit object files");
   codegen.run(module);
   out.flush();
+  return success();
+}
+
+/// The runtime's modelFingerprint (runtime/train/checkpoint.cpp): FNV-1a
+/// over the descriptor text and the weights' byte count. The payload's
+/// trailer carries it, so a payload of another model is refused.
+static uint64_t modelFingerprint(StringRef descriptor, uint64_t weightsSize) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto feed = [&](uint8_t byte) {
+    h ^= byte;
+    h *= 0x100000001b3ull;
+  };
+  for (char c : descriptor)
+    feed(uint8_t(c));
+  for (int i = 0; i < 8; ++i)
+    feed(uint8_t(weightsSize >> (8 * i)));
+  return h;
+}
+
+LogicalResult appendWeightsPayload(MLIRContext *ctx, StringRef path,
+                                   const ModelDescription &model) {
+  auto fail = [&](const llvm::Twine &what) {
+    return emitError(UnknownLoc::get(ctx), "lmc: ") << what.str();
+  };
+  uint64_t fileSize = 0;
+  if (std::error_code ec = llvm::sys::fs::file_size(path, fileSize))
+    return fail("cannot read '" + path + "': " + ec.message());
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Append);
+  if (ec)
+    return fail("cannot append the weights to '" + path + "': " +
+                ec.message());
+  // Page-aligned, so the runtime maps the weights where they lie.
+  constexpr uint64_t kPage = 4096;
+  const uint64_t offset = (fileSize + kPage - 1) / kPage * kPage;
+  out.write_zeros(offset - fileSize);
+  out.write(model.weights.data(), model.weights.size());
+  auto writeU64 = [&](uint64_t value) {
+    char bytes[8];
+    for (int i = 0; i < 8; ++i)
+      bytes[i] = char(value >> (8 * i));
+    out.write(bytes, 8);
+  };
+  writeU64(offset);
+  writeU64(model.weights.size());
+  writeU64(modelFingerprint(model.descriptor, model.weights.size()));
+  out.write("LMCWGHT1", 8);
+  out.close();
+  if (out.has_error())
+    return fail("cannot append the weights to '" + path +
+                "': " + out.error().message());
   return success();
 }
 

@@ -206,10 +206,11 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       // the scope with several blocks, which it cannot have).
       multithreaded ? "convert-scf-to-openmp,canonicalize," : "",
       multithreaded ? "convert-openmp-to-llvm," : "", kHostToLlvm,
-      // The GPU kernels' lowering run on the CPU (its tests) takes its
-      // arena from the runtime as the GPU's does.
-      target.gpuLoopsOnCpu ? "lmc-plan-buffers{arena-from-runtime}"
-                           : "lmc-plan-buffers").str();
+      // The step's arena comes from the runtime (lmc_rt_step_arena: one
+      // mapping made at run time), not a global: a global in .bss caps
+      // the executable near 2 GiB (x86-64's small code model) and GPT-2's
+      // activations at batch 4 do not fit under it.
+      "lmc-plan-buffers{arena-from-runtime}").str();
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("lmc: malformed lowering pipeline");
 }

@@ -4,8 +4,8 @@
 
 #include "base/error.h"
 #include "base/format_bytes.h"
-#include "model/memory_budget.h"
 #include "model/gradient_arena.h"
+#include "model/memory_budget.h"
 
 #include <algorithm>
 #include <cstdio>

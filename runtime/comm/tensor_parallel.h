@@ -11,12 +11,12 @@
 #ifndef LMC_RUNTIME_TENSOR_PARALLEL_H
 #define LMC_RUNTIME_TENSOR_PARALLEL_H
 
-#include "memory/buffer.h"
+#include "base/dtype.h"
 #include "comm/comm.h"
+#include "io/safetensors.h"
+#include "memory/buffer.h"
 #include "model/descriptor.h"
 #include "model/slices.h"
-#include "base/dtype.h"
-#include "io/safetensors.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -17,13 +17,13 @@
 #ifndef LMC_RUNTIME_ZERO_H
 #define LMC_RUNTIME_ZERO_H
 
-#include "memory/buffer.h"
 #include "comm/comm.h"
-#include "model/descriptor.h"
+#include "io/safetensors.h"
+#include "memory/buffer.h"
 #include "model/compiled_model.h"
+#include "model/descriptor.h"
 #include "model/gradient_arena.h"
 #include "model/model_state.h"
-#include "io/safetensors.h"
 
 #include <vector>
 

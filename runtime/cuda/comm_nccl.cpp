@@ -16,9 +16,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "base/error.h"
 #include "comm/comm.h"
 #include "cuda_support.h"
-#include "base/error.h"
 
 #include <nccl.h>
 

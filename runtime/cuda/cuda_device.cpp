@@ -23,8 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memory/block_cache.h"
 #include "cuda_support.h"
+#include "memory/block_cache.h"
 
 #include "lmc/runtime/device.h"
 

@@ -2,8 +2,8 @@
 
 #include "io/tensorboard.h"
 
-#include "io/crc32c.h"
 #include "base/error.h"
+#include "io/crc32c.h"
 
 #include <cerrno>
 #include <chrono>

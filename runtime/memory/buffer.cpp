@@ -2,8 +2,8 @@
 
 #include "memory/buffer.h"
 
-#include "memory/device_hooks.h"
 #include "base/error.h"
+#include "memory/device_hooks.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -32,6 +32,9 @@ struct CompiledModel {
   /// for models not compiled from ONNX.
   const unsigned char *onnx = nullptr;
   uint64_t onnxSize = 0;
+  /// The weights (weightsSize bytes) are not at `weights` but in the
+  /// payload after the executable's own file (io/weights_payload.h).
+  bool weightsInPayload = false;
 };
 
 } // namespace lmc::rt

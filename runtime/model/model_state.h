@@ -9,9 +9,9 @@
 #ifndef LMC_RUNTIME_MODEL_STATE_H
 #define LMC_RUNTIME_MODEL_STATE_H
 
+#include "io/safetensors.h"
 #include "memory/buffer.h"
 #include "model/descriptor.h"
-#include "io/safetensors.h"
 
 #include <array>
 #include <optional>

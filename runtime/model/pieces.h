@@ -11,9 +11,9 @@
 #ifndef LMC_RUNTIME_PIECES_H
 #define LMC_RUNTIME_PIECES_H
 
+#include "io/safetensors.h"
 #include "memory/buffer.h"
 #include "model/descriptor.h"
-#include "io/safetensors.h"
 
 #include <vector>
 

@@ -2,13 +2,13 @@
 
 #include "train/checkpoint.h"
 
-#include "io/crc32c.h"
 #include "base/error.h"
-#include "io/file_io.h"
-#include "model/pieces.h"
-#include "io/safetensors.h"
 #include "comm/tensor_parallel.h"
 #include "comm/zero.h"
+#include "io/crc32c.h"
+#include "io/file_io.h"
+#include "io/safetensors.h"
+#include "model/pieces.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -2,10 +2,10 @@
 #ifndef LMC_RUNTIME_DATASET_H
 #define LMC_RUNTIME_DATASET_H
 
-#include "memory/buffer.h"
 #include "cli/config.h"
-#include "model/descriptor.h"
 #include "io/npy.h"
+#include "memory/buffer.h"
+#include "model/descriptor.h"
 
 #include <vector>
 

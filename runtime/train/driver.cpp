@@ -2,30 +2,31 @@
 
 #include "train/driver.h"
 
-#include "train/checkpoint.h"
-#include "comm/comm.h"
-#include "cli/config.h"
-#include "train/dataset.h"
-#include "model/descriptor.h"
-#include "memory/device_hooks.h"
 #include "base/error.h"
-#include "train/eval.h"
-#include "model/hyper.h"
+#include "cli/config.h"
 #include "cli/info.h"
-#include "model/memory_budget.h"
 #include "cli/metrics.h"
-#include "model/model_state.h"
+#include "comm/comm.h"
+#include "comm/tensor_parallel.h"
+#include "comm/zero.h"
 #include "io/onnx_export.h"
-#include "model/pieces.h"
+#include "io/tensorboard.h"
+#include "io/weights_payload.h"
+#include "memory/device_hooks.h"
 #include "memory/peak.h"
+#include "model/descriptor.h"
+#include "model/hyper.h"
+#include "model/memory_budget.h"
+#include "model/model_state.h"
+#include "model/pieces.h"
 #include "model/schedule.h"
+#include "train/checkpoint.h"
+#include "train/dataset.h"
+#include "train/eval.h"
 #include "train/signals.h"
 #include "train/split_step.h"
-#include "comm/tensor_parallel.h"
-#include "io/tensorboard.h"
 #include "train/tokens.h"
 #include "train/trainer.h"
-#include "comm/zero.h"
 
 #include "lmc/runtime/kernels.h"
 
@@ -205,8 +206,16 @@ void train(const Config &config, const CompiledModel &model,
                 "0 keeps %zu of %zu floats per state slot)\n",
                 dataGroup.size(), shard->end - shard->begin, shard->floats);
   }
-  ModelState state(desc, model.weights,
+  // The initial values: mapped from the executable's own file and read
+  // once into the parameter buffers, then unmapped.
+  std::optional<WeightsPayload> payload;
+  if (model.weightsInPayload)
+    payload.emplace(WeightsPayload::map(
+        "/proc/self/exe", model.weightsSize,
+        modelFingerprint(model.descriptor, model.weightsSize)));
+  ModelState state(desc, payload ? payload->data() : model.weights,
                    groups.model ? groups.model->rank() : 0, std::move(shard));
+  payload.reset();
   if (!config.initPath.empty())
     state.loadParams(config.initPath);
   HyperParams hyper =

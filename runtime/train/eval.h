@@ -2,12 +2,12 @@
 #ifndef LMC_RUNTIME_EVAL_H
 #define LMC_RUNTIME_EVAL_H
 
-#include "memory/buffer.h"
-#include "train/dataset.h"
-#include "model/descriptor.h"
-#include "model/compiled_model.h"
 #include "cli/metrics.h"
+#include "memory/buffer.h"
+#include "model/compiled_model.h"
+#include "model/descriptor.h"
 #include "model/model_state.h"
+#include "train/dataset.h"
 
 #include <memory>
 #include <optional>

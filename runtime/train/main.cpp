@@ -38,6 +38,7 @@ int main(int argc, char **argv) {
       entry<lmc_apply_step>(),
       lmc_chunk_step ? entry<lmc_chunk_step>() : nullptr, // optional (weak)
       hasOnnx ? lmc_model_onnx : nullptr,
-      hasOnnx ? lmc_model_onnx_size : 0};
+      hasOnnx ? lmc_model_onnx_size : 0,
+      &lmc_model_weights_in_payload && lmc_model_weights_in_payload != 0};
   return lmc::rt::runTrainingMain(argc, argv, model);
 }

@@ -2,9 +2,9 @@
 
 #include "train/split_step.h"
 
-#include "memory/device_hooks.h"
 #include "base/error.h"
 #include "comm/zero.h"
+#include "memory/device_hooks.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -14,12 +14,12 @@
 #ifndef LMC_RUNTIME_SPLIT_STEP_H
 #define LMC_RUNTIME_SPLIT_STEP_H
 
-#include "memory/buffer.h"
 #include "comm/comm.h"
-#include "model/descriptor.h"
-#include "model/compiled_model.h"
-#include "model/gradient_arena.h"
 #include "comm/gradient_buckets.h"
+#include "memory/buffer.h"
+#include "model/compiled_model.h"
+#include "model/descriptor.h"
+#include "model/gradient_arena.h"
 #include "model/model_state.h"
 
 #include <functional>

@@ -2,19 +2,19 @@
 #ifndef LMC_RUNTIME_TRAINER_H
 #define LMC_RUNTIME_TRAINER_H
 
-#include "train/checkpoint.h"
-#include "comm/comm.h"
 #include "cli/config.h"
-#include "train/dataset.h"
-#include "model/descriptor.h"
-#include "model/compiled_model.h"
-#include "train/eval.h"
-#include "model/hyper.h"
 #include "cli/metrics.h"
+#include "comm/comm.h"
+#include "io/tensorboard.h"
+#include "model/compiled_model.h"
+#include "model/descriptor.h"
+#include "model/hyper.h"
 #include "model/model_state.h"
 #include "model/schedule.h"
+#include "train/checkpoint.h"
+#include "train/dataset.h"
+#include "train/eval.h"
 #include "train/split_step.h"
-#include "io/tensorboard.h"
 
 #include <optional>
 

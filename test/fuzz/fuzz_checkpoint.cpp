@@ -6,11 +6,11 @@
 // parsing, then ModelState::restore into a small momentum-SGD model.
 //
 //===----------------------------------------------------------------------===//
-#include "train/checkpoint.h"
-#include "model/descriptor.h"
 #include "base/error.h"
-#include "model/model_state.h"
 #include "io/safetensors.h"
+#include "model/descriptor.h"
+#include "model/model_state.h"
+#include "train/checkpoint.h"
 
 #include <cstddef>
 #include <cstdint>

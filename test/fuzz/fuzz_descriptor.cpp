@@ -4,8 +4,8 @@
 // are checked against; the rest is the descriptor text.
 //
 //===----------------------------------------------------------------------===//
-#include "model/descriptor.h"
 #include "base/error.h"
+#include "model/descriptor.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -378,7 +378,8 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      lmc::translateWithEntryPoints(*module, llvmContext, *model);
+      lmc::translateWithEntryPoints(*module, llvmContext, *model,
+                                    /*weightsAsPayload=*/emit == Artifact::Executable);
   if (!llvmModule)
     return failure();
   if (emit == Artifact::LLVM)
@@ -400,8 +401,10 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   llvm::FileRemover removeObject(objectPath);
   if (failed(lmc::emitObjectFile(&context, *llvmModule, objectPath)))
     return failure();
-  return lmc::linkExecutable(&context, objectPath, output, argv0,
-                             lowerFor->cuda.has_value());
+  if (failed(lmc::linkExecutable(&context, objectPath, output, argv0,
+                                 lowerFor->cuda.has_value())))
+    return failure();
+  return lmc::appendWeightsPayload(&context, output, *model);
 }
 
 } // namespace

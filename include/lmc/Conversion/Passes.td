@@ -157,10 +157,12 @@ def LmcPlanBuffers : Pass<"lmc-plan-buffers", "::mlir::ModuleOp"> {
     `lmc.arenas` dictionary gives each function's arena size, which the
     descriptor reports (`arena <function> <bytes>`).
 
-    With `arena-from-runtime` (the CUDA target, whose kernels cannot reach
-    a global of the host binary) each planned function starts by calling
-    `lmc_rt_step_arena(bytes)` for the arena instead: the runtime returns
-    the same memory on every call (device memory on a GPU).
+    With `arena-from-runtime` (what `lmc` uses on every target) each
+    planned function starts by calling `lmc_rt_step_arena(bytes)` for the
+    arena instead: the runtime returns the same memory on every call, one
+    mapping made at run time (device memory on a GPU, whose kernels cannot
+    reach a global of the host binary). A global sits in `.bss`, which
+    x86-64's small code model caps near 2 GiB.
   }];
   let options = [
     Option<"arenaFromRuntime", "arena-from-runtime", "bool", "false",

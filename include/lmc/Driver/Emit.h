@@ -44,10 +44,13 @@ void addPackedEntryPoint(llvm::Module &module, llvm::StringRef entry,
 /// Translates a module in the LLVM dialect and adds the ABI symbols:
 /// `lmc_train_step(void**)`, `lmc_eval_step(void**)`, `lmc_grad_step`,
 /// `lmc_apply_step`, the descriptor, the weights and, when there are ones,
-/// `lmc_chunk_step` and the ONNX model.
+/// `lmc_chunk_step` and the ONNX model. With `weightsAsPayload` the
+/// weights are not in the module: `lmc_model_weights_in_payload` says
+/// they follow the linked executable (appendWeightsPayload).
 std::unique_ptr<llvm::Module>
 translateWithEntryPoints(mlir::ModuleOp module, llvm::LLVMContext &context,
-                         const ModelDescription &model);
+                         const ModelDescription &model,
+                         bool weightsAsPayload = false);
 
 /// Optimizes `module` at -O3 for the host CPU and writes an object file.
 mlir::LogicalResult emitObjectFile(mlir::MLIRContext *context,
@@ -60,6 +63,15 @@ mlir::LogicalResult linkExecutable(mlir::MLIRContext *context,
                                    llvm::StringRef objectPath,
                                    llvm::StringRef outputPath,
                                    llvm::StringRef argv0, bool cuda = false);
+
+/// Appends the model's initial weights to the linked executable at
+/// `path`, page-aligned, followed by the 32-byte trailer the runtime finds
+/// them by (docs/runtime-abi.md, "Weights payload"). The weights then need
+/// no relocation and no loaded segment: nothing in the executable's format
+/// caps their size, and the runtime maps them from its own file once.
+mlir::LogicalResult appendWeightsPayload(mlir::MLIRContext *context,
+                                         llvm::StringRef path,
+                                         const ModelDescription &model);
 
 } // namespace lmc
 

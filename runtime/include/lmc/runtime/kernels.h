@@ -45,8 +45,8 @@ void lmc_rt_copy_in(void *dst, const void *src, int64_t bytes);
 /// The memory of a step's planned buffers (lmc-plan-buffers with
 /// arena-from-runtime): at least `bytes`, 64-byte aligned, the same block on
 /// every call that fits in it. Entry points call it at their start, one at
-/// a time. Host memory here; device memory in the CUDA support library
-/// (`--target cuda`, whose kernels cannot reach the host binary's globals).
+/// a time. Host memory here (one anonymous mapping, huge pages advised);
+/// device memory in the CUDA support library (`--target cuda`).
 /// Ends the process with a message when it cannot allocate.
 void *lmc_rt_step_arena(int64_t bytes);
 

@@ -16,6 +16,10 @@ extern "C" {
 extern const char lmc_model_descriptor[];
 extern const unsigned char lmc_model_weights[];
 extern const uint64_t lmc_model_weights_size;
+/* Nonzero: lmc_model_weights is a placeholder and the weights follow the
+ * executable's file as a payload (docs/runtime-abi.md). Optional (weak):
+ * objects without it (--emit=obj, fake models) embed their weights. */
+__attribute__((weak)) extern const unsigned char lmc_model_weights_in_payload;
 void lmc_train_step(void **buffers);
 void lmc_eval_step(void **buffers);
 /* The train step in two halves (gradient accumulation, data parallelism).

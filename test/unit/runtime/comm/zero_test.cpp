@@ -1,7 +1,7 @@
 #include "comm/zero.h"
 
-#include "train/checkpoint.h"
 #include "test_util.h"
+#include "train/checkpoint.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -1,8 +1,8 @@
 #include "io/tensorboard.h"
 
+#include "cli/metrics.h"
 #include "io/crc32c.h"
 #include "io/file_io.h"
-#include "cli/metrics.h"
 #include "test_util.h"
 
 #include <cstdlib>

@@ -1,8 +1,8 @@
 #include "train/checkpoint.h"
 
 #include "io/crc32c.h"
-#include "model/descriptor.h"
 #include "io/file_io.h"
+#include "model/descriptor.h"
 #include "test_util.h"
 
 #include <cstdio>
