@@ -20,7 +20,10 @@ inline std::vector<std::pair<const char *, void *>> kernelSymbols() {
           {"lmc_rt_matmul_bf16", reinterpret_cast<void *>(&lmc_rt_matmul_bf16)},
           {"lmc_rt_matmul_f16", reinterpret_cast<void *>(&lmc_rt_matmul_f16)},
           {"lmc_rt_gradient_ready",
-           reinterpret_cast<void *>(&lmc_rt_gradient_ready)}};
+           reinterpret_cast<void *>(&lmc_rt_gradient_ready)},
+          // The CPU pipeline always takes the step's scratch from the
+          // runtime (lmc-plan-buffers{arena-from-runtime}).
+          {"lmc_rt_step_arena", reinterpret_cast<void *>(&lmc_rt_step_arena)}};
 }
 
 } // namespace lmc::rt
