@@ -144,11 +144,17 @@ void describeSchedule(llvm::raw_ostream &os, DictionaryAttr schedule) {
   os << '\n';
 }
 
-/// Appends an initial value to the blob; splats are expanded.
+/// The bytes of an initial value, splats expanded.
+size_t initBytes(DenseElementsAttr init) {
+  size_t raw = init.getRawData().size();
+  return init.isSplat() ? raw * size_t(init.getNumElements()) : raw;
+}
+
+/// Appends an initial value to the blob (reserved by the caller: growing
+/// it per tensor copied GPT-2's 500 MB once per parameter); splats are
+/// expanded.
 void appendInit(std::vector<char> &blob, DenseElementsAttr init) {
   ArrayRef<char> raw = init.getRawData();
-  size_t total = init.isSplat() ? raw.size() * init.getNumElements() : raw.size();
-  blob.reserve(blob.size() + total);
   if (!init.isSplat()) {
     blob.insert(blob.end(), raw.begin(), raw.end());
     return;
@@ -196,6 +202,12 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
     if (failed(describeEntryPoint(os, entry)))
       return failure();
 
+  size_t weightBytes = 0;
+  for (unsigned i = 0; i < train.getNumArguments(); ++i)
+    if (auto init = train.getArgAttrOfType<DenseElementsAttr>(i, attrs::kInit))
+      weightBytes =
+          llvm::alignTo(weightBytes, kWeightAlignment) + initBytes(init);
+  model.weights.reserve(weightBytes);
   for (unsigned i = 0; i < train.getNumArguments(); ++i) {
     auto init = train.getArgAttrOfType<DenseElementsAttr>(i, attrs::kInit);
     if (!init)
