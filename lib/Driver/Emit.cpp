@@ -1,7 +1,9 @@
 //===- Emit.cpp - LLVM IR, object file and executable emission ------------===//
 
 #include "lmc/Driver/Emit.h"
+
 #include "lmc/Transforms/Attributes.h"
+#include "lmc/runtime/model_fingerprint.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -121,6 +123,11 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
   std::string text = model.descriptor;
   addConstantBytes(*llvmModule, "lmc_model_descriptor",
                    llvm::ArrayRef<char>(text.c_str(), text.size() + 1), 1);
+  if (!model.buildInfo.empty())
+    addConstantBytes(*llvmModule, "lmc_build_info",
+                     llvm::ArrayRef<char>(model.buildInfo.c_str(),
+                                          model.buildInfo.size() + 1),
+                     1);
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
   if (weightsAsPayload || model.weights.empty()) {
     // A zero-length global cannot carry alignment: one byte stands in.
@@ -189,20 +196,11 @@ LogicalResult emitObjectFile(MLIRContext *ctx, llvm::Module &module,
   return success();
 }
 
-/// The runtime's modelFingerprint (runtime/train/checkpoint.cpp): FNV-1a
-/// over the descriptor text and the weights' byte count. The payload's
-/// trailer carries it, so a payload of another model is refused.
+/// The payload's trailer carries the model's fingerprint, so a payload of
+/// another model is refused.
 static uint64_t modelFingerprint(StringRef descriptor, uint64_t weightsSize) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  auto feed = [&](uint8_t byte) {
-    h ^= byte;
-    h *= 0x100000001b3ull;
-  };
-  for (char c : descriptor)
-    feed(uint8_t(c));
-  for (int i = 0; i < 8; ++i)
-    feed(uint8_t(weightsSize >> (8 * i)));
-  return h;
+  return rt::fingerprintModel(descriptor.data(), descriptor.size(),
+                              weightsSize);
 }
 
 LogicalResult appendWeightsPayload(MLIRContext *ctx, StringRef path,

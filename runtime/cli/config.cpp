@@ -118,6 +118,7 @@ Config parseFlags(const std::vector<std::string> &args) {
         throw UsageError(concat(flag, " takes no value"));
     };
 
+    config.given.insert(flag);
     if (flag == "--input")
       config.inputs.push_back(parseNamedFile(flag, value(), inputNames));
     else if (flag == "--eval-input")
@@ -212,6 +213,9 @@ Config parseFlags(const std::vector<std::string> &args) {
     } else if (flag == "--help" || flag == "-h") {
       noValue();
       config.help = true;
+    } else if (flag == "--version") {
+      noValue();
+      config.version = true;
     } else if (flag.rfind("-", 0) == 0)
       throw UsageError(concat("unknown flag '", flag, "'"));
     else
@@ -228,6 +232,33 @@ Config parseFlags(const std::vector<std::string> &args) {
   if (config.resume && !config.initPath.empty())
     throw UsageError("--resume and --init cannot be combined");
   return config;
+}
+
+void checkFlagsTakeEffect(const Config &config, const RunFacts &facts) {
+  auto given = [&](const char *flag) { return config.given.count(flag) > 0; };
+  if (facts.schedule == ScheduleKind::Constant) {
+    for (const char *flag : {"--lr-min", "--schedule-steps"})
+      if (given(flag))
+        throw UsageError(concat(
+            flag, " shapes a decaying schedule, and this run's is constant: "
+                  "pass --schedule linear, cosine or wsd, or drop ",
+            flag));
+  }
+  if (given("--decay-steps") && facts.schedule != ScheduleKind::Wsd)
+    throw UsageError("--decay-steps is the length of the wsd schedule's "
+                     "decay phase: pass --schedule wsd or drop it");
+  if (given("--seed") && !config.shuffle && !facts.randomKey)
+    throw UsageError("--seed seeds the shuffle and the model's random "
+                     "numbers (dropout); this run has neither: pass "
+                     "--shuffle or drop --seed");
+  if (facts.processes == 1)
+    for (const char *flag : {"--zero", "--bucket-mb", "--collective-timeout"})
+      if (given(flag))
+        throw UsageError(concat(
+            flag, " applies when several processes train together "
+                  "(mpirun -np N, srun, torchrun); this run is one process: "
+                  "start it under one of those or drop ",
+            flag));
 }
 
 std::string usageText(const std::string &program) {
@@ -300,6 +331,9 @@ std::string usageText(const std::string &program) {
       "                              memory need is above (e.g. 16G; 0: no\n"
       "                              check; default: physical memory)\n"
       "  --info                      describe the model and exit\n"
+      "  --version                   the lmc that compiled this executable,\n"
+      "                              its command line and the model's\n"
+      "                              fingerprint\n"
       "  --help                      show this help\n");
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,10 +74,26 @@ struct Config {
   std::optional<uint64_t> memoryBudget;
   bool info = false;                 // --info
   bool help = false;                 // --help
+  bool version = false;              // --version
+  /// The flags given ("--seed", ...), for the checks that refuse a flag
+  /// which cannot take effect.
+  std::set<std::string> given;
 };
 
 /// Parses the arguments after argv[0]. Throws UsageError on any problem.
 Config parseFlags(const std::vector<std::string> &args);
+
+/// What decides whether a flag can take effect, known once the model is
+/// read and the processes are connected.
+struct RunFacts {
+  ScheduleKind schedule = ScheduleKind::Constant; // the one in effect
+  int processes = 1;                              // of the whole job
+  bool randomKey = false; // the model draws random numbers (dropout)
+};
+
+/// Throws UsageError naming the first flag that was given but cannot take
+/// effect in this run, why, and what to do (no flag is silently ignored).
+void checkFlagsTakeEffect(const Config &config, const RunFacts &facts);
 
 /// The --help text.
 std::string usageText(const std::string &program);

@@ -29,6 +29,22 @@ int digits(int64_t n) {
   return d;
 }
 
+/// "4.2s", "42s", "12m05s", "3h07m".
+std::string formatDuration(double seconds) {
+  char buf[32];
+  if (seconds < 10)
+    std::snprintf(buf, sizeof buf, "%.1fs", seconds);
+  else if (seconds < 60)
+    std::snprintf(buf, sizeof buf, "%.0fs", seconds);
+  else if (seconds < 3600)
+    std::snprintf(buf, sizeof buf, "%dm%02ds", int(seconds) / 60,
+                  int(seconds) % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%dh%02dm", int(seconds) / 3600,
+                  int(seconds) / 60 % 60);
+  return buf;
+}
+
 } // namespace
 
 std::string formatStepLine(const StepMetrics &m, int64_t totalSteps) {
@@ -42,13 +58,15 @@ std::string formatStepLine(const StepMetrics &m, int64_t totalSteps) {
     std::snprintf(buf, sizeof buf, " | norm %.4f", *m.gradNorm);
     line += buf;
   }
-  std::snprintf(buf, sizeof buf, " | %.2f ms | %.0f samples/s", m.ms,
-                m.samplesPerS);
+  // Sequence models are compared by tokens/s (llm.c, nanoGPT): the
+  // samples/s of a language model's batch of 1 would read "0".
+  if (m.tokensPerS)
+    std::snprintf(buf, sizeof buf, " | %.2f ms | %.0f tok/s", m.ms,
+                  *m.tokensPerS);
+  else
+    std::snprintf(buf, sizeof buf, " | %.2f ms | %.0f samples/s", m.ms,
+                  m.samplesPerS);
   line += buf;
-  if (m.tokensPerS) {
-    std::snprintf(buf, sizeof buf, " | %.0f tok/s", *m.tokensPerS);
-    line += buf;
-  }
   if (m.mfu) {
     std::snprintf(buf, sizeof buf, " | MFU %.2f%%", 100.0 * *m.mfu);
     line += buf;
@@ -57,6 +75,9 @@ std::string formatStepLine(const StepMetrics &m, int64_t totalSteps) {
     std::snprintf(buf, sizeof buf, " | scale %g", *m.lossScale);
     line += buf;
   }
+  if (m.step < totalSteps)
+    line += " | ETA " +
+            formatDuration(m.ms * double(totalSteps - m.step) / 1000.0);
   return line;
 }
 

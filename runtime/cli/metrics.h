@@ -31,8 +31,8 @@ struct EvalMetrics {
 };
 
 /// "step   10/100 | loss 0.523412 | lr 1.000e-03 | norm 1.2345 | 1.23 ms |
-///  52034 samples/s | 1665088 tok/s | MFU 12.34%" (norm, tok/s and MFU only
-/// when known).
+///  52034 samples/s | MFU 12.34% | ETA 0.1s" (norm and MFU only when known;
+/// tok/s in place of samples/s for sequence data; ETA before the last step).
 std::string formatStepLine(const StepMetrics &m, int64_t totalSteps);
 /// "eval: loss 0.123400 | accuracy 95.83% (345/360)"
 std::string formatEvalLine(const EvalMetrics &m);

@@ -35,6 +35,9 @@ struct CompiledModel {
   /// The weights (weightsSize bytes) are not at `weights` but in the
   /// payload after the executable's own file (io/weights_payload.h).
   bool weightsInPayload = false;
+  /// lmc_build_info: the compiler's version line and command; null for
+  /// models without it.
+  const char *buildInfo = nullptr;
 };
 
 } // namespace lmc::rt

@@ -10,6 +10,8 @@
 #include "io/safetensors.h"
 #include "model/pieces.h"
 
+#include "lmc/runtime/model_fingerprint.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -85,16 +87,7 @@ uint32_t dataCrc(const std::vector<TensorView> &tensors) {
 } // namespace
 
 uint64_t modelFingerprint(std::string_view descriptor, uint64_t weightsSize) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  auto feed = [&](uint8_t byte) {
-    h ^= byte;
-    h *= 0x100000001b3ull;
-  };
-  for (char c : descriptor)
-    feed(uint8_t(c));
-  for (int i = 0; i < 8; ++i)
-    feed(uint8_t(weightsSize >> (8 * i)));
-  return h;
+  return fingerprintModel(descriptor.data(), descriptor.size(), weightsSize);
 }
 
 std::string checkpointFileName(int64_t step) {

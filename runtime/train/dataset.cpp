@@ -113,4 +113,14 @@ void Dataset::fillBatch(const std::vector<int64_t> &samples,
   }
 }
 
+int64_t Dataset::tokensPerSample() const {
+  for (const Column &column : columns_) {
+    const TensorSpec &spec = *column.spec;
+    bool integer = spec.dtype == DType::I64 || spec.dtype == DType::I32;
+    if (integer && spec.shape.size() == 2)
+      return spec.shape[1];
+  }
+  return 0;
+}
+
 } // namespace lmc::rt

@@ -49,6 +49,10 @@ public:
   void fillBatch(const std::vector<int64_t> &samples,
                  std::vector<AlignedBuffer> &buffers) const override;
 
+  /// A sequence model's input: the first integer input of shape
+  /// [batch, T] holds T tokens per sample (0 when there is none).
+  int64_t tokensPerSample() const override;
+
 private:
   struct Column {
     const TensorSpec *spec;

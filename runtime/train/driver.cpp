@@ -53,6 +53,24 @@ std::string programName(int argc, char **argv) {
   return slash ? slash + 1 : argv[0];
 }
 
+/// --version: how the executable was made and which model it holds (the
+/// fingerprint its checkpoints carry).
+std::string versionText(const CompiledModel &model) {
+  const std::string_view descriptor = model.descriptor;
+  char fingerprint[32];
+  std::snprintf(fingerprint, sizeof fingerprint, "%016llx",
+                static_cast<unsigned long long>(
+                    modelFingerprint(descriptor, model.weightsSize)));
+  std::string info = model.buildInfo ? model.buildInfo : "";
+  size_t newline = info.find('\n');
+  std::string compiler = info.substr(0, newline);
+  std::string command =
+      newline == std::string::npos ? "" : info.substr(newline + 1);
+  return concat("compiled by: ", compiler.empty() ? "unknown" : compiler,
+                "\ncommand: ", command.empty() ? "unknown" : command,
+                "\nmodel fingerprint: ", fingerprint, "\n");
+}
+
 std::vector<const TensorSpec *> evalInputSpecs(const Descriptor &desc) {
   std::vector<const TensorSpec *> specs;
   for (const TensorSpec &arg : desc.evalArgs)
@@ -189,6 +207,15 @@ void train(const Config &config, const CompiledModel &model,
             "--export-onnx needs a model compiled from an ONNX file");
   LMC_CHECK(config.gradAccum == 1 || desc.hasSplitStep(),
             "--grad-accum needs a model with grad_step/apply_step");
+  RunFacts facts;
+  facts.schedule = config.schedule.value_or(
+      desc.schedule.value_or(ScheduleDefaults()).kind);
+  facts.processes = comm.size();
+  facts.randomKey = std::any_of(
+      desc.trainArgs.begin(), desc.trainArgs.end(), [](const TensorSpec &arg) {
+        return arg.role == Role::Hyper && arg.name == kRngKeyHyper;
+      });
+  checkFlagsTakeEffect(config, facts);
   const bool isRoot = comm.rank() == 0;
   checkMemory(config, desc, comm, launch);
   // A tensor-parallel model: groups of modelParallel consecutive ranks split
@@ -351,16 +378,16 @@ int runTrainingMain(int argc, char **argv, const CompiledModel &model) {
   std::unique_ptr<Communicator> comm;
   // With several processes an error on one must end them all (the others
   // would wait in a collective forever).
-  auto fail = [&](const char *message) {
+  auto fail = [&](const char *message, int status = 1) {
     if (comm && comm->size() > 1) {
       std::fprintf(stderr, "error: process %d of %d: %s\n", comm->rank(),
                    comm->size(), message);
       std::fflush(stdout);
-      comm->abort(1);
+      comm->abort(status);
     }
     std::fprintf(stderr, "error: %s\n", message);
     std::fflush(stdout);
-    return 1;
+    return status;
   };
   try {
     std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
@@ -374,6 +401,8 @@ int runTrainingMain(int argc, char **argv, const CompiledModel &model) {
     }
     if (config.help) {
       std::fputs(usageText(program).c_str(), stdout);
+    } else if (config.version) {
+      std::fputs(versionText(model).c_str(), stdout);
     } else {
       if (!config.info) // --info describes the model without a device
         selectDevice();
@@ -387,6 +416,10 @@ int runTrainingMain(int argc, char **argv, const CompiledModel &model) {
     // Output piped to a full disk must not look like success.
     LMC_CHECK_SYS(std::fflush(stdout) == 0, "cannot write to stdout");
     return 0;
+  } catch (const UsageError &e) {
+    // A flag that cannot take effect with this model or launch
+    // (checkFlagsTakeEffect): a usage error like a malformed one.
+    return fail(e.what(), 2);
   } catch (const std::bad_alloc &) {
     return fail("out of memory");
   } catch (const std::exception &e) {

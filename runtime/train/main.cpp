@@ -39,6 +39,7 @@ int main(int argc, char **argv) {
       lmc_chunk_step ? entry<lmc_chunk_step>() : nullptr, // optional (weak)
       hasOnnx ? lmc_model_onnx : nullptr,
       hasOnnx ? lmc_model_onnx_size : 0,
-      &lmc_model_weights_in_payload && lmc_model_weights_in_payload != 0};
+      &lmc_model_weights_in_payload && lmc_model_weights_in_payload != 0,
+      lmc_build_info}; // optional (weak): null when absent
   return lmc::rt::runTrainingMain(argc, argv, model);
 }

@@ -8,6 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Options.h"
+#include "Progress.h"
+
 #include "lmc/Driver/Emit.h"
 #include "lmc/Driver/Pipelines.h"
 #include "lmc/Import/Dsl/Dsl.h"
@@ -28,6 +31,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -40,137 +44,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-cl::OptionCategory lmcCategory("lmc options");
-
-cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt|.lmc|.mlir>"),
-                               cl::Required, cl::cat(lmcCategory));
-cl::opt<std::string> outputPath("o", cl::desc("output file"),
-                                cl::value_desc("path"), cl::init(""),
-                                cl::cat(lmcCategory));
-cl::opt<int64_t> batch("batch", cl::desc("bind the symbolic batch dimension"),
-                       cl::init(0), cl::cat(lmcCategory));
-cl::opt<uint64_t> maxParamBytes(
-    "max-param-bytes",
-    cl::desc("refuse models whose parameters need more bytes (0 = no limit)"),
-    cl::init(uint64_t(8) << 30), cl::cat(lmcCategory));
-
-cl::opt<std::string> loss("loss",
-                          cl::desc("cross_entropy | mse | output:NAME"),
-                          cl::init("cross_entropy"), cl::cat(lmcCategory));
-cl::opt<std::string> lossOutput(
-    "loss-from", cl::desc("model output the loss is computed from"),
-    cl::init(""), cl::cat(lmcCategory));
-cl::opt<std::string> optimizer("optimizer",
-                               cl::desc("sgd | momentum | adam | adamw"),
-                               cl::init("adamw"), cl::cat(lmcCategory));
-cl::opt<double> lr("lr", cl::desc("default learning rate"), cl::init(1e-3),
-                   cl::cat(lmcCategory));
-cl::opt<double> momentum("momentum", cl::desc("SGD momentum"), cl::init(0.9),
-                         cl::cat(lmcCategory));
-cl::opt<double> beta1("beta1", cl::desc("Adam beta1"), cl::init(0.9),
-                      cl::cat(lmcCategory));
-cl::opt<double> beta2("beta2", cl::desc("Adam beta2"), cl::init(0.999),
-                      cl::cat(lmcCategory));
-cl::opt<double> eps("eps", cl::desc("Adam epsilon"), cl::init(1e-8),
-                    cl::cat(lmcCategory));
-cl::opt<double> weightDecay("weight-decay", cl::desc("weight decay"),
-                            cl::init(0.0), cl::cat(lmcCategory));
-
-cl::opt<double> clipGradNorm(
-    "clip-grad-norm",
-    cl::desc("default global gradient-norm clipping threshold (0 = off)"),
-    cl::init(0.0), cl::cat(lmcCategory));
-
-cl::opt<std::string> freeze(
-    "freeze",
-    cl::desc("keep parameters whose whole name matches this regex constant"),
-    cl::init(""), cl::cat(lmcCategory));
-cl::opt<std::string> train(
-    "train", cl::desc("train only parameters whose whole name matches"),
-    cl::init(""), cl::cat(lmcCategory));
-
-cl::opt<std::string> precision(
-    "precision",
-    cl::desc("f32 | bf16 | f16 (matmuls take bf16/f16 inputs, accumulate in "
-             "f32; f16 with dynamic loss scaling)"),
-    cl::init("f32"), cl::cat(lmcCategory));
-cl::opt<bool> lossScaling(
-    "loss-scaling",
-    cl::desc("dynamic loss scaling compiled into the step (always on with "
-             "--precision f16)"),
-    cl::init(false), cl::cat(lmcCategory));
-cl::opt<int64_t> lossScaleGrowthInterval(
-    "loss-scale-growth-interval",
-    cl::desc("clean steps before the loss scale doubles (default 2000)"),
-    cl::init(2000), cl::cat(lmcCategory));
-cl::opt<std::string> keepF32(
-    "keep-f32",
-    cl::desc("keep matmuls in f32 whose op or parameter name matches"),
-    cl::init(""), cl::cat(lmcCategory));
-
-cl::opt<std::string> mesh(
-    "mesh",
-    cl::desc("process mesh for sharded training, e.g. data=2,model=2 "
-             "(docs/distributed.md)"),
-    cl::init(""), cl::cat(lmcCategory));
-cl::list<std::string> shard(
-    "shard",
-    cl::desc("GLOB=AXES: shard matching parameters, one mesh axis or _ per "
-             "dimension (e.g. '*.fc1.weight=model,_'); repeatable"),
-    cl::cat(lmcCategory));
-
-cl::opt<std::string> target(
-    "target",
-    cl::desc("where the training step runs: cpu (default) or cuda (an "
-             "NVIDIA GPU; docs/cuda.md)"),
-    cl::init("cpu"), cl::cat(lmcCategory));
-cl::opt<std::string> gpuArch(
-    "gpu-arch",
-    cl::desc("GPU architecture of --target cuda: sm_80, sm_90, ... "
-             "(default sm_90)"),
-    cl::init("sm_90"), cl::cat(lmcCategory));
-cl::opt<std::string> cudaPath(
-    "cuda-path",
-    cl::desc("CUDA toolkit of --target cuda (ptxas, libdevice, cudart, "
-             "cuBLAS; default " LMC_CUDA_TOOLKIT ")"),
-    cl::init(LMC_CUDA_TOOLKIT), cl::cat(lmcCategory));
-
-cl::opt<std::string> gpuFormat(
-    "gpu-format",
-    cl::desc("what --target cuda embeds: fatbin (default; SASS for "
-             "--gpu-arch) or ptx (PTX text, to read with --compile-to=lower)"),
-    cl::init("fatbin"), cl::cat(lmcCategory));
-
-cl::opt<bool> gpuLoopsOnCpu(
-    "gpu-loops-on-cpu",
-    cl::desc("CPU executable whose loops have the structure of the "
-             "--target cuda kernels, run sequentially (a check without a "
-             "GPU)"),
-    cl::init(false), cl::Hidden, cl::cat(lmcCategory));
-
-cl::opt<lmc::Phase> compileTo(
-    "compile-to", cl::desc("stop after a phase and print its output"),
-    cl::values(clEnumValN(lmc::Phase::Import, "import", "imported model"),
-               clEnumValN(lmc::Phase::Loss, "loss", "loss attached"),
-               clEnumValN(lmc::Phase::Autodiff, "autodiff", "gradients"),
-               clEnumValN(lmc::Phase::Optimizer, "optimizer",
-                          "train_step / eval_step"),
-               clEnumValN(lmc::Phase::Precision, "precision",
-                          "mixed-precision policy applied"),
-               clEnumValN(lmc::Phase::Shard, "shard",
-                          "linalg, partitioned for --mesh (SPMD)"),
-               clEnumValN(lmc::Phase::Lower, "lower", "LLVM dialect"),
-               clEnumValN(lmc::Phase::LLVM, "llvm", "LLVM IR")),
-    cl::init(lmc::Phase::LLVM), cl::cat(lmcCategory));
-
-enum class Artifact { MLIR, LLVM, Object, Executable };
-cl::opt<Artifact> emit(
-    "emit", cl::desc("artifact to produce"),
-    cl::values(clEnumValN(Artifact::MLIR, "mlir", "MLIR of --compile-to"),
-               clEnumValN(Artifact::LLVM, "llvm", "LLVM IR"),
-               clEnumValN(Artifact::Object, "obj", "object file"),
-               clEnumValN(Artifact::Executable, "exe", "training executable")),
-    cl::init(Artifact::Executable), cl::cat(lmcCategory));
+using namespace lmc::cli;
 
 /// The train block of a `.lmc` input (empty for other inputs).
 lmc::DslTrainSettings dslSettings;
@@ -200,6 +74,7 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context) {
   }
   lmc::OnnxImportOptions options;
   options.batch = batch;
+  options.rebindFixedBatch = true;
   options.maxParamBytes = maxParamBytes;
   return lmc::importOnnxFile(context, inputPath, options);
 }
@@ -292,7 +167,10 @@ struct ShardingFailure : public mlir::PassInstrumentation {
   std::string failedPass;
 };
 
-LogicalResult compile(MLIRContext &context, const char *argv0) {
+LogicalResult compile(MLIRContext &context, const char *argv0,
+                      const std::string &buildInfo,
+                      lmc::cli::CompileProgress &progress) {
+  progress.enter("import");
   OwningOpRef<ModuleOp> module = loadModel(context);
   if (!module)
     return failure();
@@ -319,9 +197,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   training.train = train;
   training.precision = precision;
   training.keepF32 = keepF32;
-  lmc::applyDslTrainDefaults(dslSettings, training, [](StringRef flag) {
-    return cl::getRegisteredOptions().lookup(flag)->getNumOccurrences() > 0;
-  });
+  lmc::applyDslTrainDefaults(dslSettings, training, givenOnCommandLine);
   // f16's narrow range needs loss scaling; other precisions may ask for it.
   training.lossScaling = lossScaling || training.precision == "f16";
   training.lossScaleGrowthInterval = lossScaleGrowthInterval;
@@ -336,24 +212,31 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   sharding.shard = llvm::join(rules, ";");
   if (!sharding.mesh.empty())
     training.shard = sharding.shard;
+  if (!checkFlagCombinations(llvm::sys::path::extension(inputPath) == ".mlir",
+                             sharding, training))
+    return failure();
 
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
   applyDefaultTimingPassManagerCLOptions(pm);
+  pm.addInstrumentation(progress.instrumentation());
   lmc::buildLmcTrainingPipeline(pm, training, lastTrainingPhase);
   if (failed(pm.run(*module)))
     return failure();
   if (stopInMlir && compileTo < lmc::Phase::Shard)
     return writeText([&](llvm::raw_ostream &os) { module->print(os, printingFlags()); });
 
+  progress.enter("descriptor");
   FailureOr<lmc::ModelDescription> model = lmc::describeModel(*module);
   if (failed(model))
     return failure();
+  model->buildInfo = buildInfo;
   if (isOnnxInput()) {
     llvm::StringSet<> trained;
     for (const std::string &name : model->paramNames)
       trained.insert(name);
+    progress.enter("ONNX copy");
     FailureOr<std::string> onnx =
         lmc::serializeOnnxForExport(context, inputPath, trained);
     if (failed(onnx))
@@ -367,6 +250,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   ShardingFailure &explainSharding = *shardingFailure;
   lowering.addInstrumentation(std::move(shardingFailure));
   applyDefaultTimingPassManagerCLOptions(lowering);
+  lowering.addInstrumentation(progress.instrumentation());
   lmc::buildLmcLoweringPipeline(lowering, sharding, compileTo, *lowerFor);
   if (failed(lowering.run(*module))) {
     explainSharding.explain();
@@ -376,6 +260,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   if (stopInMlir)
     return writeText([&](llvm::raw_ostream &os) { module->print(os, printingFlags()); });
 
+  progress.enter("LLVM IR");
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       lmc::translateWithEntryPoints(*module, llvmContext, *model,
@@ -388,6 +273,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   std::string output = outputPath.empty()
                            ? std::string(emit == Artifact::Object ? "a.o" : "a.out")
                            : outputPath.getValue();
+  progress.enter("machine code");
   if (emit == Artifact::Object)
     return lmc::emitObjectFile(&context, *llvmModule, output);
 
@@ -401,6 +287,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   llvm::FileRemover removeObject(objectPath);
   if (failed(lmc::emitObjectFile(&context, *llvmModule, objectPath)))
     return failure();
+  progress.enter("link");
   if (failed(lmc::linkExecutable(&context, objectPath, output, argv0,
                                  lowerFor->cuda.has_value())))
     return failure();
@@ -416,7 +303,7 @@ int main(int argc, char **argv) {
   registerDefaultTimingManagerCLOptions();
   registerAsmPrinterCLOptions();
   lmc::registerLmcPasses();
-  cl::ParseCommandLineOptions(argc, argv, "lmc: ahead-of-time training compiler\n");
+  lmc::cli::parseCommandLine(argc, argv);
 
   DialectRegistry registry;
   lmc::registerLmcDialects(registry);
@@ -425,5 +312,16 @@ int main(int argc, char **argv) {
   // Prints `file:line:col: error: ...` (with the source line for .mlir input).
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  return failed(compile(context, argv[0])) ? 1 : 0;
+  std::string buildInfo = lmc::cli::versionLine() + "\n" +
+                          lmc::cli::commandLine(argc, argv);
+  using Progress = lmc::cli::CompileProgress;
+  Progress progress(lmc::cli::quiet     ? Progress::Mode::Off
+                    : lmc::cli::verbose ? Progress::Mode::Verbose
+                    : llvm::sys::Process::StandardErrIsDisplayed()
+                        ? Progress::Mode::Terminal
+                        : Progress::Mode::Off);
+  progress.attachTo(context);
+  bool ok = succeeded(compile(context, argv[0], buildInfo, progress));
+  progress.finish(ok);
+  return ok ? 0 : 1;
 }

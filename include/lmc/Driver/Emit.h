@@ -23,6 +23,9 @@ struct ModelDescription {
   /// The input ONNX model without those parameters' initializers, for
   /// --export-onnx (lmc_model_onnx); empty for other inputs.
   std::string onnxModel;
+  /// What `./train --version` prints of its making: the compiler's version
+  /// line and the command line (lmc_build_info).
+  std::string buildInfo;
 };
 
 /// Reads the tagged entry points of a module after the

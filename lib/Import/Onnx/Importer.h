@@ -34,6 +34,15 @@ struct Binding {
 
 class GraphImporter;
 
+/// `--batch N` on a model exported with a fixed batch (no dynamic_axes):
+/// the inputs' leading dimension `fixed` becomes `bound`, and so does the
+/// leading entry of the constant shapes that carry it (Reshape, Expand).
+struct BatchRebinding {
+  std::string input; // the first input rebound, for messages
+  int64_t fixed = 0;
+  int64_t bound = 0;
+};
+
 /// One node as an op handler sees it.
 class NodeImporter {
 public:
@@ -88,6 +97,12 @@ public:
   /// mentioning `what` when it is not a constant integer tensor.
   mlir::FailureOr<llvm::SmallVector<int64_t>> intsInput(unsigned i,
                                                         llvm::StringRef what);
+  /// Under a BatchRebinding: `shape` (a constant target shape of an op on
+  /// a tensor of `inputType`) with its leading entry rebound when it is the
+  /// exported batch and the tensor's leading dimension is the new batch (or
+  /// 1 when `broadcasts`: Expand's batch broadcast). Otherwise unchanged.
+  void rebindBatch(llvm::SmallVectorImpl<int64_t> &shape,
+                   mlir::RankedTensorType inputType, bool broadcasts = false);
 
   const onnx::AttributeProto *attr(llvm::StringRef attrName) const;
   mlir::FailureOr<int64_t> intAttr(llvm::StringRef attrName, int64_t dflt);

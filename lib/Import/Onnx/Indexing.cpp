@@ -375,6 +375,8 @@ LogicalResult importExpand(NodeImporter &n) {
   FailureOr<SmallVector<int64_t>> requested = n.intsInput(1, "shape");
   if (failed(type) || failed(requested))
     return failure();
+  if (int64_t(requested->size()) == type->getRank())
+    n.rebindBatch(*requested, *type, /*broadcasts=*/true);
   FailureOr<SmallVector<int64_t>> shape =
       broadcastShapes(type->getShape(), *requested);
   if (failed(shape))

@@ -79,6 +79,8 @@ public:
   const OnnxImportOptions &options;
   const onnx::ModelProto &model;
   OpBuilder builder;
+  /// Set when --batch rebinds a fixed exported batch (findFixedBatch).
+  std::optional<BatchRebinding> rebinding;
 
 private:
   LogicalResult checkParamBudget();
@@ -87,6 +89,13 @@ private:
   FailureOr<RankedTensorType> convertInputType(const onnx::ValueInfoProto &);
   LogicalResult importNodes();
   LogicalResult importOutputs(func::FuncOp func);
+  /// --batch on an export whose every input has a fixed leading size:
+  /// the first input's is the batch (BatchRebinding), rebound to --batch.
+  void findFixedBatch();
+  /// After a node failed under a rebinding: whether one of its inputs still
+  /// has the exported batch as its leading size, and what to do about it.
+  bool readsFixedBatch(const onnx::NodeProto &node);
+  void explainRebinding(StringRef node, StringRef opType);
 
   int64_t opset = 0;         // of the default domain; 0: not imported
   int64_t trainingOpset = 0; // of ai.onnx.preview.training
@@ -263,7 +272,10 @@ GraphImporter::convertInputType(const onnx::ValueInfoProto &info) {
       if (dim.dim_value() < 0)
         return error() << "input '" << name << "' has negative dimension "
                        << dim.dim_value();
-      shape.push_back(dim.dim_value());
+      int64_t size = dim.dim_value();
+      if (index == 0 && rebinding && size == rebinding->fixed)
+        size = rebinding->bound; // findFixedBatch
+      shape.push_back(size);
       continue;
     }
     // Every symbolic dimension, and an unknown first dimension, is the batch.
@@ -285,7 +297,31 @@ GraphImporter::convertInputType(const onnx::ValueInfoProto &info) {
   return RankedTensorType::get(shape, elementType);
 }
 
+void GraphImporter::findFixedBatch() {
+  if (!options.rebindFixedBatch || options.batch <= 0)
+    return;
+  const onnx::ValueInfoProto *first = nullptr;
+  for (const onnx::ValueInfoProto &info : model.graph().input()) {
+    if (symbols.count(info.name())) // an initializer listed as an input
+      continue;
+    if (!info.type().tensor_type().has_shape())
+      return;
+    const onnx::TensorShapeProto &shape = info.type().tensor_type().shape();
+    // A symbolic or unknown leading dimension: --batch binds that one.
+    if (shape.dim_size() > 0 && !shape.dim(0).has_dim_value())
+      return;
+    if (!first)
+      first = &info;
+  }
+  if (!first || first->type().tensor_type().shape().dim_size() == 0)
+    return;
+  int64_t fixed = first->type().tensor_type().shape().dim(0).dim_value();
+  if (fixed > 0 && fixed != options.batch)
+    rebinding = BatchRebinding{first->name(), fixed, options.batch};
+}
+
 LogicalResult GraphImporter::importInputs() {
+  findFixedBatch();
   llvm::StringSet<> seen;
   for (const onnx::ValueInfoProto &info : model.graph().input()) {
     const std::string &name = info.name();
@@ -329,10 +365,39 @@ LogicalResult GraphImporter::importNodes() {
       return importer.error() << "unsupported op";
     if (node.output_size() == 0)
       return importer.error() << "node has no outputs";
-    if (failed(it->second(importer)))
+    if (failed(it->second(importer))) {
+      if (rebinding && readsFixedBatch(node))
+        explainRebinding(name, node.op_type());
       return failure();
+    }
   }
   return success();
+}
+
+bool GraphImporter::readsFixedBatch(const onnx::NodeProto &node) {
+  for (const std::string &input : node.input()) {
+    Binding *binding = findBinding(input);
+    if (!binding)
+      continue;
+    Type type = binding->value ? binding->value.getType()
+                : binding->constant ? binding->constant.getType()
+                                    : Type();
+    auto ranked = dyn_cast_or_null<RankedTensorType>(type);
+    if (ranked && ranked.getRank() > 0 &&
+        ranked.getDimSize(0) == rebinding->fixed)
+      return true;
+  }
+  return false;
+}
+
+void GraphImporter::explainRebinding(StringRef node, StringRef opType) {
+  error() << "input '" << rebinding->input << "' was exported with a fixed "
+          << "batch of " << rebinding->fixed << " and --batch "
+          << rebinding->bound << " rebinds it, but node '" << node << "' ("
+          << opType << ") pins the batch at " << rebinding->fixed
+          << ": export with dynamic_axes={'" << rebinding->input
+          << "': {0: 'batch'}} (torch.onnx.export) to train at another batch, "
+          << "or compile with --batch " << rebinding->fixed;
 }
 
 LogicalResult GraphImporter::importOutputs(func::FuncOp func) {
@@ -370,7 +435,10 @@ LogicalResult GraphImporter::importOutputs(func::FuncOp func) {
         bool matches = declared.shape().dim_size() == type.getRank();
         for (int i = 0; matches && i < declared.shape().dim_size(); ++i) {
           const auto &dim = declared.shape().dim(i);
-          if (dim.has_dim_value() && dim.dim_value() != type.getDimSize(i))
+          int64_t expected = dim.dim_value();
+          if (i == 0 && rebinding && expected == rebinding->fixed)
+            expected = rebinding->bound; // the export's fixed batch
+          if (dim.has_dim_value() && expected != type.getDimSize(i))
             matches = false;
         }
         if (!matches)
@@ -623,6 +691,17 @@ FailureOr<SmallVector<int64_t>> NodeImporter::intsInput(unsigned i,
   if (cast<RankedTensorType>(value.getType()).getRank() > 1)
     return error() << what << " (input " << i << ") must be a 1-D tensor";
   return intValues(value);
+}
+
+void NodeImporter::rebindBatch(SmallVectorImpl<int64_t> &shape,
+                               RankedTensorType inputType, bool broadcasts) {
+  const std::optional<BatchRebinding> &rebinding = graph.rebinding;
+  if (!rebinding || shape.empty() || shape[0] != rebinding->fixed ||
+      inputType.getRank() == 0)
+    return;
+  int64_t leading = inputType.getDimSize(0);
+  if (leading == rebinding->bound || (broadcasts && leading == 1))
+    shape[0] = rebinding->bound;
 }
 
 const onnx::AttributeProto *NodeImporter::attr(StringRef attrName) const {

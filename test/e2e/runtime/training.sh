@@ -64,7 +64,21 @@ PY
 expect_grep cosine "step  2/20 | loss" cosine.out
 expect_grep cosine "lr 5.000e-02" cosine.out
 expect_fail lr_min_above 1 "--lr-min 1 is above the learning rate 0.1" \
-  "$TRAIN" "${DATA[@]}" --lr 0.1 --lr-min 1
+  "$TRAIN" "${DATA[@]}" --lr 0.1 --lr-min 1 --schedule cosine
+
+# --- flags that cannot take effect are refused, not ignored -------------------
+expect_fail lr_min_constant 2 "error: --lr-min shapes a decaying schedule, and this run's is constant: pass --schedule linear, cosine or wsd, or drop --lr-min" \
+  "$TRAIN" "${DATA[@]}" --steps 1 --lr-min 0.01
+expect_fail schedule_steps_constant 2 "error: --schedule-steps shapes a decaying schedule" \
+  "$TRAIN" "${DATA[@]}" --steps 1 --warmup 2 --schedule-steps 10
+expect_fail decay_steps_cosine 2 "error: --decay-steps is the length of the wsd schedule's decay phase: pass --schedule wsd or drop it" \
+  "$TRAIN" "${DATA[@]}" --steps 1 --schedule cosine --decay-steps 3
+expect_fail seed_alone 2 "error: --seed seeds the shuffle and the model's random numbers (dropout); this run has neither: pass --shuffle or drop --seed" \
+  "$TRAIN" "${DATA[@]}" --steps 1 --seed 3
+for flag in "--zero 1" "--bucket-mb 4" "--collective-timeout 9"; do
+  expect_fail "one_process_${flag%% *}" 2 "error: ${flag%% *} applies when several processes train together (mpirun -np N, srun, torchrun); this run is one process" \
+    "$TRAIN" "${DATA[@]}" --steps 1 $flag
+done
 
 # --- checkpoints: resume is bitwise identical -----------------------------------
 RUN=("$TRAIN" "${DATA[@]}" --shuffle --seed 3 --log-every 1 --lr 0.05

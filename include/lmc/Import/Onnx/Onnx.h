@@ -25,6 +25,11 @@ struct OnnxImportOptions {
   /// Size bound to the symbolic batch dimension (a dim_param, or an unknown
   /// first dimension of an input). 0 = leave unbound (an error if needed).
   int64_t batch = 0;
+  /// When every input has a fixed leading size (an export without
+  /// dynamic_axes), `batch` replaces the first input's and follows it
+  /// through the constant shapes that carry it (lmc --batch). Off: `batch`
+  /// binds symbolic dimensions only.
+  bool rebindFixedBatch = false;
   /// Budget for the parameters (float initializers): a model that needs more
   /// bytes is refused before any tensor data is converted. 0 = no limit.
   uint64_t maxParamBytes = uint64_t(8) << 30;

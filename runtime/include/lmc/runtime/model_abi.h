@@ -35,6 +35,9 @@ __attribute__((weak)) void lmc_chunk_step(void **buffers);
  * --export-onnx. Optional: weak, absent for models not compiled from ONNX. */
 __attribute__((weak)) extern const unsigned char lmc_model_onnx[];
 __attribute__((weak)) extern const uint64_t lmc_model_onnx_size;
+/* `--version` of the executable: the compiler's version line, a newline and
+ * the command that compiled the model (NUL-terminated). Optional (weak). */
+__attribute__((weak)) extern const char lmc_build_info[];
 
 #ifdef __cplusplus
 }

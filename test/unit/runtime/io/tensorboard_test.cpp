@@ -61,13 +61,26 @@ TEST(Metrics, OptionalFields) {
   m.samplesPerS = 100;
   EXPECT_EQ(formatStepLine(m, 100),
             "step  10/100 | loss 0.500000 | lr 1.000e-03 | 2.00 ms | 100 "
-            "samples/s");
+            "samples/s | ETA 0.2s");
   m.gradNorm = 1.23456;
   m.tokensPerS = 6400;
   m.mfu = 0.1234;
   EXPECT_EQ(formatStepLine(m, 100),
             "step  10/100 | loss 0.500000 | lr 1.000e-03 | norm 1.2346 | "
-            "2.00 ms | 100 samples/s | 6400 tok/s | MFU 12.34%");
+            "2.00 ms | 6400 tok/s | MFU 12.34% | ETA 0.2s");
+  m.step = 100; // the last step: no ETA
+  m.ms = 75000;
+  EXPECT_EQ(formatStepLine(m, 100),
+            "step 100/100 | loss 0.500000 | lr 1.000e-03 | norm 1.2346 | "
+            "75000.00 ms | 6400 tok/s | MFU 12.34%");
+  m.step = 10;
+  EXPECT_EQ(formatStepLine(m, 100).substr(formatStepLine(m, 100).rfind('|')),
+            "| ETA 1h52m");
+  m.step = 99;
+  EXPECT_EQ(formatStepLine(m, 100).substr(formatStepLine(m, 100).rfind('|')),
+            "| ETA 1m15s");
+  m.step = 10;
+  m.ms = 2;
   EXPECT_EQ(stepJson(m), "{\"step\":10,\"loss\":0.5,\"lr\":0.001,"
                          "\"grad_norm\":1.23456,\"ms\":2,\"samples_per_s\":100,"
                          "\"tokens_per_s\":6400,\"mfu\":0.1234}");

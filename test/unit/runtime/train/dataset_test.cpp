@@ -46,6 +46,28 @@ TEST(Dataset, WidensInt32LabelsAndFillsBatches) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(buffers[1].data()) % 64, 0u);
 }
 
+TEST(Dataset, CountsTokensOfSequenceInputs) {
+  // A language model's [batch, T] integer input: T tokens per sample.
+  TensorSpec tokens = spec("tokens", DType::I64, {2, 3});
+  std::vector<NpyArray> arrays;
+  arrays.push_back(array(DType::I64, {2, 3},
+                         toBytes(std::vector<int64_t>{1, 2, 3, 4, 5, 6})));
+  EXPECT_EQ(Dataset::fromArrays(std::move(arrays), {&tokens}, {"t.npy"})
+                .tokensPerSample(),
+            3);
+  // Features and class labels are not tokens.
+  TensorSpec x = spec("x", DType::F32, {2, 2});
+  TensorSpec labels = spec("labels", DType::I64, {2});
+  std::vector<NpyArray> plain;
+  plain.push_back(
+      array(DType::F32, {2, 2}, toBytes(std::vector<float>{0, 1, 2, 3})));
+  plain.push_back(array(DType::I64, {2}, toBytes(std::vector<int64_t>{0, 1})));
+  EXPECT_EQ(Dataset::fromArrays(std::move(plain), {&x, &labels},
+                                {"x.npy", "l.npy"})
+                .tokensPerSample(),
+            0);
+}
+
 TEST(Dataset, RejectsMismatches) {
   TensorSpec x = spec("x", DType::F32, {2, 2});
   auto load = [&](NpyArray a) {

@@ -99,7 +99,7 @@ TEST(Eval, MetricsFormatting) {
   StepMetrics s{10, 0.523412, 1e-3, 1.234, 52034};
   EXPECT_EQ(formatStepLine(s, 100),
             "step  10/100 | loss 0.523412 | lr 1.000e-03 | 1.23 ms | 52034 "
-            "samples/s");
+            "samples/s | ETA 0.1s");
   s.loss = std::nan("");
   EXPECT_EQ(stepJson(s), "{\"step\":10,\"loss\":null,\"lr\":0.001,"
                          "\"ms\":1.234,\"samples_per_s\":52034}");

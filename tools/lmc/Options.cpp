@@ -1,0 +1,360 @@
+//===- Options.cpp - lmc's command-line options ---------------------------===//
+//
+// `lmc --help` lists lmc's options in the groups below (LLVM prints option
+// categories in name order: the names are chosen to read in that order),
+// each with its default. Every option LLVM and MLIR register (pass-manager,
+// timing, printing, debug flags) is hidden, not removed: `--help-hidden`
+// lists them and they keep working.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Options.h"
+
+#include "lmc/Version.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace lmc::cli {
+
+namespace {
+
+cl::OptionCategory inputCategory("Input and shapes");
+cl::OptionCategory trainingCategory("Loss and optimizer");
+cl::OptionCategory precisionCategory("Mixed precision");
+cl::OptionCategory parallelCategory("Parallelism (tensor-parallel mesh)");
+cl::OptionCategory targetCategory("Target (where the step runs)");
+cl::OptionCategory outputCategory("What lmc writes (output and phases)");
+
+} // namespace
+
+cl::opt<std::string> inputPath(cl::Positional,
+                               cl::desc("<model.onnx|.onnxtxt|.lmc|.mlir>"),
+                               cl::Required, cl::cat(inputCategory));
+cl::opt<int64_t> batch(
+    "batch",
+    cl::desc("batch size: binds a symbolic batch dimension, or rebinds the "
+             "fixed one of an export without dynamic_axes (default: the "
+             "model's own)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(inputCategory));
+cl::opt<uint64_t> maxParamBytes(
+    "max-param-bytes",
+    cl::desc("refuse models whose parameters need more bytes (0: no limit; "
+             "default 8 GiB)"),
+    cl::value_desc("bytes"), cl::init(uint64_t(8) << 30),
+    cl::cat(inputCategory));
+
+cl::opt<std::string> loss("loss",
+                          cl::desc("cross_entropy | mse | output:NAME (a "
+                                   "scalar output; default cross_entropy)"),
+                          cl::init("cross_entropy"),
+                          cl::cat(trainingCategory));
+cl::opt<std::string> lossOutput(
+    "loss-from",
+    cl::desc("model output cross_entropy or mse is computed from (default: "
+             "the first)"),
+    cl::value_desc("output"), cl::init(""), cl::cat(trainingCategory));
+cl::opt<std::string> optimizer(
+    "optimizer", cl::desc("sgd | momentum | adam | adamw (default adamw)"),
+    cl::init("adamw"), cl::cat(trainingCategory));
+cl::opt<double> lr("lr",
+                   cl::desc("learning rate (default 1e-3; the executable's "
+                            "--lr overrides it)"),
+                   cl::init(1e-3), cl::cat(trainingCategory));
+cl::opt<double> momentum("momentum",
+                         cl::desc("--optimizer momentum: its factor "
+                                  "(default 0.9)"),
+                         cl::init(0.9), cl::cat(trainingCategory));
+cl::opt<double> beta1("beta1", cl::desc("adam/adamw beta1 (default 0.9)"),
+                      cl::init(0.9), cl::cat(trainingCategory));
+cl::opt<double> beta2("beta2", cl::desc("adam/adamw beta2 (default 0.999)"),
+                      cl::init(0.999), cl::cat(trainingCategory));
+cl::opt<double> eps("eps", cl::desc("adam/adamw epsilon (default 1e-8)"),
+                    cl::init(1e-8), cl::cat(trainingCategory));
+cl::opt<double> weightDecay(
+    "weight-decay",
+    cl::desc("weight decay: decoupled for adamw, L2 otherwise (default 0)"),
+    cl::init(0.0), cl::cat(trainingCategory));
+cl::opt<double> clipGradNorm(
+    "clip-grad-norm",
+    cl::desc("clip the global gradient norm at this value (default 0: off)"),
+    cl::init(0.0), cl::cat(trainingCategory));
+cl::opt<std::string> freeze(
+    "freeze",
+    cl::desc("keep parameters whose whole name matches this regex constant "
+             "(default: none)"),
+    cl::value_desc("regex"), cl::init(""), cl::cat(trainingCategory));
+cl::opt<std::string> train(
+    "train",
+    cl::desc("train only parameters whose whole name matches (default: "
+             "all)"),
+    cl::value_desc("regex"), cl::init(""), cl::cat(trainingCategory));
+
+cl::opt<std::string> precision(
+    "precision",
+    cl::desc("f32 | bf16 | f16: matmuls take bf16/f16 inputs and accumulate "
+             "in f32; f16 with dynamic loss scaling (default f32)"),
+    cl::init("f32"), cl::cat(precisionCategory));
+cl::opt<bool> lossScaling(
+    "loss-scaling",
+    cl::desc("dynamic loss scaling compiled into the step (always on with "
+             "--precision f16; default off)"),
+    cl::init(false), cl::cat(precisionCategory));
+cl::opt<int64_t> lossScaleGrowthInterval(
+    "loss-scale-growth-interval",
+    cl::desc("clean steps before the loss scale doubles (default 2000)"),
+    cl::value_desc("N"), cl::init(2000), cl::cat(precisionCategory));
+cl::opt<std::string> keepF32(
+    "keep-f32",
+    cl::desc("with bf16/f16: keep matmuls in f32 whose op or parameter name "
+             "matches (default: none)"),
+    cl::value_desc("regex"), cl::init(""), cl::cat(precisionCategory));
+
+cl::opt<std::string> mesh(
+    "mesh",
+    cl::desc("process mesh of tensor parallelism, e.g. model=2 or "
+             "data=2,model=2 (needs --shard; plain data parallelism needs no "
+             "mesh: mpirun -np N ./train; default: none)"),
+    cl::value_desc("axes"), cl::init(""), cl::cat(parallelCategory));
+cl::list<std::string> shard(
+    "shard",
+    cl::desc("GLOB=AXES: split matching parameters, one mesh axis or _ per "
+             "dimension (e.g. '*.fc1.weight=model,_'); repeatable"),
+    cl::value_desc("rule"), cl::cat(parallelCategory));
+
+cl::opt<std::string> target(
+    "target",
+    cl::desc("cpu | cuda: this CPU, or an NVIDIA GPU (docs/cuda.md; default "
+             "cpu)"),
+    cl::init("cpu"), cl::cat(targetCategory));
+cl::opt<std::string> gpuArch(
+    "gpu-arch",
+    cl::desc("--target cuda: GPU architecture, sm_80, sm_90, ... (default "
+             "sm_90)"),
+    cl::init("sm_90"), cl::cat(targetCategory));
+cl::opt<std::string> cudaPath(
+    "cuda-path",
+    cl::desc("--target cuda: CUDA toolkit (ptxas, libdevice, cudart, cuBLAS; "
+             "default " LMC_CUDA_TOOLKIT ")"),
+    cl::value_desc("dir"), cl::init(LMC_CUDA_TOOLKIT),
+    cl::cat(targetCategory));
+cl::opt<std::string> gpuFormat(
+    "gpu-format",
+    cl::desc("--target cuda: what the executable embeds, fatbin (SASS for "
+             "--gpu-arch) or ptx (default fatbin)"),
+    cl::init("fatbin"), cl::cat(targetCategory));
+cl::opt<bool> gpuLoopsOnCpu(
+    "gpu-loops-on-cpu",
+    cl::desc("CPU executable whose loops have the structure of the "
+             "--target cuda kernels, run sequentially (a check without a "
+             "GPU)"),
+    cl::init(false), cl::Hidden, cl::cat(targetCategory));
+
+cl::opt<std::string> outputPath("o",
+                                cl::desc("output file (default a.out; "
+                                         "printed IR: stdout)"),
+                                cl::value_desc("path"), cl::init(""),
+                                cl::cat(outputCategory));
+cl::opt<lmc::Phase> compileTo(
+    "compile-to",
+    cl::desc("stop after a phase and print its MLIR (default: all phases)"),
+    cl::values(clEnumValN(lmc::Phase::Import, "import", "imported model"),
+               clEnumValN(lmc::Phase::Loss, "loss", "loss attached"),
+               clEnumValN(lmc::Phase::Autodiff, "autodiff", "gradients"),
+               clEnumValN(lmc::Phase::Optimizer, "optimizer",
+                          "train_step / eval_step"),
+               clEnumValN(lmc::Phase::Precision, "precision",
+                          "mixed-precision policy applied"),
+               clEnumValN(lmc::Phase::Shard, "shard",
+                          "linalg, partitioned for --mesh (SPMD)"),
+               clEnumValN(lmc::Phase::Lower, "lower", "LLVM dialect"),
+               clEnumValN(lmc::Phase::LLVM, "llvm", "LLVM IR")),
+    cl::init(lmc::Phase::LLVM), cl::cat(outputCategory));
+cl::opt<Artifact> emit(
+    "emit", cl::desc("artifact to produce (default exe)"),
+    cl::values(clEnumValN(Artifact::MLIR, "mlir", "MLIR of --compile-to"),
+               clEnumValN(Artifact::LLVM, "llvm", "LLVM IR"),
+               clEnumValN(Artifact::Object, "obj", "object file"),
+               clEnumValN(Artifact::Executable, "exe", "training executable")),
+    cl::init(Artifact::Executable), cl::cat(outputCategory));
+cl::opt<bool> quiet("quiet",
+                    cl::desc("no progress lines, even on a terminal"),
+                    cl::init(false), cl::cat(outputCategory));
+cl::opt<bool> verbose(
+    "v",
+    cl::desc("print each phase and its time, also when stderr is not a "
+             "terminal (default: on a terminal, for compiles over 2 s)"),
+    cl::init(false), cl::cat(outputCategory));
+
+namespace {
+
+const cl::OptionCategory *const lmcCategories[] = {
+    &inputCategory,    &trainingCategory, &precisionCategory,
+    &parallelCategory, &targetCategory,   &outputCategory};
+
+/// Hides (cl::Hidden, not ReallyHidden as cl::HideUnrelatedOptions does)
+/// every option outside lmc's categories and LLVM's generic ones (--help,
+/// --version), so that `--help-hidden` still lists them.
+void hideForeignOptions() {
+  for (auto &entry : cl::getRegisteredOptions()) {
+    cl::Option *option = entry.second;
+    bool ours = llvm::any_of(option->Categories, [](cl::OptionCategory *c) {
+      return llvm::is_contained(lmcCategories, c);
+    });
+    static const llvm::StringRef genericOptions[] = {
+        "help",    "help-list",     "help-hidden",      "help-list-hidden",
+        "version", "print-options", "print-all-options"};
+    bool generic = llvm::is_contained(genericOptions, entry.first);
+    if (!ours && !generic && option->getOptionHiddenFlag() == cl::NotHidden)
+      option->setHiddenFlag(cl::Hidden);
+  }
+}
+
+void printVersion(llvm::raw_ostream &os) { os << versionLine() << "\n"; }
+
+/// "model=2" of "data=2,model=2": the model axis' size, 1 when absent or
+/// malformed (lmc-shard-annotate reports a malformed mesh).
+int64_t modelAxisSize(llvm::StringRef meshText) {
+  llvm::SmallVector<llvm::StringRef> axes;
+  meshText.split(axes, ',');
+  for (llvm::StringRef axis : axes) {
+    int64_t size = 0;
+    if (axis.consume_front("model=") && !axis.getAsInteger(10, size))
+      return size;
+  }
+  return 1;
+}
+
+} // namespace
+
+void parseCommandLine(int argc, char **argv) {
+  hideForeignOptions();
+  cl::SetVersionPrinter(printVersion);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "lmc: ahead-of-time training compiler\n\n"
+      "  lmc model.onnx -o train --batch 8    # a training executable\n"
+      "  ./train --input x=x.npy --input labels=y.npy --steps 100\n\n"
+      "  --help-hidden also lists LLVM's and MLIR's options.\n");
+}
+
+bool givenOnCommandLine(llvm::StringRef flag) {
+  auto &options = cl::getRegisteredOptions();
+  auto it = options.find(flag);
+  return it != options.end() && it->second->getNumOccurrences() > 0;
+}
+
+bool checkFlagCombinations(bool mlirInput,
+                           const lmc::ShardingOptions &sharding,
+                           const lmc::TrainingOptions &training) {
+  bool ok = true;
+  auto refuse = [&](llvm::StringRef message) {
+    llvm::errs() << "lmc: " << message << "\n";
+    ok = false;
+  };
+  auto given = [](llvm::StringRef flag) { return givenOnCommandLine(flag); };
+
+  if (mlirInput)
+    for (llvm::StringRef flag : {"batch", "max-param-bytes"})
+      if (given(flag))
+        refuse(("--" + flag +
+                " applies to ONNX and .lmc inputs; the shapes and "
+                "parameters of a .mlir input are fixed in its text")
+                   .str());
+
+  // Optimizer hyperparameters only the chosen optimizer reads.
+  if (given("momentum") && training.optimizer != "momentum")
+    refuse("--momentum applies to --optimizer momentum (SGD with momentum), "
+           "not " +
+           training.optimizer + "; pass --optimizer momentum or drop it");
+  bool adam = training.optimizer == "adam" || training.optimizer == "adamw";
+  for (llvm::StringRef flag : {"beta1", "beta2", "eps"})
+    if (given(flag) && !adam)
+      refuse(("--" + flag + " applies to --optimizer adam and adamw, not " +
+              training.optimizer + "; drop it or choose one of those")
+                 .str());
+  if (given("loss-from") && llvm::StringRef(training.loss).starts_with("output:"))
+    refuse("--loss-from names the output cross_entropy or mse is computed "
+           "from; --loss " +
+           training.loss + " is that output already: drop --loss-from");
+
+  // Precision.
+  if (given("keep-f32") && training.precision == "f32")
+    refuse("--keep-f32 keeps matmuls in f32 under --precision bf16 or f16; "
+           "with f32 every matmul is f32 already");
+  if (given("loss-scale-growth-interval") && !training.lossScaling)
+    refuse("--loss-scale-growth-interval needs dynamic loss scaling: pass "
+           "--loss-scaling (on by itself with --precision f16)");
+
+  // Parallelism: a mesh that splits nothing does nothing.
+  if (!sharding.mesh.empty()) {
+    if (modelAxisSize(sharding.mesh) <= 1)
+      refuse("--mesh " + sharding.mesh +
+             " has no model axis to split the parameters over: data "
+             "parallelism needs no mesh (compile without it and run "
+             "mpirun -np N ./train); for tensor parallelism use --mesh "
+             "model=M with --shard rules");
+    else if (sharding.shard.empty())
+      refuse("--mesh " + sharding.mesh +
+             " without a --shard rule splits no parameter: every process "
+             "of a model group would compute the same step; add rules such "
+             "as --shard '*.fc1.weight=model,_' (docs/distributed.md)");
+  } else if (given("shard")) {
+    refuse("--shard needs a mesh with a model axis to split over: add "
+           "--mesh model=M");
+  }
+
+  // Target.
+  if (target != "cuda")
+    for (llvm::StringRef flag : {"gpu-arch", "cuda-path", "gpu-format"})
+      if (given(flag))
+        refuse(("--" + flag + " applies to --target cuda; this compile is for " +
+                target.getValue() + ": pass --target cuda or drop it")
+                   .str());
+  if (gpuLoopsOnCpu && target == "cuda")
+    refuse("--gpu-loops-on-cpu builds a CPU executable; drop --target cuda "
+           "or the flag");
+
+  // Output.
+  bool printsMlir = compileTo < lmc::Phase::LLVM || emit == Artifact::MLIR;
+  if (given("compile-to") && given("emit") && printsMlir &&
+      emit != Artifact::MLIR)
+    refuse(std::string("--compile-to stops after a phase and prints its "
+                       "MLIR, so --emit=") +
+           (emit == Artifact::LLVM     ? "llvm"
+            : emit == Artifact::Object ? "obj"
+                                       : "exe") +
+           " cannot take effect: drop one of them (or pass --emit=mlir)");
+  if (quiet && verbose)
+    refuse("--quiet and -v contradict each other: pass one");
+  return ok;
+}
+
+std::string versionLine() { return LMC_VERSION_LINE; }
+
+std::string commandLine(int argc, char **argv) {
+  std::string line = "lmc";
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    bool plain = !arg.empty() &&
+                 arg.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;") ==
+                     llvm::StringRef::npos;
+    line += ' ';
+    if (plain) {
+      line += arg.str();
+      continue;
+    }
+    line += '\'';
+    for (char c : arg) {
+      if (c == '\'')
+        line += "'\\''";
+      else
+        line += c;
+    }
+    line += '\'';
+  }
+  return line;
+}
+
+} // namespace lmc::cli

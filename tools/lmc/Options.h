@@ -1,0 +1,71 @@
+//===- Options.h - lmc's command-line options -----------------------------===//
+//
+// The options of the lmc driver, grouped as `lmc --help` shows them, and
+// the checks that refuse a flag which cannot take effect (DEVELOPERS.md: no
+// flag is ever silently ignored).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LMC_TOOLS_LMC_OPTIONS_H
+#define LMC_TOOLS_LMC_OPTIONS_H
+
+#include "lmc/Driver/Pipelines.h"
+
+#include "llvm/Support/CommandLine.h"
+
+#include <string>
+
+namespace lmc::cli {
+
+namespace cl = llvm::cl;
+
+// Input and shapes.
+extern cl::opt<std::string> inputPath;
+extern cl::opt<int64_t> batch;
+extern cl::opt<uint64_t> maxParamBytes;
+// Loss and optimizer.
+extern cl::opt<std::string> loss, lossOutput, optimizer;
+extern cl::opt<double> lr, momentum, beta1, beta2, eps, weightDecay,
+    clipGradNorm;
+extern cl::opt<std::string> freeze, train;
+// Precision.
+extern cl::opt<std::string> precision, keepF32;
+extern cl::opt<bool> lossScaling;
+extern cl::opt<int64_t> lossScaleGrowthInterval;
+// Parallelism.
+extern cl::opt<std::string> mesh;
+extern cl::list<std::string> shard;
+// Target.
+extern cl::opt<std::string> target, gpuArch, cudaPath, gpuFormat;
+extern cl::opt<bool> gpuLoopsOnCpu;
+// Output and phases.
+extern cl::opt<std::string> outputPath;
+extern cl::opt<lmc::Phase> compileTo;
+enum class Artifact { MLIR, LLVM, Object, Executable };
+extern cl::opt<Artifact> emit;
+extern cl::opt<bool> quiet, verbose;
+
+/// Parses argv. `--help` shows lmc's own options only; LLVM's and MLIR's
+/// stay reachable with `--help-hidden` (as clang and iree-compile do).
+/// `--version` names lmc's version, commit and LLVM.
+void parseCommandLine(int argc, char **argv);
+
+/// Whether the user passed `flag` (lmc's spelling, e.g. "lr").
+bool givenOnCommandLine(llvm::StringRef flag);
+
+/// Refuses flags that cannot take effect together (each message names the
+/// flag, why and what to do), given the options in effect: the command
+/// line's over a `.lmc` input's train block. Returns false after printing
+/// every refusal.
+bool checkFlagCombinations(bool mlirInput, const lmc::ShardingOptions &sharding,
+                           const lmc::TrainingOptions &training);
+
+/// "lmc 0.5.0 (git 1bdc621…), built with LLVM/MLIR 22.1.8".
+std::string versionLine();
+
+/// The command line as the user typed it (for a training executable's
+/// `--version`).
+std::string commandLine(int argc, char **argv);
+
+} // namespace lmc::cli
+
+#endif // LMC_TOOLS_LMC_OPTIONS_H
