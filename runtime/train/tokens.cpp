@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "io/file_io.h"
 
+#include <algorithm>
 #include <cstring>
 #include <glob.h>
 
@@ -30,44 +31,54 @@ template <typename T> void store(void *row, int64_t i, uint32_t token) {
 } // namespace
 
 uint32_t TokenShard::token(int64_t i) const {
-  const uint8_t *p = bytes.data() + dataOffset + size_t(i) * size_t(width);
+  const uint8_t *p = bytes() + dataOffset + size_t(i) * size_t(width);
   if (width == 2)
     return uint32_t(p[0]) | uint32_t(p[1]) << 8;
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 |
          uint32_t(p[3]) << 24;
 }
 
-TokenShard parseTokenShard(std::vector<uint8_t> bytes) {
-  TokenShard shard;
-  const int32_t magic = bytes.size() >= 4 ? readInt32(bytes.data()) : 0;
+namespace {
+
+/// Reads the format of a shard's `size` bytes into `shard`.
+void parseLayout(const uint8_t *bytes, size_t size, TokenShard &shard) {
+  const int32_t magic = size >= 4 ? readInt32(bytes) : 0;
   if (magic == kLlmcMagicU16 || magic == kLlmcMagicU32) {
     shard.width = magic == kLlmcMagicU16 ? 2 : 4;
-    LMC_CHECK(bytes.size() >= kHeaderBytes, "llm.c token file (magic ", magic,
-              ") is truncated: ", bytes.size(), " bytes, the header alone is ",
+    LMC_CHECK(size >= kHeaderBytes, "llm.c token file (magic ", magic,
+              ") is truncated: ", size, " bytes, the header alone is ",
               kHeaderBytes);
-    const int32_t count = readInt32(bytes.data() + 8);
+    const int32_t count = readInt32(bytes + 8);
     LMC_CHECK(count >= 0, "llm.c header: negative token count ", count);
     const uint64_t expected = kHeaderBytes + uint64_t(count) * shard.width;
-    LMC_CHECK(bytes.size() == expected, "llm.c header says ", count,
-              " tokens of ", shard.width, " bytes (file size ", expected,
-              ") but the file has ", bytes.size(), " bytes");
+    LMC_CHECK(size == expected, "llm.c header says ", count, " tokens of ",
+              shard.width, " bytes (file size ", expected,
+              ") but the file has ", size, " bytes");
     shard.dataOffset = kHeaderBytes;
     shard.numTokens = count;
   } else {
-    LMC_CHECK(bytes.size() % 2 == 0, "not an llm.c token file (first int32 ",
-              magic, " is not magic ", kLlmcMagicU16, " or ", kLlmcMagicU32,
-              ") and, as raw uint16 tokens, its size ", bytes.size(),
-              " is odd");
+    LMC_CHECK(size % 2 == 0, "not an llm.c token file (first int32 ", magic,
+              " is not magic ", kLlmcMagicU16, " or ", kLlmcMagicU32,
+              ") and, as raw uint16 tokens, its size ", size, " is odd");
     shard.width = 2;
-    shard.numTokens = int64_t(bytes.size() / 2);
+    shard.numTokens = int64_t(size / 2);
   }
-  shard.bytes = std::move(bytes);
+}
+
+} // namespace
+
+TokenShard parseTokenShard(std::vector<uint8_t> bytes) {
+  TokenShard shard;
+  parseLayout(bytes.data(), bytes.size(), shard);
+  shard.owned = std::move(bytes);
   return shard;
 }
 
 TokenShard readTokenShard(const std::string &path) {
   try {
-    TokenShard shard = parseTokenShard(readFile(path));
+    TokenShard shard;
+    shard.mapped = MappedFile::open(path);
+    parseLayout(shard.mapped.data(), shard.mapped.size(), shard);
     shard.path = path;
     return shard;
   } catch (const Error &e) {
@@ -135,14 +146,16 @@ TokenDataset::fromShards(std::vector<TokenShard> shards,
   data.inputType_ = in.dtype;
   data.targetType_ = tg.dtype;
   LMC_CHECK(data.seqLen_ > 0, flag, ": sequence length is 0");
-  int64_t total = 0;
-  for (size_t s = 0; s < shards.size(); ++s) {
-    total += shards[s].numTokens;
-    for (int64_t start = 0; start + data.seqLen_ + 1 <= shards[s].numTokens;
-         start += data.seqLen_)
-      data.windows_.push_back({uint32_t(s), start});
+  int64_t total = 0, windows = 0;
+  data.windowsBefore_.push_back(0);
+  for (const TokenShard &shard : shards) {
+    total += shard.numTokens;
+    // Windows of T+1 tokens at stride T: starts 0, T, ... while they fit.
+    if (shard.numTokens >= data.seqLen_ + 1)
+      windows += (shard.numTokens - 1) / data.seqLen_;
+    data.windowsBefore_.push_back(windows);
   }
-  LMC_CHECK(!data.windows_.empty(), flag, ": ", total,
+  LMC_CHECK(windows > 0, flag, ": ", total,
             " tokens in total; no shard holds one window of T+1 = ",
             data.seqLen_ + 1, " tokens");
   data.shards_ = std::move(shards);
@@ -160,15 +173,21 @@ void TokenDataset::fillBatch(const std::vector<int64_t> &samples,
                              std::vector<AlignedBuffer> &buffers) const {
   const int64_t T = seqLen_;
   for (size_t i = 0; i < samples.size(); ++i) {
-    const Window &w = windows_[size_t(samples[i])];
-    const TokenShard &shard = shards_[w.shard];
+    const int64_t sample = samples[i];
+    // The last shard whose first window is at or before the sample.
+    const size_t s = size_t(std::upper_bound(windowsBefore_.begin(),
+                                             windowsBefore_.end(), sample) -
+                            windowsBefore_.begin()) -
+                     1;
+    const TokenShard &shard = shards_[s];
+    const int64_t start = (sample - windowsBefore_[s]) * T;
     const size_t inSize = dtypeSize(inputType_), tgSize = dtypeSize(targetType_);
     void *inRow = buffers[inputColumn_].as<uint8_t>() + i * size_t(T) * inSize;
     void *tgRow =
         buffers[targetColumn_].as<uint8_t>() + i * size_t(T) * tgSize;
     for (int64_t j = 0; j < T; ++j) {
-      const uint32_t a = shard.token(w.start + j);
-      const uint32_t b = shard.token(w.start + j + 1);
+      const uint32_t a = shard.token(start + j);
+      const uint32_t b = shard.token(start + j + 1);
       if (inputType_ == DType::I64)
         store<int64_t>(inRow, j, a);
       else

@@ -15,6 +15,7 @@
 #ifndef LMC_RUNTIME_TOKENS_H
 #define LMC_RUNTIME_TOKENS_H
 
+#include "io/mapped_file.h"
 #include "train/dataset.h"
 
 #include <cstdint>
@@ -28,17 +29,23 @@ constexpr int32_t kLlmcMagicU32 = 20240801;
 
 struct TokenShard {
   std::string path;
-  std::vector<uint8_t> bytes; // the whole file
-  size_t dataOffset = 0;      // 1024 for llm.c files, 0 for raw
-  int width = 2;              // bytes per token: 2 or 4
+  /// The whole file: mapped (readTokenShard) or owned (parseTokenShard).
+  MappedFile mapped;
+  std::vector<uint8_t> owned;
+  size_t dataOffset = 0; // 1024 for llm.c files, 0 for raw
+  int width = 2;         // bytes per token: 2 or 4
   int64_t numTokens = 0;
 
+  const uint8_t *bytes() const {
+    return mapped.data() ? mapped.data() : owned.data();
+  }
   uint32_t token(int64_t i) const;
 };
 
 /// Validates a shard's bytes (errors do not name the file).
 TokenShard parseTokenShard(std::vector<uint8_t> bytes);
-/// Reads and validates one file; errors are prefixed with the path.
+/// Maps and validates one file; errors are prefixed with the path. Its
+/// pages are read as batches touch them (a 20 GB set is not read at start).
 TokenShard readTokenShard(const std::string &path);
 /// Sorted paths matching a glob pattern; error when nothing matches.
 std::vector<std::string> expandGlob(const std::string &pattern,
@@ -56,19 +63,17 @@ public:
                                  const std::vector<const TensorSpec *> &specs,
                                  const char *flag);
 
-  int64_t numSamples() const override { return int64_t(windows_.size()); }
+  int64_t numSamples() const override { return windowsBefore_.back(); }
   void fillBatch(const std::vector<int64_t> &samples,
                  std::vector<AlignedBuffer> &buffers) const override;
   int64_t tokensPerSample() const override { return seqLen_; }
   int64_t numTokens() const;
 
 private:
-  struct Window {
-    uint32_t shard;
-    int64_t start;
-  };
   std::vector<TokenShard> shards_;
-  std::vector<Window> windows_;
+  /// windowsBefore_[s]: the windows of the shards before s (one more entry
+  /// at the end: all of them); sample w is in the shard where it falls.
+  std::vector<int64_t> windowsBefore_;
   int64_t seqLen_ = 0;
   size_t inputColumn_ = 0, targetColumn_ = 1;
   DType inputType_ = DType::I64, targetType_ = DType::I64;

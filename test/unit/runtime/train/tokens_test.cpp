@@ -1,8 +1,13 @@
 #include "train/tokens.h"
 
+#include "io/file_io.h"
 #include "memory/buffer.h"
 #include "model/descriptor.h"
 #include "test_util.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 
 using namespace lmc::rt;
 using lmc::rt::test::toBytes;
@@ -84,6 +89,56 @@ TEST(Tokens, WindowsFillInputsAndTargets) {
   tiny.push_back(parseTokenShard(u16({1, 2, 3})));
   EXPECT_ERROR_CONTAINS(TokenDataset::fromShards(std::move(tiny), specs, "--tokens"),
                         "no shard holds one window of T+1 = 4 tokens");
+}
+
+TEST(Tokens, ShardsAreMappedFromTheirFiles) {
+  char dir[] = "/tmp/lmc-tokens-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/a.bin";
+  std::vector<uint8_t> file = llmcFile(kLlmcMagicU16, 3, u16({7, 8, 9}));
+  writeFileAtomically(path, {{file.data(), file.size()}});
+  TokenShard shard = readTokenShard(path);
+  EXPECT_NE(shard.mapped.data(), nullptr);
+  EXPECT_TRUE(shard.owned.empty());
+  EXPECT_EQ(shard.numTokens, 3);
+  EXPECT_EQ(shard.token(2), 9u);
+  TokenShard moved = std::move(shard); // the mapping moves with it
+  EXPECT_EQ(moved.token(0), 7u);
+  // Errors name the file; a directory is refused, not mapped.
+  file.pop_back();
+  writeFileAtomically(path, {{file.data(), file.size()}});
+  EXPECT_ERROR_CONTAINS(readTokenShard(path), path + ": llm.c header says 3");
+  EXPECT_ERROR_CONTAINS(readTokenShard(dir), "is not a regular file");
+  EXPECT_ERROR_CONTAINS(readTokenShard(std::string(dir) + "/missing.bin"),
+                        "cannot open");
+  std::remove(path.c_str());
+  rmdir(dir);
+}
+
+TEST(Tokens, WindowsSkipShardsTooShortForOne) {
+  const char *text = "lmc-model 1\nloss cross_entropy\noptimizer sgd\n"
+                     "flops 0\n"
+                     "train arg input idx i64 2 1 2\n"
+                     "train arg input labels i64 2 1 2\n"
+                     "train result loss loss f32 0\nend\n";
+  Descriptor desc = parseDescriptor(text, 0);
+  auto specs = desc.trainArgsWithRole(Role::Input);
+  std::vector<TokenShard> shards;
+  shards.push_back(parseTokenShard(u16({0, 1, 2, 3, 4}))); // 2 windows
+  shards.push_back(parseTokenShard(u16({50, 51})));        // none
+  shards.push_back(parseTokenShard(u16({20, 21, 22})));    // 1
+  TokenDataset data =
+      TokenDataset::fromShards(std::move(shards), specs, "--tokens");
+  EXPECT_EQ(data.numSamples(), 3);
+  std::vector<AlignedBuffer> buffers;
+  buffers.emplace_back(specs[0]->byteSize());
+  buffers.emplace_back(specs[1]->byteSize());
+  for (int64_t sample : {0, 1, 2}) {
+    data.fillBatch({sample}, buffers);
+    const int64_t first[] = {0, 2, 20};
+    EXPECT_EQ(buffers[0].as<int64_t>()[0], first[sample]);
+    EXPECT_EQ(buffers[1].as<int64_t>()[1], first[sample] + 2);
+  }
 }
 
 TEST(Tokens, ModelMustTakeTokens) {
