@@ -2,6 +2,8 @@
 
 #include "lmc/runtime/kernels.h"
 
+#include "lmc/runtime/half.h"
+
 #include <cblas.h>
 #include <dlfcn.h>
 #include <sys/mman.h>
@@ -19,6 +21,9 @@ extern "C" int omp_get_max_threads(void);
 extern "C" void omp_set_num_threads(int n);
 
 namespace {
+
+using lmc::rt::bf16ToFloat;
+using lmc::rt::f16ToFloat;
 
 // Shared by every precision: only the BLAS entry point differs. In is the
 // operands' element type, Out the accumulator's (C, alpha, beta).
@@ -78,36 +83,6 @@ void batchedMatmul(Gemm gemm, const In *A, const In *B, Out *C, int64_t batch,
              blasint(ldb), Out(1), c + lo, blasint(N));
     }
   }
-}
-
-float bf16ToFloat(uint16_t bits) {
-  uint32_t wide = uint32_t(bits) << 16;
-  float f;
-  std::memcpy(&f, &wide, sizeof f);
-  return f;
-}
-
-float f16ToFloat(uint16_t bits) {
-  uint32_t sign = uint32_t(bits & 0x8000) << 16;
-  uint32_t exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
-  uint32_t wide;
-  if (exponent == 0x1f) { // inf / nan
-    wide = sign | 0x7f800000 | (mantissa << 13);
-  } else if (exponent != 0) {
-    wide = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    wide = sign;
-  } else { // subnormal: normalize
-    int shift = 0;
-    while (!(mantissa & 0x400)) {
-      mantissa <<= 1;
-      ++shift;
-    }
-    wide = sign | (uint32_t(113 - shift) << 23) | ((mantissa & 0x3ff) << 13);
-  }
-  float f;
-  std::memcpy(&f, &wide, sizeof f);
-  return f;
 }
 
 /// Widens a bf16/f16 operand to f32 (exact) in a per-thread scratch buffer.

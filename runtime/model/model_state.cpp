@@ -2,6 +2,8 @@
 
 #include "model/model_state.h"
 
+#include "model/init_matching.h"
+
 #include "model/pieces.h"
 
 #include "base/error.h"
@@ -194,10 +196,14 @@ void ModelState::restore(const SafetensorsFile &file, const std::string &source,
     restoreStateRanges(file);
 }
 
-void ModelState::loadParams(const std::string &path) {
+std::string ModelState::loadParams(const std::string &path) {
   SafetensorsFile file = readSafetensorsFile(path);
   addPieceEntries(file, joins_);
-  restore(file, path, /*withState=*/false);
+  std::vector<const TensorSpec *> expected = params_;
+  expected.insert(expected.end(), buffers_.begin(), buffers_.end());
+  MatchedInit matched = matchInitTensors(file, expected, path);
+  restore(matched.file, path, /*withState=*/false);
+  return matched.summary;
 }
 
 std::vector<TensorView> ModelState::views(bool withState) {

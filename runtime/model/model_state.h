@@ -92,10 +92,12 @@ public:
   void commitBuffers();
 
   /// Replaces the current params and buffers with the tensors of a
-  /// safetensors file; each must be present with the same dtype and shape
-  /// (the whole shape of a split one, of which this process takes its
-  /// slice; the fused tensor of a piece).
-  void loadParams(const std::string &path);
+  /// safetensors file (--init), matched by name as matchInitTensors does
+  /// (exactly, else by a unique suffix at a '.'; bf16/f16 widened); each
+  /// must then have the same dtype and shape (the whole shape of a split
+  /// one, of which this process takes its slice; the fused tensor of a
+  /// piece). Returns the one-line summary of how the names matched.
+  std::string loadParams(const std::string &path);
   /// Writes the current params and buffers atomically (keys = their names,
   /// as in a PyTorch state_dict).
   void saveParams(const std::string &path);

@@ -243,8 +243,11 @@ void train(const Config &config, const CompiledModel &model,
   ModelState state(desc, payload ? payload->data() : model.weights,
                    groups.model ? groups.model->rank() : 0, std::move(shard));
   payload.reset();
-  if (!config.initPath.empty())
-    state.loadParams(config.initPath);
+  if (!config.initPath.empty()) {
+    const std::string summary = state.loadParams(config.initPath);
+    if (isRoot)
+      std::printf("%s\n", summary.c_str());
+  }
   HyperParams hyper =
       resolveHyperParams(desc, config.lr, config.clipGradNorm);
   Schedule schedule = makeSchedule(config, desc, hyper);

@@ -1,0 +1,201 @@
+//===- init_matching.cpp - An --init file's tensors to the model's names -===//
+
+#include "model/init_matching.h"
+
+#include "base/error.h"
+
+#include "lmc/runtime/half.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+namespace lmc::rt {
+
+namespace {
+
+/// `name` ends with "." + `suffix`.
+bool endsWithComponents(const std::string &name, const std::string &suffix) {
+  return name.size() > suffix.size() &&
+         name.compare(name.size() - suffix.size(), suffix.size(), suffix) ==
+             0 &&
+         name[name.size() - suffix.size() - 1] == '.';
+}
+
+/// "'a', 'b' and 3 more" (`quote`), or the items as they are, "; "-joined.
+/// The input embeddings a tied head shares, as Hugging Face names them
+/// (GPT-2, Llama/Mistral, BERT-style, GPT-NeoX, T5).
+constexpr const char *kTiedEmbeddings[] = {
+    "wte.weight", "embed_tokens.weight", "word_embeddings.weight",
+    "embed_in.weight", "shared.weight"};
+
+std::string listOf(const std::vector<std::string> &items, size_t most,
+                   bool quote = true) {
+  std::string list;
+  for (size_t i = 0; i < items.size() && i < most; ++i)
+    list += quote ? concat(i ? ", '" : "'", items[i], "'")
+                  : concat(i ? "; " : "", items[i]);
+  if (items.size() > most)
+    list += concat(" and ", items.size() - most, " more");
+  return list;
+}
+
+} // namespace
+
+MatchedInit matchInitTensors(const SafetensorsFile &file,
+                             const std::vector<const TensorSpec *> &expected,
+                             const std::string &source) {
+  const size_t none = file.tensors.size();
+  std::vector<size_t> match(expected.size(), none);
+  std::vector<int> claims(file.tensors.size(), 0);
+  std::map<std::string, size_t> byName;
+  for (size_t t = 0; t < file.tensors.size(); ++t)
+    byName.emplace(file.tensors[t].name, t);
+
+  size_t exact = 0;
+  std::vector<bool> takenExactly(file.tensors.size(), false);
+  for (size_t e = 0; e < expected.size(); ++e)
+    if (auto it = byName.find(expected[e]->name); it != byName.end()) {
+      match[e] = it->second;
+      ++claims[it->second];
+      takenExactly[it->second] = true;
+      ++exact;
+    }
+  // Then a suffix at a `.` boundary, either way, among the tensors no exact
+  // name took.
+  std::vector<std::string> unmatched, ambiguous, tiedTo;
+  std::string example;
+  for (size_t e = 0; e < expected.size(); ++e) {
+    if (match[e] != none)
+      continue;
+    const std::string &want = expected[e]->name;
+    std::vector<size_t> candidates;
+    for (size_t t = 0; t < file.tensors.size(); ++t) {
+      const std::string &have = file.tensors[t].name;
+      if (!takenExactly[t] &&
+          (endsWithComponents(have, want) || endsWithComponents(want, have)))
+        candidates.push_back(t);
+    }
+    if (candidates.empty()) {
+      unmatched.push_back(want);
+    } else if (candidates.size() > 1) {
+      std::vector<std::string> names;
+      for (size_t t : candidates)
+        names.push_back(file.tensors[t].name);
+      ambiguous.push_back(concat("'", want, "' (", listOf(names, 3), ")"));
+    } else {
+      match[e] = candidates[0];
+      ++claims[candidates[0]];
+      if (example.empty())
+        example = concat("'", want, "' = '", file.tensors[candidates[0]].name,
+                         "'");
+    }
+  }
+  // Tied heads: save_pretrained leaves out a head tied to the input
+  // embedding (GPT-2's lm_head.weight is transformer.wte.weight); an export
+  // that kept the head as its own parameter reads the embedding.
+  size_t tied = 0;
+  for (size_t e = 0; e < expected.size(); ++e) {
+    const std::string &want = expected[e]->name;
+    auto missing = std::find(unmatched.begin(), unmatched.end(), want);
+    if (missing == unmatched.end() ||
+        !(want == "lm_head.weight" ||
+          endsWithComponents(want, "lm_head.weight")))
+      continue;
+    std::vector<size_t> embeddings;
+    for (size_t t = 0; t < file.tensors.size(); ++t)
+      for (const char *embedding : kTiedEmbeddings)
+        if (file.tensors[t].name == embedding ||
+            endsWithComponents(file.tensors[t].name, embedding))
+          embeddings.push_back(t);
+    if (embeddings.size() != 1)
+      continue; // unmatched (or ambiguous) below
+    match[e] = embeddings[0];
+    unmatched.erase(missing);
+    tiedTo.push_back(concat("'", want, "' = '",
+                            file.tensors[embeddings[0]].name, "'"));
+    ++tied;
+  }
+  // A file tensor serves one parameter (a tied head reads its embedding
+  // besides).
+  for (size_t t = 0; t < file.tensors.size(); ++t)
+    if (claims[t] > 1) {
+      std::vector<std::string> takers;
+      for (size_t e = 0; e < expected.size(); ++e)
+        if (match[e] == t)
+          takers.push_back(expected[e]->name);
+      ambiguous.push_back(concat("'", file.tensors[t].name,
+                                 "' matches several parameters (",
+                                 listOf(takers, 3), ")"));
+    }
+  if (!unmatched.empty() || !ambiguous.empty()) {
+    std::string message = concat(source, ":");
+    if (!unmatched.empty())
+      message += concat(" no tensor for ", unmatched.size(), " of the model's ",
+                        expected.size(), " (", listOf(unmatched, 8), ")");
+    if (!ambiguous.empty())
+      message += concat(unmatched.empty() ? "" : ";", " ambiguous: ",
+                        listOf(ambiguous, 8, /*quote=*/false));
+    throw Error(message + "; names match exactly or as a suffix at a '.' "
+                          "(docs/training-executable.md)");
+  }
+
+  // The matched tensors under the model's names; bf16/f16 widened to f32.
+  MatchedInit out;
+  size_t widened = 0;
+  std::string widenedFrom;
+  for (size_t e = 0; e < expected.size(); ++e) {
+    const SafetensorsTensor &from = file.tensors[match[e]];
+    SafetensorsTensor to = from;
+    to.name = expected[e]->name;
+    const uint8_t *data = file.data(from);
+    const size_t bytes = from.end - from.begin;
+    const bool half = from.dtype == "BF16" || from.dtype == "F16";
+    out.file.bytes.resize((out.file.bytes.size() + 7) / 8 * 8);
+    to.begin = out.file.bytes.size();
+    if (half && expected[e]->dtype == DType::F32) {
+      float (*widen)(uint16_t) = from.dtype == "BF16" ? bf16ToFloat : f16ToFloat;
+      const size_t count = bytes / 2;
+      out.file.bytes.resize(to.begin + count * sizeof(float));
+      float *dst = reinterpret_cast<float *>(out.file.bytes.data() + to.begin);
+      for (size_t i = 0; i < count; ++i) {
+        uint16_t bits;
+        std::memcpy(&bits, data + 2 * i, 2);
+        dst[i] = widen(bits);
+      }
+      to.dtype = "F32";
+      ++widened;
+      widenedFrom = from.dtype;
+    } else {
+      out.file.bytes.insert(out.file.bytes.end(), data, data + bytes);
+    }
+    to.end = out.file.bytes.size();
+    out.file.tensors.push_back(std::move(to));
+  }
+
+  std::vector<bool> used(file.tensors.size(), false);
+  for (size_t t : match)
+    used[t] = true;
+  std::vector<std::string> unused;
+  for (size_t t = 0; t < file.tensors.size(); ++t)
+    if (!used[t])
+      unused.push_back(file.tensors[t].name);
+  const size_t bySuffix = expected.size() - exact - tied;
+  out.summary = concat("--init ", source, ": ", expected.size(),
+                       " tensors matched (", exact, " by exact name");
+  if (bySuffix)
+    out.summary += concat(", ", bySuffix, " by a name suffix, e.g. ", example);
+  if (tied)
+    out.summary += concat(", ", tied, " tied (", listOf(tiedTo, 2, false), ")");
+  out.summary += ")";
+  if (widened)
+    out.summary += concat(", ", widened, " widened from ", widenedFrom,
+                          " to F32");
+  if (!unused.empty())
+    out.summary += concat("; ", unused.size(), " tensor",
+                          unused.size() == 1 ? "" : "s",
+                          " of the file unused: ", listOf(unused, 4));
+  return out;
+}
+
+} // namespace lmc::rt
