@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# GPT-2 at real size, lmc next to PyTorch 2.x eager and torch.compile on the
+# same model (examples/gpt2), batch, tokens, optimizer and thread count:
+# step time (median after step 1), tokens/s and peak RSS of each, lmc's
+# compile time, compiler peak RSS, executable size and startup time (to the
+# first step, weights read). PyTorch comes from PyPI into a virtual
+# environment this script creates (a benchmark peer, not a test
+# dependency). Both sides run with OPENBLAS_CORETYPE unset.
+#
+#   SIZE=124M CONTEXT=256 BATCH=4 THREADS="1 2" STEPS=5 bash bench/gpt2.sh
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SIZE=${SIZE:-124M} CONTEXT=${CONTEXT:-256} BATCH=${BATCH:-4}
+THREADS=${THREADS:-"1 2"} STEPS=${STEPS:-5}
+VENV=${LMC_BENCH_VENV:-$ROOT/build/bench-venv}
+WORK=${WORK:-$ROOT/build/bench-gpt2}
+unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+mkdir -p "$WORK"
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q torch onnx onnxscript numpy
+fi
+PY=$VENV/bin/python
+cat "$ROOT"/docs/*.md "$ROOT/README.md" > "$WORK/text.txt"
+python3 "$ROOT/scripts/text_to_tokens.py" "$WORK/text.txt" "$WORK/train.bin" > /dev/null
+MODEL=$WORK/gpt2-$SIZE-$CONTEXT.onnx
+[ -f "$MODEL" ] || "$PY" "$ROOT/examples/gpt2/export.py" --size "$SIZE" \
+  --context "$CONTEXT" -o "$MODEL" > /dev/null 2>&1
+EXE=$WORK/train-$SIZE-$CONTEXT-b$BATCH
+/usr/bin/time -f "%e %M" -o "$WORK/compile.time" \
+  "$ROOT/build/bin/lmc" "$MODEL" --batch "$BATCH" -o "$EXE" --quiet
+/usr/bin/time -f "%e %M" -o "$WORK/startup.time" \
+  "$EXE" --tokens "$WORK/train.bin" --steps 0 > /dev/null
+for t in $THREADS; do # alternating: lmc, eager, compiled per thread count
+  /usr/bin/time -f "%e %M" -o "$WORK/lmc-$t.time" "$EXE" --tokens "$WORK/train.bin" \
+    --steps "$STEPS" --threads "$t" --log-every 1 --metrics "$WORK/lmc-$t.jsonl" > /dev/null
+  for mode in eager compile; do
+    "$PY" "$ROOT/bench/gpt2_torch.py" --size "$SIZE" --context "$CONTEXT" \
+      --batch "$BATCH" --steps "$STEPS" --threads "$t" --mode "$mode" \
+      --tokens "$WORK/train.bin" > "$WORK/torch-$mode-$t.json" 2> /dev/null
+  done
+done
+"$PY" - "$WORK" "$SIZE" "$CONTEXT" "$BATCH" "$EXE" "$THREADS" <<'PY'
+import json, os, statistics, sys
+work, size, ctx, batch, exe, threads = sys.argv[1:]
+tokens = int(ctx) * int(batch)
+def timed(name):
+    seconds, kib = open(os.path.join(work, name)).read().split()
+    return float(seconds), int(kib) / 1024
+import torch
+print(f"GPT-2 {size}, batch {batch} x context {ctx}, AdamW; PyTorch {torch.__version__}")
+c, crss = timed("compile.time"); s, _ = timed("startup.time")
+print(f"lmc compile {c:.1f} s, compiler peak RSS {crss:.0f} MiB, executable "
+      f"{os.path.getsize(exe) / 2**20:.0f} MiB, startup to the first step {s:.2f} s")
+print("| threads | lmc ms | eager ms | compile ms | lmc / best | lmc tok/s | lmc RSS MiB | eager RSS | compile RSS |")
+print("|---|---|---|---|---|---|---|---|---|")
+for t in threads.split():
+    rows = [json.loads(l) for l in open(os.path.join(work, f"lmc-{t}.jsonl"))]
+    lmc = statistics.median(r["ms"] for r in rows[1:] or rows)
+    _, lrss = timed(f"lmc-{t}.time")
+    e = json.load(open(os.path.join(work, f"torch-eager-{t}.json")))
+    k = json.load(open(os.path.join(work, f"torch-compile-{t}.json")))
+    best = min(e["median_ms"], k["median_ms"])
+    print(f"| {t} | {lmc:.0f} | {e['median_ms']:.0f} | {k['median_ms']:.0f} "
+          f"(first {k['first_ms'] / 1000:.0f} s) | {lmc / best:.2f} | {tokens / lmc * 1000:.0f} | "
+          f"{lrss:.0f} | {e['peak_rss_mib']:.0f} | {k['peak_rss_mib']:.0f} |")
+PY
