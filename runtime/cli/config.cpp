@@ -158,6 +158,10 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.initPath = value();
     else if (flag == "--export-onnx")
       config.exportOnnxPath = value();
+    else if (flag == "--export-external-data") {
+      noValue();
+      config.exportExternalData = true;
+    }
     else if (flag == "--schedule") {
       std::string name = value();
       std::optional<ScheduleKind> kind = parseScheduleKind(name);
@@ -229,6 +233,9 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.checkpointDir.empty())
     throw UsageError("--resume, --checkpoint-every and --keep need "
                      "--checkpoint-dir");
+  if (config.exportExternalData && config.exportOnnxPath.empty())
+    throw UsageError("--export-external-data applies to --export-onnx: "
+                     "pass --export-onnx FILE.onnx too");
   if (config.resume && !config.initPath.empty())
     throw UsageError("--resume and --init cannot be combined");
   return config;
@@ -272,7 +279,8 @@ std::string usageText(const std::string &program) {
       "                              (repeatable; first dim = samples)\n"
       "  --eval-input NAME=FILE.npy  evaluation data (repeatable)\n"
       "  --shuffle                   shuffle the samples every epoch\n"
-      "  --seed S                    shuffle seed (default 0)\n"
+      "  --seed S                    seed of --shuffle and of dropout\n"
+      "                              (default 0)\n"
       "  --tokens PATTERN            llm.c/nanoGPT token shards (.bin, glob)\n"
       "                              instead of --input\n"
       "  --eval-tokens PATTERN       evaluation token shards\n"
@@ -314,10 +322,15 @@ std::string usageText(const std::string &program) {
       "                              the optimizer state of 1/N of the\n"
       "                              parameters (default 0: all of it)\n"
       "parameters:\n"
-      "  --init FILE.safetensors     start from these parameters\n"
+      "  --init FILE.safetensors     start from these parameters (also a\n"
+      "                              Hugging Face checkpoint: names match\n"
+      "                              by suffix, bf16/f16 widened)\n"
       "  --save FILE.safetensors     write the final parameters\n"
       "  --export-onnx FILE.onnx     write the input ONNX model with the\n"
       "                              final parameters as its initializers\n"
+      "                              (as external data FILE.onnx.data\n"
+      "                              above protobuf's 2 GB)\n"
+      "  --export-external-data      external data also below 2 GB\n"
       "output:\n"
       "  --threads N                 threads for the matmuls and the big "
       "loops (default: all cores)\n"

@@ -41,6 +41,7 @@ struct Config {
   std::string savePath;              // --save FILE.safetensors
   std::string initPath;              // --init FILE.safetensors
   std::string exportOnnxPath;        // --export-onnx FILE.onnx
+  bool exportExternalData = false;   // --export-external-data
   // Schedules and clipping (docs/training.md).
   // Unset: the compiled default (descriptor `schedule` line), else constant,
   // no warmup, floor 0.

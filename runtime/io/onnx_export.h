@@ -20,18 +20,35 @@
 
 namespace lmc::rt {
 
+/// A protobuf message (the whole ModelProto) cannot exceed 2 GiB; larger
+/// exports put the initializers' data in a file of their own.
+constexpr uint64_t kMaxInlineOnnxBytes = (uint64_t(1) << 31) - (uint64_t(1) << 20);
+
+/// ONNX external data: every tensor's bytes at `offsets[i]` of the file
+/// `location` (relative to the model file).
+struct ExternalData {
+  std::string location;
+  std::vector<uint64_t> offsets; // parallel to the tensors
+};
+
 /// The protobuf encoding of `graph { initializer { ... } ... }` as a
 /// ModelProto field, for tensors of f32/f64/i32/i64: small header pieces
-/// interleaved with the tensors' data, in order. `storage` owns the headers
-/// (its strings must not move while the pieces are used).
+/// interleaved with the tensors' data, in order; with `external`, each
+/// initializer refers to its data there instead (data_location EXTERNAL,
+/// external_data location/offset/length). `storage` owns the headers (its
+/// strings must not move while the pieces are used).
 std::vector<ByteSpan>
 encodeInitializers(const std::vector<TensorView> &tensors,
-                   std::vector<std::string> &storage);
+                   std::vector<std::string> &storage,
+                   const ExternalData *external = nullptr);
 
 /// Writes `model` (the embedded ONNX bytes) + the initializers of `params`
-/// to `path`, atomically.
-void exportOnnx(const std::string &path, const unsigned char *model,
-                uint64_t modelSize, const std::vector<TensorView> &params);
+/// to `path`, atomically. Above kMaxInlineOnnxBytes, or with
+/// `forceExternal`, the initializers' data go to `path`.data (written
+/// first, 4 KiB-aligned) as ONNX external data. Returns whether they did.
+bool exportOnnx(const std::string &path, const unsigned char *model,
+                uint64_t modelSize, const std::vector<TensorView> &params,
+                bool forceExternal = false);
 
 } // namespace lmc::rt
 

@@ -8,13 +8,24 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace lmc::rt {
+
+namespace {
+
+/// Buffers this large (a huge page) get an anonymous mapping of their own.
+constexpr size_t kMapAtLeast = size_t(2) << 20;
+
+} // namespace
 
 void AlignedBuffer::Free::operator()(void *p) const {
   if (!owns)
     return;
-  if (lmc_rt_device_free)
+  if (mappedBytes)
+    ::munmap(p, mappedBytes);
+  else if (lmc_rt_device_free)
     lmc_rt_device_free(p);
   else
     std::free(p);
@@ -36,6 +47,20 @@ AlignedBuffer::AlignedBuffer(size_t size) : size_(size) {
     rounded = kAlignment;
   // With a device, every buffer is reachable by its kernels (managed
   // memory, zeroed and aligned by the device library).
+  if (!lmc_rt_device_alloc && rounded >= kMapAtLeast) {
+    // Parameters, their next values and the optimizer's moments: a mapping
+    // of their own is zero without being written, so its pages are touched
+    // only when a step writes them (GPT-2's startup zeroed 3 GB it would
+    // overwrite anyway), and may be huge pages.
+    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+    const size_t mapped = (rounded + page - 1) / page * page;
+    void *p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    LMC_CHECK(p != MAP_FAILED, "out of memory allocating ", size, " bytes");
+    ::madvise(p, mapped, MADV_HUGEPAGE); // advice; fine if refused
+    data_ = std::unique_ptr<void, Free>(p, Free{true, mapped});
+    return;
+  }
   void *p = lmc_rt_device_alloc ? lmc_rt_device_alloc(rounded)
                                 : std::aligned_alloc(kAlignment, rounded);
   LMC_CHECK(p, "out of memory allocating ", size, " bytes");

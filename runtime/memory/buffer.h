@@ -14,7 +14,8 @@ public:
 
   AlignedBuffer() = default;
   /// Allocates `size` zeroed bytes (at least one cache line, so a
-  /// zero-element tensor still has a valid, aligned pointer).
+  /// zero-element tensor still has a valid, aligned pointer). From 2 MiB
+  /// on, an anonymous mapping of its own: zero without being touched.
   explicit AlignedBuffer(size_t size);
   /// A buffer that does not own its memory: `size` bytes at `data` (64-byte
   /// aligned) inside another buffer that outlives it.
@@ -30,10 +31,12 @@ public:
 
 private:
   struct Free {
-    Free() : owns(true) {}
-    explicit Free(bool owns) : owns(owns) {}
+    Free() : owns(true), mappedBytes(0) {}
+    explicit Free(bool owns, size_t mappedBytes = 0)
+        : owns(owns), mappedBytes(mappedBytes) {}
     void operator()(void *p) const;
     bool owns;
+    size_t mappedBytes; // an anonymous mapping of this size, else malloc'd
   };
   std::unique_ptr<void, Free> data_;
   size_t size_ = 0;

@@ -342,9 +342,13 @@ void train(const Config &config, const CompiledModel &model,
     std::printf("saved parameters to %s\n", config.savePath.c_str());
   }
   if (!config.exportOnnxPath.empty() && isRoot) {
-    exportOnnx(config.exportOnnxPath, model.onnx, model.onnxSize, params);
-    std::printf("exported the ONNX model with the trained parameters to %s\n",
-                config.exportOnnxPath.c_str());
+    const bool external = exportOnnx(config.exportOnnxPath, model.onnx,
+                                     model.onnxSize, params,
+                                     config.exportExternalData);
+    std::printf("exported the ONNX model with the trained parameters to %s%s%s\n",
+                config.exportOnnxPath.c_str(),
+                external ? " (their data in " : "",
+                external ? (config.exportOnnxPath + ".data)").c_str() : "");
   }
 }
 

@@ -2,12 +2,14 @@
 """Checks a model written by `--export-onnx` against independent references.
 
 usage: check_onnx_export.py ORIGINAL.onnx EXPORTED.onnx SAVED.safetensors
-                            METRICS.jsonl X.npy LABELS.npy
+                            METRICS.jsonl X.npy LABELS.npy [--external]
 
 - the exported file passes onnx.checker and has the original's graph (nodes,
   inputs, outputs, opsets) unchanged;
 - every initializer that lmc trained holds exactly the bytes `--save` wrote,
-  every other one is the original's, none refers to external data;
+  every other one is the original's, none refers to external data (with
+  --external: each trained one refers to EXPORTED.onnx.data, at a 4 KiB
+  aligned offset, and the loaded values are checked as above);
 - the ONNX project's reference evaluator (onnx.reference), run on the
   exported model over the eval set, gives the cross-entropy and accuracy
   that lmc's own forward pass reported for the same data.
@@ -26,7 +28,23 @@ import safetensors_np  # noqa: E402
 
 
 def main():
-    original_path, exported_path, saved_path, metrics_path, x_path, labels_path = sys.argv[1:]
+    args = sys.argv[1:]
+    external = "--external" in args
+    if external:
+        args.remove("--external")
+    original_path, exported_path, saved_path, metrics_path, x_path, labels_path = args
+    if external:
+        # Before onnx.load resolves them: every trained initializer refers
+        # to EXPORTED.data, page-aligned.
+        raw = onnx.load(exported_path, load_external_data=False)
+        saved_names = set(safetensors_np.load(saved_path))
+        for t in raw.graph.initializer:
+            if t.name not in saved_names:
+                continue
+            info = {e.key: e.value for e in t.external_data}
+            assert t.data_location == onnx.TensorProto.EXTERNAL, t.name
+            assert info["location"] == os.path.basename(exported_path) + ".data", info
+            assert int(info["offset"]) % 4096 == 0, info
     original, exported = onnx.load(original_path), onnx.load(exported_path)
     onnx.checker.check_model(exported)
 
