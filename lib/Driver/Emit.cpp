@@ -159,20 +159,18 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
   return llvmModule;
 }
 
-LogicalResult emitObjectFile(MLIRContext *ctx, llvm::Module &module,
-                             StringRef path) {
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> machine(createHostTargetMachine(error));
-  if (!machine)
-    return emitError(UnknownLoc::get(ctx), "lmc: no host target: ") << error;
-  module.setDataLayout(machine->createDataLayout());
-  module.setTargetTriple(machine->getTargetTriple());
+std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
+  return std::unique_ptr<llvm::TargetMachine>(createHostTargetMachine(error));
+}
 
+void optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine) {
+  module.setDataLayout(machine.createDataLayout());
+  module.setTargetTriple(machine.getTargetTriple());
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder(machine.get());
+  llvm::PassBuilder builder(&machine);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
@@ -180,19 +178,38 @@ LogicalResult emitObjectFile(MLIRContext *ctx, llvm::Module &module,
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
       .run(module, mam);
+}
 
+std::string writeObject(llvm::Module &module, llvm::TargetMachine &machine,
+                        StringRef path) {
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
   if (ec)
-    return emitError(UnknownLoc::get(ctx), "lmc: cannot write '")
-           << path << "': " << ec.message();
+    return ("cannot write '" + path + "': " + ec.message()).str();
   llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, out, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile))
-    return emitError(UnknownLoc::get(ctx),
-                     "lmc: the host target cannot emit object files");
+  if (machine.addPassesToEmitFile(codegen, out, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
+    return "the host target cannot emit object files";
   codegen.run(module);
   out.flush();
+  return "";
+}
+
+LogicalResult emitObjectFile(MLIRContext *ctx, llvm::Module &module,
+                             StringRef path,
+                             llvm::function_ref<void(StringRef)> enterPhase) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine = hostTargetMachine(error);
+  if (!machine)
+    return emitError(UnknownLoc::get(ctx), "lmc: no host target: ") << error;
+  if (enterPhase)
+    enterPhase("LLVM -O3");
+  optimizeForHost(module, *machine);
+  if (enterPhase)
+    enterPhase("machine code");
+  error = writeObject(module, *machine, path);
+  if (!error.empty())
+    return emitError(UnknownLoc::get(ctx), "lmc: ") << error;
   return success();
 }
 
@@ -238,7 +255,8 @@ LogicalResult appendWeightsPayload(MLIRContext *ctx, StringRef path,
   return success();
 }
 
-LogicalResult linkExecutable(MLIRContext *ctx, StringRef objectPath,
+LogicalResult linkExecutable(MLIRContext *ctx,
+                             llvm::ArrayRef<std::string> objectPaths,
                              StringRef outputPath, StringRef argv0, bool cuda) {
   std::string self = llvm::sys::fs::getMainExecutable(
       argv0.str().c_str(), reinterpret_cast<void *>(&linkExecutable));
@@ -264,7 +282,9 @@ LogicalResult linkExecutable(MLIRContext *ctx, StringRef objectPath,
   if (!linker)
     return emitError(UnknownLoc::get(ctx),
                      "lmc: no C++ linker ('c++') on PATH");
-  llvm::SmallVector<StringRef> args{*linker, objectPath};
+  llvm::SmallVector<StringRef> args{*linker};
+  for (const std::string &object : objectPaths)
+    args.push_back(object);
   // The CUDA support library comes first and whole: it defines what the
   // runtime references weakly (device memory, device selection) and uses
   // the runtime's own code (block cache, communicators).

@@ -273,22 +273,31 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   std::string output = outputPath.empty()
                            ? std::string(emit == Artifact::Object ? "a.o" : "a.out")
                            : outputPath.getValue();
-  progress.enter("machine code");
+  auto enterPhase = [&](StringRef phase) { progress.enter(phase); };
   if (emit == Artifact::Object)
-    return lmc::emitObjectFile(&context, *llvmModule, output);
+    return lmc::emitObjectFile(&context, *llvmModule, output, enterPhase);
 
-  llvm::SmallString<128> objectPath;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("lmc", "o",
-                                                              objectPath)) {
-    llvm::errs() << "lmc: cannot create a temporary file: " << ec.message()
-                 << "\n";
-    return failure();
+  // The step's code in parts compiled on parallel threads; a fixed count,
+  // so that every machine builds the same executable.
+  constexpr int kCodegenParts = 4;
+  std::vector<std::string> objectPaths;
+  std::vector<std::unique_ptr<llvm::FileRemover>> removeObjects;
+  for (int i = 0; i < kCodegenParts; ++i) {
+    llvm::SmallString<128> objectPath;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile("lmc", "o",
+                                                                objectPath)) {
+      llvm::errs() << "lmc: cannot create a temporary file: " << ec.message()
+                   << "\n";
+      return failure();
+    }
+    objectPaths.push_back(objectPath.str().str());
+    removeObjects.push_back(std::make_unique<llvm::FileRemover>(objectPath));
   }
-  llvm::FileRemover removeObject(objectPath);
-  if (failed(lmc::emitObjectFile(&context, *llvmModule, objectPath)))
+  if (failed(lmc::emitObjectFilesInParallel(&context, *llvmModule,
+                                            objectPaths, enterPhase)))
     return failure();
   progress.enter("link");
-  if (failed(lmc::linkExecutable(&context, objectPath, output, argv0,
+  if (failed(lmc::linkExecutable(&context, objectPaths, output, argv0,
                                  lowerFor->cuda.has_value())))
     return failure();
   return lmc::appendWeightsPayload(&context, output, *model);

@@ -4,7 +4,9 @@
 #define LMC_DRIVER_EMIT_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <memory>
 #include <string>
@@ -55,17 +57,38 @@ translateWithEntryPoints(mlir::ModuleOp module, llvm::LLVMContext &context,
                          const ModelDescription &model,
                          bool weightsAsPayload = false);
 
-/// Optimizes `module` at -O3 for the host CPU and writes an object file.
-mlir::LogicalResult emitObjectFile(mlir::MLIRContext *context,
-                                   llvm::Module &module, llvm::StringRef path);
+/// Optimizes `module` at -O3 for the host CPU and writes an object file;
+/// `enterPhase("LLVM -O3")` and `enterPhase("machine code")` report its two
+/// parts (lmc -v).
+mlir::LogicalResult
+emitObjectFile(mlir::MLIRContext *context, llvm::Module &module,
+               llvm::StringRef path,
+               llvm::function_ref<void(llvm::StringRef)> enterPhase = nullptr);
 
 /// Links an object file with the lmc runtime into an executable; with
 /// `cuda`, also with the CUDA support library, the toolkit's static cudart
 /// and cuBLAS (`--target cuda`).
 mlir::LogicalResult linkExecutable(mlir::MLIRContext *context,
-                                   llvm::StringRef objectPath,
+                                   llvm::ArrayRef<std::string> objectPaths,
                                    llvm::StringRef outputPath,
                                    llvm::StringRef argv0, bool cuda = false);
+
+/// emitObjectFile for an executable, in `objectPaths.size()` parts that
+/// are optimized and compiled on parallel threads (llvm::SplitModule,
+/// round robin over the functions: the outlined loop nests are
+/// independent). The part count is the caller's, not the machine's, so the
+/// same compile gives the same code everywhere.
+mlir::LogicalResult emitObjectFilesInParallel(
+    mlir::MLIRContext *context, llvm::Module &module,
+    llvm::ArrayRef<std::string> objectPaths,
+    llvm::function_ref<void(llvm::StringRef)> enterPhase = nullptr);
+
+/// The pieces of emitObjectFile (Emit.cpp), for the parallel emission.
+std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error);
+void optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine);
+/// "" on success, else what went wrong.
+std::string writeObject(llvm::Module &module, llvm::TargetMachine &machine,
+                        llvm::StringRef path);
 
 /// Appends the model's initial weights to the linked executable at
 /// `path`, page-aligned, followed by the 32-byte trailer the runtime finds
