@@ -161,8 +161,7 @@ Config parseFlags(const std::vector<std::string> &args) {
     else if (flag == "--export-external-data") {
       noValue();
       config.exportExternalData = true;
-    }
-    else if (flag == "--schedule") {
+    } else if (flag == "--schedule") {
       std::string name = value();
       std::optional<ScheduleKind> kind = parseScheduleKind(name);
       if (!kind)
