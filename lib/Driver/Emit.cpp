@@ -39,7 +39,9 @@ void addConstantBytes(llvm::Module &module, StringRef name,
   global->setAlignment(llvm::Align(alignment));
 }
 
-llvm::TargetMachine *createHostTargetMachine(std::string &error) {
+} // namespace
+
+std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::Triple triple(llvm::sys::getProcessTriple());
@@ -51,12 +53,10 @@ llvm::TargetMachine *createHostTargetMachine(std::string &error) {
   for (const auto &[feature, enabled] : llvm::sys::getHostCPUFeatures())
     features.AddFeature(feature, enabled);
   llvm::TargetOptions options;
-  return target->createTargetMachine(
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
       triple, llvm::sys::getHostCPUName(), features.getString(), options,
-      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive);
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
-
-} // namespace
 
 void addPackedEntryPoint(llvm::Module &module, StringRef entry,
                          StringRef wrapperName) {
@@ -157,10 +157,6 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
         "lmc_model_onnx_size");
   }
   return llvmModule;
-}
-
-std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
-  return std::unique_ptr<llvm::TargetMachine>(createHostTargetMachine(error));
 }
 
 void optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine) {

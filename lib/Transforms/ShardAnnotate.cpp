@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ShardRules.h"
+#include "lmc/Transforms/Mesh.h"
 #include "lmc/Transforms/Attributes.h"
 #include "lmc/Transforms/Passes.h"
 
@@ -43,37 +44,6 @@ namespace {
 
 /// The grid's one axis: `model`.
 constexpr shard::GridAxis kModelAxis = 0;
-
-/// `--mesh data=D,model=M` (either may be absent: 1).
-struct Mesh {
-  int64_t data = 1;
-  int64_t model = 1;
-};
-
-FailureOr<Mesh> parseMesh(StringRef spec, llvm::raw_ostream &error) {
-  Mesh mesh;
-  llvm::StringSet<> seen;
-  SmallVector<StringRef> parts;
-  spec.split(parts, ',');
-  for (StringRef part : parts) {
-    auto [name, size] = part.trim().split('=');
-    name = name.trim();
-    int64_t value = 0;
-    if ((name != "data" && name != "model") ||
-        size.trim().getAsInteger(10, value) || value < 1) {
-      error << "--mesh '" << spec
-            << "': expected data=N and/or model=M (N, M >= 1), got '" << part
-            << "'";
-      return failure();
-    }
-    if (!seen.insert(name).second) {
-      error << "--mesh '" << spec << "' names '" << name << "' twice";
-      return failure();
-    }
-    (name == "data" ? mesh.data : mesh.model) = value;
-  }
-  return mesh;
-}
 
 /// A tensor's split: per dimension, the grid axes it is split over.
 using Split = SmallVector<shard::GridAxesAttr>;

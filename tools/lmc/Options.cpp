@@ -10,6 +10,7 @@
 
 #include "Options.h"
 
+#include "lmc/Transforms/Mesh.h"
 #include "lmc/Version.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -213,19 +214,6 @@ void hideForeignOptions() {
 
 void printVersion(llvm::raw_ostream &os) { os << versionLine() << "\n"; }
 
-/// "model=2" of "data=2,model=2": the model axis' size, 1 when absent or
-/// malformed (lmc-shard-annotate reports a malformed mesh).
-int64_t modelAxisSize(llvm::StringRef meshText) {
-  llvm::SmallVector<llvm::StringRef> axes;
-  meshText.split(axes, ',');
-  for (llvm::StringRef axis : axes) {
-    int64_t size = 0;
-    if (axis.consume_front("model=") && !axis.getAsInteger(10, size))
-      return size;
-  }
-  return 1;
-}
-
 } // namespace
 
 void parseCommandLine(int argc, char **argv) {
@@ -289,7 +277,12 @@ bool checkFlagCombinations(bool mlirInput,
 
   // Parallelism: a mesh that splits nothing does nothing.
   if (!sharding.mesh.empty()) {
-    if (modelAxisSize(sharding.mesh) <= 1)
+    std::string why;
+    llvm::raw_string_ostream whyStream(why);
+    mlir::FailureOr<lmc::Mesh> parsed = lmc::parseMesh(sharding.mesh, whyStream);
+    if (failed(parsed))
+      refuse(why);
+    else if (parsed->model <= 1)
       refuse("--mesh " + sharding.mesh +
              " has no model axis to split the parameters over: data "
              "parallelism needs no mesh (compile without it and run "
