@@ -59,7 +59,8 @@ std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
 }
 
 void addPackedEntryPoint(llvm::Module &module, StringRef entry,
-                         StringRef wrapperName) {
+                         StringRef wrapperName,
+                         ArrayRef<int64_t> skippedSlots) {
   llvm::Function *callee = module.getFunction(entry);
   llvm::LLVMContext &ctx = module.getContext();
   auto *ptrType = llvm::PointerType::getUnqual(ctx);
@@ -69,9 +70,12 @@ void addPackedEntryPoint(llvm::Module &module, StringRef entry,
       wrapperType, llvm::GlobalValue::ExternalLinkage, wrapperName, module);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", wrapper));
   llvm::SmallVector<llvm::Value *> args;
-  for (unsigned i = 0; i < callee->arg_size(); ++i) {
-    llvm::Value *slot = b.CreateConstGEP1_64(ptrType, wrapper->getArg(0), i);
-    args.push_back(b.CreateLoad(ptrType, slot));
+  for (int64_t slot = 0; args.size() < callee->arg_size(); ++slot) {
+    if (llvm::is_contained(skippedSlots, slot))
+      continue;
+    llvm::Value *address =
+        b.CreateConstGEP1_64(ptrType, wrapper->getArg(0), slot);
+    args.push_back(b.CreateLoad(ptrType, address));
   }
   b.CreateCall(callee, args);
   b.CreateRetVoid();
@@ -114,7 +118,11 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
       module.emitError("the lowered module has no '") << entry << "'";
       return nullptr;
     }
-    addPackedEntryPoint(*llvmModule, entry, ("lmc_" + entry).str());
+    auto skipped = model.inPlaceSlots.find(entry.str());
+    addPackedEntryPoint(*llvmModule, entry, ("lmc_" + entry).str(),
+                        skipped == model.inPlaceSlots.end()
+                            ? ArrayRef<int64_t>()
+                            : ArrayRef<int64_t>(skipped->second));
   }
   // Optional: not built for models with dynamic loss scaling.
   if (llvmModule->getFunction(attrs::kChunkStep))

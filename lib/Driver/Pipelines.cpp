@@ -165,8 +165,12 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       "func.func(lmc-fuse-elementwise),"
       "canonicalize,cse,"
       "lmc-untie-fills,"
+      // Params and optimizer state updated over their old values: one copy
+      // of each in the runtime instead of two.
+      "lmc-tie-updates-to-arguments,"
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
+      "lmc-drop-in-place-results,"
       "buffer-results-to-out-params{hoist-static-allocs "
       "modify-public-functions},"
       "buffer-deallocation-pipeline,"

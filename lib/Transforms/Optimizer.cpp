@@ -392,9 +392,10 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
       update(b, loc, params[k], grads[k], paramStates, hypers, newParams,
              newStates);
     }
+    Value finite = keepOnNonFiniteGradient(b, loc, gradNorm, params, states,
+                                           newParams, newStates);
     if (s.lossScaling)
-      skipNonFiniteUpdate(b, loc, gradNorm, params, states, newParams,
-                          newStates);
+      updateLossScale(b, loc, finite, states, newStates);
     SmallVector<Value> returned(newParams);
     llvm::append_range(returned, newStates);
     returned.push_back(gradNorm);
@@ -477,43 +478,67 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
                        forward.getResults().slice(1, numParams));
     llvm::append_range(applyArgs, hypers);
     auto updated = func::CallOp::create(b, loc, apply, applyArgs);
-    SmallVector<Value> returned(
-        updated.getResults().take_front(numParams + numStates));
+    // A non-finite loss keeps the params and state too (apply_step sees
+    // only the gradients; the runtime does not call it after such a loss).
+    Value lossFinite = isFiniteScalar(b, loc, forward.getResult(0));
+    SmallVector<Value> returned;
+    for (auto [result, old] :
+         llvm::zip(updated.getResults().take_front(numParams + numStates),
+                   paramsAndStates))
+      returned.push_back(keepUnless(b, loc, lossFinite, result, old));
     llvm::append_range(returned, forward.getResults().take_back(numBuffers));
     returned.push_back(forward.getResult(0));
     returned.push_back(updated.getResults().back());
     func::ReturnOp::create(b, loc, returned);
   }
 
-  /// Dynamic loss scaling after the update: a non-finite gradient norm
-  /// (an inf or NaN gradient; or a norm beyond f32's range) keeps every
-  /// param and optimizer state as it was and halves the scale; otherwise the
-  /// update stands and the scale doubles after `lossScaleGrowthInterval`
-  /// clean steps. Appends the scaler's new state to `newStates`.
-  void skipNonFiniteUpdate(OpBuilder &b, Location loc, Value gradNorm,
-                           ValueRange params, ValueRange states,
-                           SmallVectorImpl<Value> &newParams,
-                           SmallVectorImpl<Value> &newStates) {
-    auto constant = [&](double v) {
-      return buildSplatLike(b, loc, gradNorm, v);
-    };
-    Value finite = buildCompare(b, loc, "lt", gradNorm,
-                                constant(std::numeric_limits<double>::infinity()));
-    auto keepUnlessFinite = [&](Value updated, Value old) -> Value {
-      auto type = cast<RankedTensorType>(old.getType());
-      Value condition = finite;
-      if (type.getRank() > 0)
-        condition = BroadcastInDimOp::create(
-            b, loc, RankedTensorType::get(type.getShape(), b.getI1Type()),
-            finite, ArrayRef<int64_t>{});
-      return buildSelect(b, loc, condition, updated, old);
-    };
+  /// A step whose gradient norm is not finite (an inf or NaN gradient, or a
+  /// norm beyond f32's range) keeps every param and optimizer state as it
+  /// was: the runtime updates them in place (lmc-tie-updates-to-arguments),
+  /// so skipping such a step (--on-nonfinite skip, dynamic loss scaling)
+  /// must happen here. Returns the finiteness (an i1 scalar).
+  Value keepOnNonFiniteGradient(OpBuilder &b, Location loc, Value gradNorm,
+                                ValueRange params, ValueRange states,
+                                SmallVectorImpl<Value> &newParams,
+                                SmallVectorImpl<Value> &newStates) {
+    Value finite = isFiniteScalar(b, loc, gradNorm, /*nonNegative=*/true);
     for (auto [updated, old] : llvm::zip(newParams, params))
-      updated = keepUnlessFinite(updated, old);
+      updated = keepUnless(b, loc, finite, updated, old);
     for (auto [updated, old] : llvm::zip(newStates, states))
-      updated = keepUnlessFinite(updated, old);
+      updated = keepUnless(b, loc, finite, updated, old);
+    return finite;
+  }
 
+  /// An i1 scalar: |value| < inf (false for NaN); a `nonNegative` value (a
+  /// norm) is compared as it is.
+  static Value isFiniteScalar(OpBuilder &b, Location loc, Value value,
+                              bool nonNegative = false) {
+    Value magnitude = nonNegative ? value : AbsOp::create(b, loc, value);
+    return buildCompare(
+        b, loc, "lt", magnitude,
+        buildSplatLike(b, loc, magnitude,
+                       std::numeric_limits<double>::infinity()));
+  }
+
+  /// `updated` where the i1 scalar `condition` holds, else `old`.
+  static Value keepUnless(OpBuilder &b, Location loc, Value condition,
+                          Value updated, Value old) {
+    auto type = cast<RankedTensorType>(old.getType());
+    if (type.getRank() > 0)
+      condition = BroadcastInDimOp::create(
+          b, loc, RankedTensorType::get(type.getShape(), b.getI1Type()),
+          condition, ArrayRef<int64_t>{});
+    return buildSelect(b, loc, condition, updated, old);
+  }
+
+  /// Dynamic loss scaling after the update: a step with a non-finite
+  /// gradient norm (kept by keepOnNonFiniteGradient) halves the scale;
+  /// otherwise the scale doubles after `lossScaleGrowthInterval` clean
+  /// steps in a row. Appends the scaler's new state to `newStates`.
+  void updateLossScale(OpBuilder &b, Location loc, Value finite,
+                       ValueRange states, SmallVectorImpl<Value> &newStates) {
     Value scale = states[states.size() - 2], tracker = states.back();
+    auto constant = [&](double v) { return buildSplatLike(b, loc, scale, v); };
     Value cleanSteps = AddOp::create(b, loc, tracker, constant(1.0));
     Value grow = buildCompare(b, loc, "ge", cleanSteps,
                               constant(double(lossScaleGrowthInterval)));

@@ -113,9 +113,15 @@ std::string formatModelInfo(const Descriptor &desc) {
     out.back() = ' ';
     out += "(intermediates, planned at compile time)\n";
   }
-  out += concat("memory need: ",
-                formatBytes(estimateMemory(desc, /*splitStep=*/false).total()),
-                " (estimate for one process; --memory-budget)\n");
+  const MemoryNeed need = estimateMemory(desc, /*splitStep=*/false);
+  out += concat("memory need: ", formatBytes(need.total()), " (",
+                describeParts(need),
+                "; estimate for one process; --memory-budget)\n");
+  if (!desc.inPlace.empty())
+    out += concat("updated in place: ", desc.inPlace.size(), " of ",
+                  desc.params().size() +
+                      desc.trainArgsWithRole(Role::State).size(),
+                  " params and optimizer state tensors (one copy each)\n");
   if (desc.schedule) {
     const ScheduleDefaults &s = *desc.schedule;
     out += concat("schedule: ", scheduleKindName(s.kind));

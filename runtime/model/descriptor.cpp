@@ -116,6 +116,7 @@ enum class LineKind {
   Mesh,
   Split,
   Arena,
+  InPlace,
   End
 };
 
@@ -126,7 +127,8 @@ bool isTensorLine(LineKind kind) {
 bool isRepeatable(LineKind kind) {
   return kind == LineKind::Hparam || isTensorLine(kind) ||
          kind == LineKind::Init || kind == LineKind::Join ||
-         kind == LineKind::Split || kind == LineKind::Arena;
+         kind == LineKind::Split || kind == LineKind::Arena ||
+         kind == LineKind::InPlace;
 }
 
 std::vector<std::string> splitFields(std::string_view line) {
@@ -375,6 +377,11 @@ private:
       desc_.arenas.emplace_back(f[1], parseUnsigned(f[2], "arena bytes"));
       break;
     }
+    case LineKind::InPlace:
+      LMC_CHECK(f.size() == 2, "expected 'inplace <name>'");
+      LMC_CHECK(desc_.inPlace.insert(f[1]).second, "'", f[1],
+                "' updated in place twice");
+      break;
     case LineKind::End:
       LMC_CHECK(f.size() == 1, "expected 'end'");
       sawEnd_ = true;
@@ -435,6 +442,8 @@ private:
       return LineKind::Mesh;
     if (k == "arena")
       return LineKind::Arena;
+    if (k == "inplace")
+      return LineKind::InPlace;
     if (k == "split")
       return LineKind::Split;
     if (k == "join")
@@ -614,6 +623,9 @@ private:
     validateInits(weightsSize);
     applySplits();
     validateJoins(params);
+    for (const std::string &name : desc_.inPlace)
+      LMC_CHECK(params.count(name) || states.count(name), "'", name,
+                "' is updated in place but is no param or state");
   }
 
   /// Each piece is a param joined once, not itself a file name; the pieces

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -96,6 +97,9 @@ struct Descriptor {
   /// The arena each compiled function holds its intermediates in while it
   /// runs (lmc-plan-buffers: sizes known at compile time), in file order.
   std::vector<std::pair<std::string, uint64_t>> arenas;
+  /// The params and states every step that returns them writes over their
+  /// argument's buffer (`inplace` lines): the runtime keeps one copy.
+  std::set<std::string> inPlace;
   std::optional<ScheduleDefaults> schedule;
   /// Fused parameters files hold whole (`join` lines).
   std::vector<Join> joins;

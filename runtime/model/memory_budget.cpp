@@ -18,6 +18,16 @@ uint64_t bytesOf(const std::vector<const TensorSpec *> &specs) {
   return bytes;
 }
 
+/// The bytes of the tensors of `specs` the steps do not update in place.
+uint64_t doubleBufferedBytes(const Descriptor &desc,
+                             const std::vector<const TensorSpec *> &specs) {
+  uint64_t bytes = 0;
+  for (const TensorSpec *spec : specs)
+    if (!desc.inPlace.count(spec->name))
+      bytes += spec->byteSize();
+  return bytes;
+}
+
 /// "1.5 GiB (1610612736 bytes)"
 std::string describe(uint64_t bytes) {
   return concat(formatBytes(bytes), " (", bytes, " bytes)");
@@ -30,8 +40,16 @@ MemoryNeed estimateMemory(const Descriptor &desc, bool splitStep,
   MemoryNeed need;
   // Model buffers (BatchNorm statistics) are double-buffered like params.
   need.params = bytesOf(desc.params()) + bytesOf(desc.buffers());
-  need.states =
-      bytesOf(desc.trainArgsWithRole(Role::State)) / uint64_t(stateShards);
+  const std::vector<const TensorSpec *> states =
+      desc.trainArgsWithRole(Role::State);
+  need.states = bytesOf(states) / uint64_t(stateShards);
+  // ZeRO-1 double-buffers its params arena and state ranges (chunk_step
+  // writes apart from what it reads).
+  need.secondCopies =
+      stateShards > 1
+          ? need.params + need.states
+          : doubleBufferedBytes(desc, desc.params()) +
+                bytesOf(desc.buffers()) + doubleBufferedBytes(desc, states);
   if (splitStep)
     need.gradients = need.params;
   // ZeRO-1 also lays the params end to end for the all-gather.
@@ -47,6 +65,20 @@ MemoryNeed estimateMemory(const Descriptor &desc, bool splitStep,
   return need;
 }
 
+std::string describeParts(const MemoryNeed &need) {
+  std::string parts = concat("parameters ", formatBytes(need.params));
+  if (need.states)
+    parts += concat(", optimizer state ", formatBytes(need.states));
+  if (need.secondCopies)
+    parts += concat(", second copies of what a step does not update in "
+                    "place ",
+                    formatBytes(need.secondCopies));
+  if (need.gradients)
+    parts += concat(", gradients ", formatBytes(need.gradients));
+  return parts + concat(", step memory ", formatBytes(need.activations),
+                        ", input batches ", formatBytes(need.inputs));
+}
+
 uint64_t physicalMemory() {
   long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || pageSize <= 0)
@@ -58,15 +90,8 @@ void checkMemoryBudget(const MemoryNeed &need, uint64_t budget,
                        const std::string &budgetSource) {
   if (need.total() <= budget)
     return;
-  std::string parts = concat("parameters 2 x ", formatBytes(need.params));
-  if (need.states)
-    parts += concat(", optimizer state 2 x ", formatBytes(need.states));
-  if (need.gradients)
-    parts += concat(", gradients ", formatBytes(need.gradients));
-  parts += concat(", activations ", formatBytes(need.activations),
-                  ", input batches ", formatBytes(need.inputs));
   throw Error(concat("the model needs an estimated ", describe(need.total()),
-                     " (", parts, ") but the memory budget is ",
+                     " (", describeParts(need), ") but the memory budget is ",
                      describe(budget), " (", budgetSource,
                      "); compile it with a smaller --batch, or set "
                      "--memory-budget"));

@@ -17,17 +17,22 @@
 namespace lmc::rt {
 
 struct MemoryNeed {
-  uint64_t params = 0;      // and model buffers; x2: double-buffered
-  uint64_t states = 0;      // x2, likewise
-  uint64_t gradients = 0;   // the accumulation arena (split step only)
-                            // and ZeRO-1's params arena
-  uint64_t activations = 0; // the descriptor's estimate
-  uint64_t inputs = 0;      // one train batch and one eval batch
+  uint64_t params = 0;       // and model buffers
+  uint64_t states = 0;       // optimizer state (this process's share)
+  uint64_t secondCopies = 0; // of the params, states and buffers a step
+                             // does not update in place (double-buffered)
+  uint64_t gradients = 0;    // the accumulation arena (split step only)
+                             // and ZeRO-1's params arena
+  uint64_t activations = 0;  // the planned arena, else the estimate
+  uint64_t inputs = 0;       // one train batch and one eval batch
 
   uint64_t total() const {
-    return 2 * params + 2 * states + gradients + activations + inputs;
+    return params + states + secondCopies + gradients + activations + inputs;
   }
 };
+
+/// "parameters 475 MiB, optimizer state 950 MiB, ...": each nonzero part.
+std::string describeParts(const MemoryNeed &need);
 
 /// The estimate for `desc`; `splitStep`: the run accumulates gradients in
 /// an arena (--grad-accum > 1 or several processes); `stateShards`: the

@@ -17,12 +17,19 @@ namespace lmc::rt {
 
 namespace {
 
+/// Two blocks per tensor, or one seen twice for a tensor the steps update
+/// in place (`inPlace`).
 void allocate(std::array<std::vector<AlignedBuffer>, 2> &storage,
               const std::vector<const TensorSpec *> &specs,
-              std::unordered_map<std::string, int> &index) {
-  for (auto &blocks : storage)
-    for (const TensorSpec *spec : specs)
-      blocks.emplace_back(spec->byteSize());
+              std::unordered_map<std::string, int> &index,
+              const std::set<std::string> &inPlace = {}) {
+  for (const TensorSpec *spec : specs) {
+    storage[0].emplace_back(spec->byteSize());
+    storage[1].push_back(
+        inPlace.count(spec->name)
+            ? AlignedBuffer::view(storage[0].back().data(), spec->byteSize())
+            : AlignedBuffer(spec->byteSize()));
+  }
   for (size_t i = 0; i < specs.size(); ++i)
     index.emplace(specs[i]->name, int(i));
 }
@@ -38,8 +45,8 @@ ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
   if (shard_) {
     allocateShardedStorage();
   } else {
-    allocate(paramBuffers_, params_, paramIndex_);
-    allocate(stateBuffers_, states_, stateIndex_);
+    allocate(paramBuffers_, params_, paramIndex_, desc.inPlace);
+    allocate(stateBuffers_, states_, stateIndex_, desc.inPlace);
   }
   // desc.inits is parallel to params() then buffers(), and range-checked.
   for (size_t i = 0; i < params_.size(); ++i)

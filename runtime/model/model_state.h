@@ -2,8 +2,9 @@
 //
 // Every param, state and buffer tensor (BatchNorm's running statistics) has
 // two aligned memory blocks: the step reads the "current" one and writes the
-// "next" one (the ABI forbids a result aliasing an argument); swap() makes
-// the freshly written ones current.
+// "next" one; swap() makes the freshly written ones current. A param or
+// state the steps update in place (the descriptor's `inplace` lines) has
+// one block that is both.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LMC_RUNTIME_MODEL_STATE_H

@@ -7,6 +7,7 @@
 #include "memory/device_hooks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace lmc::rt {
@@ -189,6 +190,11 @@ SplitStep::Outcome SplitStep::run(const std::function<void(int64_t)> &fillInputs
   outcome.stopRequested = sum[layout_.stopSlot] > 0;
   if (jobMicroBatches > 1)
     divideBy(sum, layout_.lossSlot, float(jobMicroBatches));
+  // apply_step updates params and state in place and keeps them only when
+  // the gradient norm is not finite; after a non-finite loss the trainer
+  // stops or skips the step, so nothing may be updated.
+  if (!std::isfinite(outcome.loss))
+    return outcome;
 
   std::vector<void *> buffers = applyStepBuffers(hypers);
   applyStep_(buffers.data());

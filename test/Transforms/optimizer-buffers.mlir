@@ -54,7 +54,8 @@ func.func @forward(%w: tensor<4xf32> {lmc.param = "w", lmc.init = dense<1.0> : t
 // CHECK-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "param"}, tensor<4xf32> {lmc.name = "m", lmc.role = "buffer"}, tensor<f32> {lmc.name = "loss", lmc.role = "loss"}, tensor<f32> {lmc.name = "grad_norm", lmc.role = "grad_norm"})
 // CHECK: %[[F:.*]]:3 = call @forward_grad(
 // CHECK: %[[U:.*]]:2 = call @apply_step(
-// CHECK: return %[[U]]#0, %[[F]]#2, %[[F]]#0, %[[U]]#1
+// CHECK: %[[KEPT:.*]] = lmc.select %{{.*}}, %[[U]]#0, %{{.*}}
+// CHECK: return %[[KEPT]], %[[F]]#2, %[[F]]#0, %[[U]]#1
 
 // CHECK-LABEL: func.func @eval_step(
 // CHECK-SAME: {lmc.name = "w", lmc.role = "param"}

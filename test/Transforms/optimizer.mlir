@@ -35,7 +35,13 @@
 // SGD: %[[GW:.*]] = lmc.add %[[CLIPPED]], %[[PWD]]
 // SGD: %[[STEP:.*]] = lmc.mul %[[LRB]], %[[GW]]
 // SGD: %[[NEW:.*]] = lmc.sub %[[P]], %[[STEP]]
-// SGD: return %[[NEW]], %{{.*}} : tensor<4xf32>, tensor<f32>
+// A step whose gradient norm is not finite keeps the param (the runtime
+// updates it in place and cannot discard the update afterwards).
+// SGD: %[[INF:.*]] = arith.constant dense<0x7F800000> : tensor<f32>
+// SGD: %[[FINITE:.*]] = lmc.cmp "lt", %[[NORM:.*]], %[[INF]]
+// SGD: %[[FINITEB:.*]] = lmc.broadcast_in_dim %[[FINITE]], dims = [] : tensor<i1> -> tensor<4xi1>
+// SGD: %[[KEPT:.*]] = lmc.select %[[FINITEB]], %[[NEW]], %[[P]]
+// SGD: return %[[KEPT]], %[[NORM]] : tensor<4xf32>, tensor<f32>
 // SGD-LABEL: func.func @train_step(
 // SGD-SAME: %[[TP:[a-z0-9]+]]: tensor<4xf32> {lmc.init = dense<2.500000e-01> : tensor<4xf32>, lmc.name = "w", lmc.role = "param"}
 // SGD-SAME: %[[TX:[a-z0-9]+]]: tensor<4xf32> {lmc.name = "x", lmc.role = "input"}
@@ -44,7 +50,12 @@
 // SGD-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "param"}, tensor<f32> {lmc.name = "loss", lmc.role = "loss"}, tensor<f32> {lmc.name = "grad_norm", lmc.role = "grad_norm"})
 // SGD: %[[TG:.*]]:2 = call @forward_grad(%[[TP]], %[[TX]])
 // SGD: %[[UP:.*]]:2 = call @apply_step(%[[TP]], %[[TG]]#1, %[[TLR]], %[[TMAX]])
-// SGD: return %[[UP]]#0, %[[TG]]#0, %[[UP]]#1 : tensor<4xf32>, tensor<f32>, tensor<f32>
+// So does a step whose loss is not finite (|loss| < inf fails).
+// SGD: %[[ABS:.*]] = lmc.abs %[[TG]]#0
+// SGD: %[[LOSSOK:.*]] = lmc.cmp "lt", %[[ABS]], %{{.*}}
+// SGD: %[[LOSSOKB:.*]] = lmc.broadcast_in_dim %[[LOSSOK]]
+// SGD: %[[TKEPT:.*]] = lmc.select %[[LOSSOKB]], %[[UP]]#0, %[[TP]]
+// SGD: return %[[TKEPT]], %[[TG]]#0, %[[UP]]#1 : tensor<4xf32>, tensor<f32>, tensor<f32>
 // SGD-LABEL: func.func @eval_step(
 // SGD-SAME: -> (tensor<f32> {lmc.name = "loss", lmc.role = "loss"}, tensor<4xf32> {lmc.name = "y", lmc.role = "output"})
 
@@ -82,12 +93,16 @@
 // MOMENTUM: %[[NB:.*]] = lmc.add %[[BM]], %[[CG]]
 // MOMENTUM: %[[ST:.*]] = lmc.mul %{{.*}}, %[[NB]]
 // MOMENTUM: %[[NP:.*]] = lmc.sub %[[P]], %[[ST]]
-// MOMENTUM: return %[[NP]], %[[NB]], %{{.*}}
+// MOMENTUM: %[[KP:.*]] = lmc.select %{{.*}}, %[[NP]], %[[P]]
+// MOMENTUM: %[[KB:.*]] = lmc.select %{{.*}}, %[[NB]], %[[BUF]]
+// MOMENTUM: return %[[KP]], %[[KB]], %{{.*}}
 // MOMENTUM-LABEL: func.func @train_step(
 // MOMENTUM-SAME: -> (tensor<4xf32> {lmc.name = "w", lmc.role = "param"}, tensor<4xf32> {lmc.name = "w.momentum_buffer", lmc.role = "state"}, tensor<f32> {lmc.name = "loss", lmc.role = "loss"}, tensor<f32> {lmc.name = "grad_norm", lmc.role = "grad_norm"})
 // MOMENTUM: %[[TG:.*]]:2 = call @forward_grad
 // MOMENTUM: %[[UP:.*]]:3 = call @apply_step(%arg0, %arg1, %[[TG]]#1, %arg3, %arg4)
-// MOMENTUM: return %[[UP]]#0, %[[UP]]#1, %[[TG]]#0, %[[UP]]#2
+// MOMENTUM: %[[KP:.*]] = lmc.select %{{.*}}, %[[UP]]#0, %arg0
+// MOMENTUM: %[[KB:.*]] = lmc.select %{{.*}}, %[[UP]]#1, %arg1
+// MOMENTUM: return %[[KP]], %[[KB]], %[[TG]]#0, %[[UP]]#2
 
 // Adam: m = m + (1-b1)(g-m); v = b2 v + (1-b2) g g;
 // p - step_size * m / (sqrt(v) / bc2_sqrt + eps).
@@ -119,7 +134,10 @@
 // ADAM: %[[SSB:.*]] = lmc.broadcast_in_dim %[[SS]]
 // ADAM: %[[UP:.*]] = lmc.mul %[[SSB]], %[[R]]
 // ADAM: %[[NP:.*]] = lmc.sub %[[P]], %[[UP]]
-// ADAM: return %[[NP]], %[[NM]], %[[NV]], %{{.*}}
+// ADAM: %[[KP:.*]] = lmc.select %{{.*}}, %[[NP]], %[[P]]
+// ADAM: %[[KM:.*]] = lmc.select %{{.*}}, %[[NM]], %[[M]]
+// ADAM: %[[KV:.*]] = lmc.select %{{.*}}, %[[NV]], %[[V]]
+// ADAM: return %[[KP]], %[[KM]], %[[KV]], %{{.*}}
 
 // AdamW: decoupled decay p * (1 - lr * wd) before the Adam update.
 // ADAMW-LABEL: func.func @apply_step(

@@ -191,6 +191,40 @@ def LmcUntieFills : Pass<"lmc-untie-fills"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LmcTieUpdatesToArguments
+    : Pass<"lmc-tie-updates-to-arguments", "::mlir::ModuleOp"> {
+  let summary = "Makes the updated params and optimizer state of a step "
+                "destinations of its arguments";
+  let description = [{
+    Run right before one-shot bufferization. In `train_step` and
+    `apply_step`, each result with role `param` or `state` whose producer
+    is a linalg op with an unread destination (an empty tensor, or one its
+    payload ignores) gets the argument of the same role and name as that
+    destination, and the tag `lmc.updates_argument = <position>`.
+    Bufferization then writes the update over the old value where its
+    analysis finds that safe (no reader of the old value comes after), and
+    copies where it does not; lmc-drop-in-place-results reads the outcome.
+    Without it the runtime keeps two copies of every param and state.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def LmcDropInPlaceResults
+    : Pass<"lmc-drop-in-place-results", "::mlir::ModuleOp"> {
+  let summary = "Drops the results bufferization wrote over their arguments";
+  let description = [{
+    Run after one-shot bufferization, before
+    `buffer-results-to-out-params`. A result tagged
+    `lmc.updates_argument` that is now its argument's buffer was updated in
+    place. When that holds for every result of the tensor's name in
+    `train_step` and `apply_step` (they share the runtime's buffers), those
+    results are erased; the module gets `lmc.in_place` (the names) and
+    `lmc.in_place_slots` (per function, the positions of the erased results
+    in the packed buffer list: arguments, then results). Other tagged
+    results lose the tag and stay results (out-params copy them).
+  }];
+}
+
 def LmcScatterAddsToLoops
     : Pass<"lmc-scatter-adds-to-loops", "::mlir::func::FuncOp"> {
   let summary = "Turns the linalg.generic form of a scatter-add into loops "

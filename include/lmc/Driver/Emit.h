@@ -8,6 +8,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,10 @@ struct ModelDescription {
   /// What `./train --version` prints of its making: the compiler's version
   /// line and the command line (lmc_build_info).
   std::string buildInfo;
+  /// Per entry point, the slots of its packed buffer list whose results
+  /// lowering dropped because they are updated in place (the wrapper
+  /// skips them; the runtime still passes a pointer there).
+  std::map<std::string, std::vector<int64_t>> inPlaceSlots;
 };
 
 /// Reads the tagged entry points of a module after the
@@ -37,14 +42,18 @@ mlir::FailureOr<ModelDescription> describeModel(mlir::ModuleOp module);
 /// Adds what lowering decided to the descriptor: the `mesh` and `split`
 /// lines of a module lmc-shard-annotate partitioned (its `lmc.mesh` and
 /// `lmc.splits`), and an `arena` line per function lmc-plan-buffers
-/// planned (`lmc.arenas`).
+/// planned (`lmc.arenas`), and an `inplace` line per param or state that
+/// the steps update in place (`lmc.in_place`; `lmc.in_place_slots` goes to
+/// `inPlaceSlots`).
 void describeLowering(mlir::ModuleOp module, ModelDescription &model);
 
 /// Adds `void wrapperName(void **buffers)`, which calls the bare-pointer
 /// function `entry` with one data pointer per parameter taken from
-/// `buffers` (docs/runtime-abi.md).
+/// `buffers` (docs/runtime-abi.md); the pointers in `skippedSlots` (of
+/// results updated in place, which `entry` no longer has) are not passed.
 void addPackedEntryPoint(llvm::Module &module, llvm::StringRef entry,
-                         llvm::StringRef wrapperName);
+                         llvm::StringRef wrapperName,
+                         llvm::ArrayRef<int64_t> skippedSlots = {});
 
 /// Translates a module in the LLVM dialect and adds the ABI symbols:
 /// `lmc_train_step(void**)`, `lmc_eval_step(void**)`, `lmc_grad_step`,

@@ -70,6 +70,17 @@ constexpr llvm::StringLiteral kArenas = "lmc.arenas";
 /// memref.view: one buffer of an arena, disjoint from every other buffer
 /// live at the same time (lmc-plan-buffers).
 constexpr llvm::StringLiteral kPlanned = "lmc.planned";
+/// On a train_step/apply_step result (between lmc-tie-updates-to-arguments
+/// and lmc-drop-in-place-results): the position of the argument whose
+/// buffer the updated tensor is written into.
+constexpr llvm::StringLiteral kUpdatesArgument = "lmc.updates_argument";
+/// Module: the names of the params and states every entry point updates in
+/// place (lmc-drop-in-place-results; the descriptor's `inplace` lines).
+constexpr llvm::StringLiteral kInPlace = "lmc.in_place";
+/// Module: {<function> = array<i64: slot, ...>}: the slots of the function's
+/// packed buffer list (arguments, then results) whose results were dropped
+/// because they were updated in place; the driver's wrappers skip them.
+constexpr llvm::StringLiteral kInPlaceSlots = "lmc.in_place_slots";
 
 /// The function names the passes agree on.
 constexpr llvm::StringLiteral kForward = "forward";

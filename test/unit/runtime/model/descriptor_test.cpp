@@ -533,6 +533,29 @@ TEST(Descriptor, RejectsMalformedArenas) {
   }
 }
 
+TEST(Descriptor, InPlaceUpdates) {
+  Descriptor d = parseDescriptor(
+      withMesh("arena train_step 64\ninplace W\ninplace W.exp_avg\n"), 60);
+  EXPECT_EQ(d.inPlace, (std::set<std::string>{"W", "W.exp_avg"}));
+  EXPECT_TRUE(parseDescriptor(kValid, 60).inPlace.empty());
+}
+
+TEST(Descriptor, RejectsMalformedInPlaceLines) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"inplace\n", "expected 'inplace <name>'"},
+      {"inplace W b\n", "expected 'inplace <name>'"},
+      {"inplace W\ninplace W\n", "'W' updated in place twice"},
+      {"inplace x\n", "'x' is updated in place but is no param or state"},
+      {"inplace V\n", "'V' is updated in place but is no param or state"},
+      {"inplace W\narena train_step 64\n",
+       "line 'arena' is out of order or repeated"},
+  };
+  for (const auto &[lines, message] : cases) {
+    SCOPED_TRACE(lines);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(withMesh(lines), 60), message);
+  }
+}
+
 /// kValid with a third param `c` f32[3] (initial value at byte 60).
 std::string withParamC(const std::string &lines) {
   std::string text = kValid;

@@ -1,0 +1,91 @@
+//===- TieUpdates.cpp - updated params and state written over the old -----===//
+//
+// A training step returns every parameter and optimizer state tensor it
+// updates. Written into fresh buffers, the runtime has to keep two copies
+// of each (the step reads one and writes the other): 24 bytes per
+// parameter for AdamW instead of 12. The last op computing an updated
+// tensor is an elementwise linalg op whose destination is an empty tensor;
+// pointing that destination at the step's own argument lets one-shot
+// bufferization write the update over the old value, and its analysis
+// decides whether that is safe (no later reader of the old value) or
+// copies. lmc-drop-in-place-results then removes the results that did
+// become the argument.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lmc/Conversion/Passes.h"
+#include "lmc/Transforms/Attributes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace lmc {
+#define GEN_PASS_DEF_LMCTIEUPDATESTOARGUMENTS
+#include "lmc/Conversion/Passes.h.inc"
+} // namespace lmc
+
+using namespace mlir;
+
+namespace lmc {
+namespace {
+
+bool isUpdatedRole(StringAttr role) {
+  return role && (role.getValue() == "param" || role.getValue() == "state");
+}
+
+/// Points the destination of the op that computes result `index` of `func`
+/// at the argument with the same role and name, when that destination's
+/// value is not read (an empty tensor, or a tensor the payload ignores);
+/// tags the result with the argument's position. `taken`: arguments already
+/// some other result's destination.
+void tieResult(func::FuncOp func, unsigned index,
+               const llvm::StringMap<unsigned> &argumentOf,
+               DenseSet<unsigned> &taken) {
+  auto role = func.getResultAttrOfType<StringAttr>(index, attrs::kRole);
+  auto name = func.getResultAttrOfType<StringAttr>(index, attrs::kName);
+  if (!isUpdatedRole(role) || !name)
+    return;
+  auto found = argumentOf.find((role.getValue() + " " + name.getValue()).str());
+  if (found == argumentOf.end() || taken.contains(found->second))
+    return;
+  BlockArgument argument = func.getArgument(found->second);
+  auto returnOp = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  auto result = dyn_cast<OpResult>(returnOp.getOperand(index));
+  auto producer =
+      result ? dyn_cast<linalg::LinalgOp>(result.getOwner()) : nullptr;
+  if (!producer || !producer.hasPureTensorSemantics() ||
+      result.getType() != argument.getType())
+    return;
+  OpOperand *init = producer.getDpsInitOperand(result.getResultNumber());
+  if (init->get() != argument && producer.payloadUsesValueFromOperand(init))
+    return;
+  init->set(argument);
+  taken.insert(found->second);
+  func.setResultAttr(index, attrs::kUpdatesArgument,
+                     IntegerAttr::get(IntegerType::get(func.getContext(), 64),
+                                      found->second));
+}
+
+struct TieUpdatesToArguments
+    : public impl::LmcTieUpdatesToArgumentsBase<TieUpdatesToArguments> {
+  void runOnOperation() override {
+    for (StringRef entry : {attrs::kTrainStep, attrs::kApplyStep}) {
+      auto func = getOperation().lookupSymbol<func::FuncOp>(entry);
+      if (!func || !func.getBody().hasOneBlock())
+        continue;
+      llvm::StringMap<unsigned> argumentOf; // "role name" -> position
+      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+        auto role = func.getArgAttrOfType<StringAttr>(i, attrs::kRole);
+        auto name = func.getArgAttrOfType<StringAttr>(i, attrs::kName);
+        if (isUpdatedRole(role) && name)
+          argumentOf[(role.getValue() + " " + name.getValue()).str()] = i;
+      }
+      DenseSet<unsigned> taken;
+      for (unsigned i = 0; i < func.getNumResults(); ++i)
+        tieResult(func, i, argumentOf, taken);
+    }
+  }
+};
+
+} // namespace
+} // namespace lmc

@@ -1,0 +1,49 @@
+// ModelState's storage: two blocks per tensor, one for a tensor the steps
+// update in place (the descriptor's `inplace` lines).
+#include "model/model_state.h"
+
+#include <gtest/gtest.h>
+
+using namespace lmc::rt;
+
+namespace {
+
+const char *kDesc = "lmc-model 1\nloss mse\noptimizer momentum\n"
+                    "hparam lr 0.1\nflops 0\n"
+                    "train arg param w f32 1 2\n"
+                    "train arg param v f32 1 2\n"
+                    "train arg state w.momentum_buffer f32 1 2\n"
+                    "train arg state v.momentum_buffer f32 1 2\n"
+                    "train arg input x f32 1 2\n"
+                    "train result param w f32 1 2\n"
+                    "train result param v f32 1 2\n"
+                    "train result state w.momentum_buffer f32 1 2\n"
+                    "train result state v.momentum_buffer f32 1 2\n"
+                    "train result loss loss f32 0\n"
+                    "init w 0 8\ninit v 0 8\n"
+                    "inplace w\ninplace w.momentum_buffer\nend\n";
+const unsigned char kWeights[8] = {0, 0, 128, 63, 0, 0, 0, 64}; // 1, 2
+
+TEST(ModelState, InPlaceTensorsHaveOneBlock) {
+  Descriptor desc = parseDescriptor(kDesc, sizeof kWeights);
+  ModelState state(desc, kWeights);
+  const TensorSpec &w = *desc.params()[0], &v = *desc.params()[1];
+  const std::vector<const TensorSpec *> states =
+      desc.trainArgsWithRole(Role::State);
+  // In place: what a step reads is where it writes, across swaps.
+  EXPECT_EQ(state.buffer(w, /*next=*/false), state.buffer(w, /*next=*/true));
+  EXPECT_EQ(state.buffer(*states[0], false), state.buffer(*states[0], true));
+  // Double-buffered: two blocks that trade places.
+  void *current = state.buffer(v, false), *next = state.buffer(v, true);
+  EXPECT_NE(current, next);
+  state.swap();
+  EXPECT_EQ(state.buffer(v, false), next);
+  EXPECT_EQ(state.buffer(v, true), current);
+  EXPECT_NE(state.buffer(*states[1], false), state.buffer(*states[1], true));
+  // Both start from their init bytes; an in-place one keeps them after a
+  // swap.
+  EXPECT_EQ(state.param(0).as<float>()[1], 2.0f);
+  EXPECT_EQ(state.buffer(w, false), state.param(0).data());
+}
+
+} // namespace
