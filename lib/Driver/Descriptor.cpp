@@ -72,7 +72,9 @@ LogicalResult describeEntryPoint(llvm::raw_ostream &os, func::FuncOp func) {
 uint64_t countFlops(func::FuncOp func) {
   uint64_t flops = 0;
   func.walk([&](Operation *op) {
-    if (!isa<LmcDialect>(op->getDialect()) || op->getNumResults() != 1)
+    // Recomputed forward values (lmc-rematerialize) are not model FLOPs.
+    if (!isa<LmcDialect>(op->getDialect()) || op->getNumResults() != 1 ||
+        op->hasAttr(attrs::kRecomputed))
       return;
     auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
     if (!type)
@@ -193,6 +195,10 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
   auto precision = module->getAttrOfType<StringAttr>(attrs::kPrecision);
   os << "precision " << (precision ? precision.getValue() : "f32") << '\n';
   os << "activations " << peakLiveBytes(grad) << '\n';
+  if (auto remat = module->getAttrOfType<DictionaryAttr>(attrs::kRemat))
+    os << "remat " << remat.getAs<StringAttr>("policy").getValue() << " cuts "
+       << remat.getAs<IntegerAttr>("cuts").getInt() << " recomputed "
+       << remat.getAs<IntegerAttr>("recomputed").getInt() << '\n';
   if (auto schedule = module->getAttrOfType<DictionaryAttr>(attrs::kSchedule))
     describeSchedule(os, schedule);
   SmallVector<func::FuncOp> entries{train, eval, grad, apply};

@@ -57,6 +57,11 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   autodiff.train = options.train;
   autodiff.lossScale = options.lossScaling;
   pm.addPass(createLmcAutodiff(autodiff));
+  if (options.remat != "none") {
+    LmcRematerializeOptions remat;
+    remat.policy = options.remat;
+    pm.addPass(createLmcRematerialize(remat));
+  }
   if (last == Phase::Autodiff)
     return;
   LmcOptimizerOptions optimizer;
@@ -165,6 +170,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       "func.func(lmc-fuse-elementwise),"
       "canonicalize,cse,"
       "lmc-untie-fills,"
+      "lmc-drop-optimization-barriers,"
       // Params and optimizer state updated over their old values: one copy
       // of each in the runtime instead of two.
       "lmc-tie-updates-to-arguments,"

@@ -106,6 +106,11 @@ std::string formatModelInfo(const Descriptor &desc) {
   if (desc.activationBytes > 0)
     out += concat("activation memory: ", formatBytes(desc.activationBytes),
                   " (estimated peak of the step's intermediates)\n");
+  if (desc.remat)
+    out += concat("activation checkpointing: ", desc.remat->policy, " (",
+                  desc.remat->cuts, " cuts of the residual stream kept, ",
+                  desc.remat->recomputed,
+                  " ops recomputed in the backward pass)\n");
   if (!desc.arenas.empty()) {
     out += "step memory:";
     for (const auto &[function, bytes] : desc.arenas)

@@ -100,6 +100,7 @@ enum class LineKind {
   Flops,
   Precision,
   Activations,
+  Remat,
   Schedule,
   TrainArg,
   TrainResult,
@@ -325,6 +326,15 @@ private:
       LMC_CHECK(f.size() == 2, "expected 'activations <bytes>'");
       desc_.activationBytes = parseUnsigned(f[1], "activation bytes");
       break;
+    case LineKind::Remat: {
+      LMC_CHECK(f.size() == 6 && f[2] == "cuts" && f[4] == "recomputed",
+                "expected 'remat <policy> cuts <count> recomputed <count>'");
+      LMC_CHECK(f[1] == "per-block" || f[1] == "selective",
+                "unknown remat policy '", f[1], "'");
+      desc_.remat = Remat{f[1], parseUnsigned(f[3], "cut count"),
+                          parseUnsigned(f[5], "recomputed op count")};
+      break;
+    }
     case LineKind::Schedule:
       desc_.schedule = parseSchedule(f);
       break;
@@ -434,6 +444,8 @@ private:
       return LineKind::Precision;
     if (k == "activations")
       return LineKind::Activations;
+    if (k == "remat")
+      return LineKind::Remat;
     if (k == "schedule")
       return LineKind::Schedule;
     if (k == "init")

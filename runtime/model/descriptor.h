@@ -86,6 +86,12 @@ struct ScheduleDefaults {
   std::optional<double> lrMin;
 };
 
+/// What the compiler's activation checkpointing did (`remat` line).
+struct Remat {
+  std::string policy; // per-block | selective
+  uint64_t cuts = 0, recomputed = 0;
+};
+
 struct Descriptor {
   std::string loss;      // cross_entropy | mse | output:NAME
   std::string optimizer; // sgd | momentum | adam | adamw
@@ -94,6 +100,8 @@ struct Descriptor {
   std::string precision = "f32"; // compute precision of the matmuls
   /// Estimated peak bytes of grad_step's intermediates (0: not given).
   uint64_t activationBytes = 0;
+  /// Activation checkpointing (lmc --remat), when compiled with it.
+  std::optional<Remat> remat;
   /// The arena each compiled function holds its intermediates in while it
   /// runs (lmc-plan-buffers: sizes known at compile time), in file order.
   std::vector<std::pair<std::string, uint64_t>> arenas;

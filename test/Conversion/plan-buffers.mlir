@@ -90,3 +90,40 @@ func.func @big() {
   memref.dealloc %b : memref<1024xf32>
   return
 }
+
+// -----
+
+// Ownership-based deallocation frees every buffer at the end of the body;
+// a buffer is dead after the last op that reaches it, here through a view
+// (a) and inside a loop nest (b): c and d, allocated after those, take
+// their bytes. An arena of 1024 bytes instead of 2048.
+// CHECK: module attributes {lmc.arenas = {last_use = 1024 : i64}}
+// CHECK-LABEL: func.func @last_use
+// CHECK: %[[A:.*]] = memref.view %{{.*}}[%c0{{.*}}][] {lmc.planned} : memref<1024xi8> to memref<128xf32>
+// CHECK: %[[B:.*]] = memref.view %{{.*}}[%c512{{.*}}][] {lmc.planned} : memref<1024xi8> to memref<128xf32>
+// CHECK: scf.for
+// CHECK: %[[C:.*]] = memref.view %{{.*}}[%c0{{.*}}][] {lmc.planned} : memref<1024xi8> to memref<128xf32>
+// CHECK: %[[D:.*]] = memref.view %{{.*}}[%c512{{.*}}][] {lmc.planned} : memref<1024xi8> to memref<128xf32>
+func.func private @use2(memref<128xf32>, memref<128xf32>)
+func.func private @use_view(memref<2x64xf32>)
+func.func @last_use() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %a = memref.alloc() : memref<128xf32>
+  %b = memref.alloc() : memref<128xf32>
+  %view = memref.expand_shape %a [[0, 1]] output_shape [2, 64] : memref<128xf32> into memref<2x64xf32>
+  call @use_view(%view) : (memref<2x64xf32>) -> ()
+  scf.for %i = %c0 to %c128 step %c1 {
+    %x = memref.load %b[%i] : memref<128xf32>
+    memref.store %x, %b[%i] : memref<128xf32>
+  }
+  %c = memref.alloc() : memref<128xf32>
+  %d = memref.alloc() : memref<128xf32>
+  call @use2(%c, %d) : (memref<128xf32>, memref<128xf32>) -> ()
+  memref.dealloc %a : memref<128xf32>
+  memref.dealloc %b : memref<128xf32>
+  memref.dealloc %c : memref<128xf32>
+  memref.dealloc %d : memref<128xf32>
+  return
+}

@@ -23,6 +23,7 @@ namespace {
 
 cl::OptionCategory inputCategory("Input and shapes");
 cl::OptionCategory trainingCategory("Loss and optimizer");
+cl::OptionCategory memoryCategory("Memory (activations)");
 cl::OptionCategory precisionCategory("Mixed precision");
 cl::OptionCategory parallelCategory("Parallelism (tensor-parallel mesh)");
 cl::OptionCategory targetCategory("Target (where the step runs)");
@@ -91,6 +92,15 @@ cl::opt<std::string> train(
     cl::desc("train only parameters whose whole name matches (default: "
              "all)"),
     cl::value_desc("regex"), cl::init(""), cl::cat(trainingCategory));
+
+cl::opt<std::string> remat(
+    "remat",
+    cl::desc("none | per-block | selective: recompute forward values in the "
+             "backward pass instead of keeping them, all but the cuts of the "
+             "residual stream (per-block) or those larger than it, such as "
+             "attention scores (selective); gradients unchanged (default "
+             "none)"),
+    cl::value_desc("policy"), cl::init("none"), cl::cat(memoryCategory));
 
 cl::opt<std::string> precision(
     "precision",
@@ -191,8 +201,8 @@ cl::opt<bool> verbose(
 namespace {
 
 const cl::OptionCategory *const lmcCategories[] = {
-    &inputCategory,    &trainingCategory, &precisionCategory,
-    &parallelCategory, &targetCategory,   &outputCategory};
+    &inputCategory,  &trainingCategory, &memoryCategory, &precisionCategory,
+    &parallelCategory, &targetCategory, &outputCategory};
 
 /// Hides (cl::Hidden, not ReallyHidden as cl::HideUnrelatedOptions does)
 /// every option outside lmc's categories and LLVM's generic ones (--help,
@@ -274,6 +284,17 @@ bool checkFlagCombinations(bool mlirInput,
   if (given("loss-scale-growth-interval") && !training.lossScaling)
     refuse("--loss-scale-growth-interval needs dynamic loss scaling: pass "
            "--loss-scaling (on by itself with --precision f16)");
+
+  // Activation memory.
+  if (training.remat != "none" && training.remat != "per-block" &&
+      training.remat != "selective")
+    refuse("--remat " + training.remat +
+           " is not a policy: use none, per-block or selective");
+  if (training.remat != "none" && !sharding.mesh.empty())
+    refuse("--remat with --mesh: upstream sharding propagation does not "
+           "see through the barriers that keep recomputed values apart; "
+           "compile without --remat, or without --mesh (data parallelism "
+           "needs no mesh)");
 
   // Parallelism: a mesh that splits nothing does nothing.
   if (!sharding.mesh.empty()) {

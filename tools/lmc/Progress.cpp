@@ -24,6 +24,7 @@ llvm::StringRef phaseStartedBy(llvm::StringRef pass) {
       .Case("lmc-split-fused-projections", "loss")
       .Case("lmc-attach-loss", "loss")
       .Case("lmc-autodiff", "autodiff")
+      .Case("lmc-rematerialize", "remat")
       .Case("lmc-optimizer", "optimizer")
       .Case("lmc-mixed-precision", "precision")
       .Case("convert-lmc-to-linalg", "linalg")

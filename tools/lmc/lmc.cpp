@@ -197,6 +197,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   training.train = train;
   training.precision = precision;
   training.keepF32 = keepF32;
+  training.remat = remat;
   lmc::applyDslTrainDefaults(dslSettings, training, givenOnCommandLine);
   // f16's narrow range needs loss scaling; other precisions may ask for it.
   training.lossScaling = lossScaling || training.precision == "f16";

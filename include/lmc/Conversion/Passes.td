@@ -143,8 +143,11 @@ def LmcPlanBuffers : Pass<"lmc-plan-buffers", "::mlir::ModuleOp"> {
     function nothing in the module calls (the entry points, which the
     runtime calls one at a time), the buffers allocated and freed in its
     body (static shape, identity layout, whole bytes per element) get
-    offsets in an arena: a buffer lives from its `memref.alloc` to its
-    `memref.dealloc`, and two buffers whose lives overlap get disjoint
+    offsets in an arena: a buffer lives from its `memref.alloc` to the
+    last op of the body that reaches it (uses it or a value computed from
+    it: a view, a pointer, a loop nest reading it; ownership-based
+    deallocation puts every `memref.dealloc` at the end of the body, which
+    would keep every buffer to the end), and two buffers whose lives overlap get disjoint
     bytes (in program order, each at the lowest 64-byte-aligned offset
     clear of the live buffers placed before it). The arena is a private
     uninitialized global the entry points share, as big as the biggest of
@@ -189,6 +192,16 @@ def LmcUntieFills : Pass<"lmc-untie-fills"> {
     original.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def LmcDropOptimizationBarriers : Pass<"lmc-drop-optimization-barriers"> {
+  let summary = "Replaces each lmc.optimization_barrier by its operand";
+  let description = [{
+    Run after the last CSE, before bufferization: the barriers
+    lmc-rematerialize puts in front of recomputed forward values kept CSE
+    from merging the recomputation back into the original; nothing after
+    this point merges equal ops.
+  }];
 }
 
 def LmcTieUpdatesToArguments

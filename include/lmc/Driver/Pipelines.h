@@ -49,6 +49,9 @@ struct TrainingOptions {
   /// scaler): on for f16.
   bool lossScaling = false;
   int64_t lossScaleGrowthInterval = 2000;
+  /// Activation checkpointing (lmc-rematerialize): none | per-block |
+  /// selective.
+  std::string remat = "none";
 };
 
 /// The process mesh and the user's parameter shardings (docs/distributed.md).

@@ -82,6 +82,13 @@ constexpr llvm::StringLiteral kInPlace = "lmc.in_place";
 /// because they were updated in place; the driver's wrappers skip them.
 constexpr llvm::StringLiteral kInPlaceSlots = "lmc.in_place_slots";
 
+/// Module: {policy, cuts, recomputed}: what lmc-rematerialize did (its
+/// policy, the cuts it found, the ops it cloned into the backward pass).
+constexpr llvm::StringLiteral kRemat = "lmc.remat";
+/// On an op lmc-rematerialize cloned into the backward pass (unit): a
+/// recomputation, which model FLOPs leave out.
+constexpr llvm::StringLiteral kRecomputed = "lmc.recomputed";
+
 /// The function names the passes agree on.
 constexpr llvm::StringLiteral kForward = "forward";
 constexpr llvm::StringLiteral kForwardGrad = "forward_grad";

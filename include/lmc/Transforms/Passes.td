@@ -49,6 +49,43 @@ def LmcAutodiff : Pass<"lmc-autodiff", "::mlir::ModuleOp"> {
   let dependentDialects = ["::lmc::LmcDialect", "::mlir::arith::ArithDialect"];
 }
 
+def LmcRematerialize : Pass<"lmc-rematerialize", "::mlir::ModuleOp"> {
+  let summary = "Recomputes forward values in the backward pass instead of "
+                "keeping them (activation checkpointing)";
+  let description = [{
+    Run on `@forward_grad` right after lmc-autodiff. The forward ops are
+    those the loss (or an updated model buffer) depends on; the rest is the
+    backward pass. The checkpoints ("cuts") are the loss's dominators in the
+    dataflow graph from a model input (an argument tagged `lmc.input`; of
+    several, the one with the most cuts, since labels join the data only
+    at the loss): values every path from it to the loss passes through,
+    such as a transformer's residual stream between its attention and MLP
+    halves. Each other forward op that depends on that input belongs to the
+    segment of its nearest dominating cut; ops that do not (masks, the
+    labels' one-hot, dropout's random numbers) are kept.
+
+    `policy=per-block`: every forward value the backward pass reads,
+    except the cuts, is recomputed from its segment's cut right before the
+    first backward op that reads its segment. `policy=selective`: only
+    values with more elements than their segment's cut (attention's
+    [B, H, T, T] tensors), from the values they are computed from.
+    Parameters, constants and values that do not depend on the data are
+    never recomputed, nor are ops with regions or side effects.
+
+    The clones read their segment's inputs through
+    `lmc.optimization_barrier` (so CSE keeps them apart from the originals)
+    and carry `lmc.recomputed`; the module gets `lmc.remat = {policy, cuts,
+    recomputed}`.
+  }];
+  let options = [
+    Option<"function", "function", "std::string",
+           /*default=*/"\"forward_grad\"", "the differentiated function">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"per-block\"",
+           "per-block | selective">,
+  ];
+  let dependentDialects = ["::lmc::LmcDialect"];
+}
+
 def LmcOptimizer : Pass<"lmc-optimizer", "::mlir::ModuleOp"> {
   let summary = "Builds the training and evaluation entry points";
   let description = [{

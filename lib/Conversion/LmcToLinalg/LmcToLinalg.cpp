@@ -262,6 +262,8 @@ struct ConvertLmcToLinalgPass
   void runOnOperation() override {
     ConversionTarget target(getContext());
     target.addIllegalDialect<LmcDialect>();
+    // Kept through fusion and CSE (lmc-drop-optimization-barriers).
+    target.addLegalOp<OptimizationBarrierOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            scf::SCFDialect>();

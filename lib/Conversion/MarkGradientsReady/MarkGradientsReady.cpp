@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Common/Reach.h"
 #include "../Common/RuntimeCalls.h"
 #include "lmc/Conversion/Passes.h"
 #include "lmc/Transforms/Attributes.h"
@@ -28,26 +29,6 @@ namespace {
 
 /// The runtime function the calls go to (lmc/runtime/kernels.h).
 constexpr llvm::StringLiteral kGradientReady = "lmc_rt_gradient_ready";
-
-/// The last op of `body` that reaches `buffer`: uses it, or uses a value
-/// computed from it; null when none does.
-Operation *lastReachingOp(Block &body, Value buffer) {
-  Operation *last = nullptr;
-  SmallVector<Value> worklist = {buffer};
-  DenseSet<Value> seen = {buffer};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      Operation *top = body.findAncestorOpInBlock(*user);
-      if (top && (!last || last->isBeforeInBlock(top)))
-        last = top;
-      for (Value result : user->getResults())
-        if (seen.insert(result).second)
-          worklist.push_back(result);
-    }
-  }
-  return last;
-}
 
 struct MarkGradientsReady
     : public impl::LmcMarkGradientsReadyBase<MarkGradientsReady> {

@@ -1,14 +1,17 @@
 //===- PlanBuffers.cpp - one arena for a function's buffers ---------------===//
 //
 // After bufferization a step allocates every intermediate on each call and
-// frees it after its last use (hundreds of mallocs per step, and a peak
-// known only by running it). The allocs and deallocs are in the function's
-// body, in program order, so each buffer's lifetime is an interval of that
-// order and the whole plan is an interval-packing problem solved here once,
-// at compile time (see Passes.td).
+// frees it at the end (hundreds of mallocs per step, and a peak known only
+// by running it). The allocs are in the function's body, in program order,
+// and a buffer is dead after the last op that reaches it (ownership-based
+// deallocation puts the deallocs at the end of the block, not there), so
+// each buffer's lifetime is an interval of that order and the whole plan is
+// an interval-packing problem solved here once, at compile time (see
+// Passes.td).
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Common/Reach.h"
 #include "../Common/RuntimeCalls.h"
 #include "lmc/Conversion/Passes.h"
 #include "lmc/Transforms/Attributes.h"
@@ -80,8 +83,10 @@ SmallVector<Buffer> collectBuffers(Block &body) {
         deallocs.push_back(dealloc);
     if (deallocs.size() != 1 || deallocs[0]->getBlock() != &body)
       continue;
+    // Dead after its last reader or writer (through views and pointers).
+    Operation *last = lastReachingOp(body, alloc, deallocs[0]);
     buffers.push_back({alloc, deallocs[0], position[alloc],
-                       position[deallocs[0]], *bytes});
+                       last ? position[last] : position[alloc], *bytes});
   }
   return buffers;
 }

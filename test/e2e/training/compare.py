@@ -14,6 +14,8 @@
       the last eval loss equals LOSSES.json's "eval_loss".
   compare.py loss-falls METRICS.jsonl FACTOR
       the last logged loss is below FACTOR times the first.
+  compare.py smaller-step-memory INFO OTHER_INFO
+      the train_step arena `--info` reports in INFO is below OTHER_INFO's.
 
 Exits 1 with the worst mismatch on failure.
 """
@@ -117,6 +119,14 @@ def main():
         if not last < float(o.args[1]) * first:
             fail(f"loss went from {first} to {last}")
         print(f"loss fell from {first} to {last} over {rows[-1]['step']} steps")
+    elif o.mode == "smaller-step-memory":
+        import re
+        got, other = (float(re.search(r"train_step ([0-9.]+) MiB",
+                                      open(p).read()).group(1))
+                      for p in o.args[:2])
+        if not got < other:
+            fail(f"train_step arena {got} MiB is not below {other} MiB")
+        print(f"train_step arena {got} MiB < {other} MiB")
     else:
         fail(f"unknown mode {o.mode}")
 

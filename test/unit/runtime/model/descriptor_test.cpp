@@ -96,6 +96,33 @@ TEST(Descriptor, PrecisionActivationsAndSchedule) {
   EXPECT_EQ(d.schedule->decaySteps, 30);
   EXPECT_EQ(d.schedule->lrMin, 1e-05);
   EXPECT_FALSE(d.schedule->steps);
+  EXPECT_FALSE(d.remat);
+}
+
+TEST(Descriptor, Remat) {
+  Descriptor d = parseDescriptor(
+      mutate("flops 1234", "flops 1234\nactivations 4096\n"
+                           "remat per-block cuts 14 recomputed 126"),
+      60);
+  ASSERT_TRUE(d.remat);
+  EXPECT_EQ(d.remat->policy, "per-block");
+  EXPECT_EQ(d.remat->cuts, 14u);
+  EXPECT_EQ(d.remat->recomputed, 126u);
+  const std::pair<const char *, const char *> cases[] = {
+      {"remat per-block", "expected 'remat <policy> cuts <count> "
+                          "recomputed <count>'"},
+      {"remat per-block cuts 1 kept 2", "expected 'remat <policy>"},
+      {"remat everything cuts 1 recomputed 2", "unknown remat policy "
+                                               "'everything'"},
+      {"remat selective cuts -1 recomputed 2", "invalid cut count '-1'"},
+  };
+  for (const auto &[line, message] : cases) {
+    SCOPED_TRACE(line);
+    EXPECT_ERROR_CONTAINS(
+        parseDescriptor(mutate("flops 1234", std::string("flops 1234\n") + line),
+                        60),
+        message);
+  }
 }
 
 TEST(Descriptor, AcceptsMissingTrailingNewlineAndOutputLoss) {

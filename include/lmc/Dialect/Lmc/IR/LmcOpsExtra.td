@@ -108,6 +108,30 @@ def Lmc_RandomUniformOp : Lmc_Op<"random_uniform", [Pure]> {
       "$key `,` `stream` `=` $stream attr-dict `:` type($key) `->` type($result)";
 }
 
+def Lmc_OptimizationBarrierOp : Lmc_Op<"optimization_barrier",
+    [AllTypesMatch<["operand", "result"]>]> {
+  let summary = "the operand, kept apart from equal computations";
+  let description = [{
+    Returns its operand. It is not `Pure`, so CSE neither merges it nor the
+    ops computing from its result with equal ops computing from the
+    operand: lmc-rematerialize feeds the forward values it recomputes in the
+    backward pass through barriers, which would otherwise be folded back
+    into the forward values they replace (as `jax.lax.optimization_barrier`
+    does for `jax.checkpoint`). Lowering keeps it through fusion and CSE and
+    lmc-drop-optimization-barriers removes it before bufferization. Not
+    differentiable: it is inserted after autodiff.
+
+    Example:
+
+    ```mlir
+    %h = lmc.optimization_barrier %x : tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+}
+
 //===----------------------------------------------------------------------===//
 // Element type conversion
 //===----------------------------------------------------------------------===//
