@@ -8,10 +8,17 @@
 # dependency). Both sides run with OPENBLAS_CORETYPE unset.
 #
 #   SIZE=124M CONTEXT=256 BATCH=4 THREADS="1 2" STEPS=5 bash bench/gpt2.sh
+#
+# REMAT=per-block|selective compiles lmc's step with activation
+# checkpointing (lmc --remat; default none). PEERS="" runs lmc alone (for
+# sizes PyTorch cannot train on this machine without checkpointing of its
+# own); the table then has no PyTorch columns. The report gives lmc's
+# planned step memory (the train_step arena) and --info's memory need.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SIZE=${SIZE:-124M} CONTEXT=${CONTEXT:-256} BATCH=${BATCH:-4}
-THREADS=${THREADS:-"1 2"} STEPS=${STEPS:-5}
+THREADS=${THREADS:-"1 2"} STEPS=${STEPS:-5} REMAT=${REMAT:-none}
+PEERS=${PEERS-"eager compile"}
 VENV=${LMC_BENCH_VENV:-$ROOT/build/bench-venv}
 WORK=${WORK:-$ROOT/build/bench-gpt2}
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
@@ -26,42 +33,56 @@ python3 "$ROOT/scripts/text_to_tokens.py" "$WORK/text.txt" "$WORK/train.bin" > /
 MODEL=$WORK/gpt2-$SIZE-$CONTEXT.onnx
 [ -f "$MODEL" ] || "$PY" "$ROOT/examples/gpt2/export.py" --size "$SIZE" \
   --context "$CONTEXT" -o "$MODEL" > /dev/null 2>&1
-EXE=$WORK/train-$SIZE-$CONTEXT-b$BATCH
+EXE=$WORK/train-$SIZE-$CONTEXT-b$BATCH-$REMAT
 /usr/bin/time -f "%e %M" -o "$WORK/compile.time" \
-  "$ROOT/build/bin/lmc" "$MODEL" --batch "$BATCH" -o "$EXE" --quiet
+  "$ROOT/build/bin/lmc" "$MODEL" --batch "$BATCH" --remat "$REMAT" -o "$EXE" --quiet
+"$EXE" --info > "$WORK/info.txt"
 /usr/bin/time -f "%e %M" -o "$WORK/startup.time" \
   "$EXE" --tokens "$WORK/train.bin" --steps 0 > /dev/null
 for t in $THREADS; do # alternating: lmc, eager, compiled per thread count
   /usr/bin/time -f "%e %M" -o "$WORK/lmc-$t.time" "$EXE" --tokens "$WORK/train.bin" \
     --steps "$STEPS" --threads "$t" --log-every 1 --metrics "$WORK/lmc-$t.jsonl" > /dev/null
-  for mode in eager compile; do
+  for mode in $PEERS; do
     "$PY" "$ROOT/bench/gpt2_torch.py" --size "$SIZE" --context "$CONTEXT" \
       --batch "$BATCH" --steps "$STEPS" --threads "$t" --mode "$mode" \
       --tokens "$WORK/train.bin" > "$WORK/torch-$mode-$t.json" 2> /dev/null
   done
 done
-"$PY" - "$WORK" "$SIZE" "$CONTEXT" "$BATCH" "$EXE" "$THREADS" <<'PY'
-import json, os, statistics, sys
-work, size, ctx, batch, exe, threads = sys.argv[1:]
+"$PY" - "$WORK" "$SIZE" "$CONTEXT" "$BATCH" "$EXE" "$THREADS" "$REMAT" "$PEERS" <<'PY'
+import json, os, re, statistics, sys
+work, size, ctx, batch, exe, threads, remat, peers = sys.argv[1:]
+peers = peers.split()
 tokens = int(ctx) * int(batch)
 def timed(name):
     seconds, kib = open(os.path.join(work, name)).read().split()
     return float(seconds), int(kib) / 1024
 import torch
-print(f"GPT-2 {size}, batch {batch} x context {ctx}, AdamW; PyTorch {torch.__version__}")
+print(f"GPT-2 {size}, batch {batch} x context {ctx}, AdamW, lmc --remat {remat}; "
+      f"PyTorch {torch.__version__}" if peers else
+      f"GPT-2 {size}, batch {batch} x context {ctx}, AdamW, lmc --remat {remat}")
 c, crss = timed("compile.time"); s, _ = timed("startup.time")
+info = open(os.path.join(work, "info.txt")).read()
+arena = re.search(r"train_step ([0-9.]+ [KMG]iB)", info).group(1)
+need = re.search(r"memory need: (.*); estimate", info).group(1)
 print(f"lmc compile {c:.1f} s, compiler peak RSS {crss:.0f} MiB, executable "
       f"{os.path.getsize(exe) / 2**20:.0f} MiB, startup to the first step {s:.2f} s")
-print("| threads | lmc ms | eager ms | compile ms | lmc / best | lmc tok/s | lmc RSS MiB | eager RSS | compile RSS |")
-print("|---|---|---|---|---|---|---|---|---|")
+print(f"lmc step memory (train_step arena) {arena}; memory need {need}")
+head = "| threads | lmc ms | lmc tok/s | lmc RSS MiB |"
+if peers:
+    head += " eager ms | compile ms | lmc / best | eager RSS | compile RSS |"
+print(head)
+print("|---" * (head.count("|") - 1) + "|")
 for t in threads.split():
     rows = [json.loads(l) for l in open(os.path.join(work, f"lmc-{t}.jsonl"))]
     lmc = statistics.median(r["ms"] for r in rows[1:] or rows)
     _, lrss = timed(f"lmc-{t}.time")
-    e = json.load(open(os.path.join(work, f"torch-eager-{t}.json")))
-    k = json.load(open(os.path.join(work, f"torch-compile-{t}.json")))
-    best = min(e["median_ms"], k["median_ms"])
-    print(f"| {t} | {lmc:.0f} | {e['median_ms']:.0f} | {k['median_ms']:.0f} "
-          f"(first {k['first_ms'] / 1000:.0f} s) | {lmc / best:.2f} | {tokens / lmc * 1000:.0f} | "
-          f"{lrss:.0f} | {e['peak_rss_mib']:.0f} | {k['peak_rss_mib']:.0f} |")
+    line = f"| {t} | {lmc:.0f} | {tokens / lmc * 1000:.0f} | {lrss:.0f} |"
+    if peers:
+        e = json.load(open(os.path.join(work, f"torch-eager-{t}.json")))
+        k = json.load(open(os.path.join(work, f"torch-compile-{t}.json")))
+        best = min(e["median_ms"], k["median_ms"])
+        line += (f" {e['median_ms']:.0f} | {k['median_ms']:.0f} (first "
+                 f"{k['first_ms'] / 1000:.0f} s) | {lmc / best:.2f} | "
+                 f"{e['peak_rss_mib']:.0f} | {k['peak_rss_mib']:.0f} |")
+    print(line)
 PY
