@@ -28,6 +28,28 @@ FailureOr<std::string> serializeOnnxForExport(MLIRContext &context,
   std::string modelDir = llvm::sys::path::parent_path(path).str();
   if (modelDir.empty())
     modelDir = ".";
+  // External data inlined: the exported model lives elsewhere. The
+  // importer has read and checked these files already.
+  auto inlineExternalData = [&](onnx::TensorProto &tensor,
+                                StringRef what) -> LogicalResult {
+    if (tensor.data_location() != onnx::TensorProto::EXTERNAL)
+      return success();
+    auto emitError = [&]() {
+      return mlir::emitError(FileLineColLoc::get(&context, path, 0, 0))
+             << what << ": ";
+    };
+    FailureOr<int64_t> size = onnx_import::tensorByteSize(tensor);
+    if (failed(size))
+      return emitError() << "invalid dimensions";
+    FailureOr<std::string> bytes =
+        onnx_import::readExternalData(tensor, modelDir, *size, emitError);
+    if (failed(bytes))
+      return failure();
+    tensor.set_raw_data(std::move(*bytes));
+    tensor.clear_external_data();
+    tensor.clear_data_location();
+    return success();
+  };
   auto *initializers = model.mutable_graph()->mutable_initializer();
   for (int i = initializers->size() - 1; i >= 0; --i) {
     onnx::TensorProto &init = initializers->at(i);
@@ -35,24 +57,17 @@ FailureOr<std::string> serializeOnnxForExport(MLIRContext &context,
       initializers->DeleteSubrange(i, 1);
       continue;
     }
-    if (init.data_location() != onnx::TensorProto::EXTERNAL)
-      continue;
-    // The importer has read and checked this file already.
-    auto emitError = [&]() {
-      return mlir::emitError(FileLineColLoc::get(&context, path, 0, 0))
-             << "initializer '" << init.name() << "': ";
-    };
-    FailureOr<int64_t> size = onnx_import::tensorByteSize(init);
-    if (failed(size))
-      return emitError() << "invalid dimensions";
-    FailureOr<std::string> bytes =
-        onnx_import::readExternalData(init, modelDir, *size, emitError);
-    if (failed(bytes))
+    if (failed(inlineExternalData(init, "initializer '" + init.name() + "'")))
       return failure();
-    init.set_raw_data(std::move(*bytes));
-    init.clear_external_data();
-    init.clear_data_location();
   }
+  // Constant nodes of exports above 2 GB keep their values there too.
+  for (onnx::NodeProto &node : *model.mutable_graph()->mutable_node())
+    for (onnx::AttributeProto &attr : *node.mutable_attribute())
+      if (attr.has_t() &&
+          failed(inlineExternalData(*attr.mutable_t(),
+                                    "node '" + node.name() + "' attribute '" +
+                                        attr.name() + "'")))
+        return failure();
   std::string bytes;
   if (!model.SerializeToString(&bytes))
     return mlir::emitError(FileLineColLoc::get(&context, path, 0, 0))

@@ -105,6 +105,10 @@ public:
                    mlir::RankedTensorType inputType, bool broadcasts = false);
 
   const onnx::AttributeProto *attr(llvm::StringRef attrName) const;
+  /// The value of tensor attribute `a` (Constant's `value`); external data
+  /// is read next to the model file, as initializers' is.
+  mlir::FailureOr<mlir::DenseElementsAttr>
+  tensorAttr(const onnx::AttributeProto &a);
   mlir::FailureOr<int64_t> intAttr(llvm::StringRef attrName, int64_t dflt);
   mlir::FailureOr<float> floatAttr(llvm::StringRef attrName, float dflt);
   mlir::FailureOr<std::string> stringAttr(llvm::StringRef attrName,

@@ -46,6 +46,11 @@ public:
   OwningOpRef<ModuleOp> run();
 
   Location fileLoc() { return FileLineColLoc::get(&context, path, 0, 0); }
+  /// External data is looked up next to the model file.
+  std::string externalDataDir() const {
+    std::string dir = llvm::sys::path::parent_path(path).str();
+    return dir.empty() ? std::string(".") : dir;
+  }
   InFlightDiagnostic error() { return emitError(fileLoc()); }
 
   /// Binds `name` (a node or graph output); an error if already bound.
@@ -220,10 +225,7 @@ LogicalResult GraphImporter::importInitializers() {
   const onnx::GraphProto &graph = model.graph();
   if (failed(checkParamBudget()))
     return failure();
-  // External data is looked up next to the model file.
-  std::string modelDir = llvm::sys::path::parent_path(path).str();
-  if (modelDir.empty())
-    modelDir = ".";
+  std::string modelDir = externalDataDir();
   for (const onnx::TensorProto &init : graph.initializer()) {
     const std::string &name = init.name();
     if (name.empty())
@@ -549,6 +551,14 @@ NodeImporter::NodeImporter(GraphImporter &graph, const onnx::NodeProto &node,
                            Location loc, StringRef name, int64_t opset)
     : node(node), b(graph.builder), loc(loc), name(name.str()), opset(opset),
       graph(graph) {}
+
+FailureOr<DenseElementsAttr>
+NodeImporter::tensorAttr(const onnx::AttributeProto &a) {
+  return convertTensor(
+      b.getContext(), a.t(),
+      [&] { return error() << "attribute '" << a.name() << "': "; },
+      graph.externalDataDir());
+}
 
 InFlightDiagnostic NodeImporter::error() {
   return emitError(loc) << "node '" << name << "' (" << node.op_type()

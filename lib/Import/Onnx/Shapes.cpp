@@ -241,8 +241,7 @@ LogicalResult importConstant(NodeImporter &n) {
   if (a.name() == "value") {
     if (failed(expect(onnx::AttributeProto::TENSOR, "a tensor")))
       return failure();
-    FailureOr<DenseElementsAttr> value = convertTensor(
-        ctx, a.t(), [&] { return n.error() << "attribute 'value': "; });
+    FailureOr<DenseElementsAttr> value = n.tensorAttr(a);
     if (failed(value))
       return failure();
     return n.setConstantResult(*value);
@@ -376,9 +375,7 @@ LogicalResult importConstantOfShape(NodeImporter &n) {
   if (const onnx::AttributeProto *a = n.attr("value")) {
     if (a->type() != onnx::AttributeProto::TENSOR)
       return n.error() << "attribute 'value' must be a tensor";
-    FailureOr<DenseElementsAttr> value = convertTensor(
-        n.b.getContext(), a->t(),
-        [&] { return n.error() << "attribute 'value': "; });
+    FailureOr<DenseElementsAttr> value = n.tensorAttr(*a);
     if (failed(value))
       return failure();
     if (value->getNumElements() != 1)

@@ -142,6 +142,17 @@ def main():
     }
     for name, entries in cases.items():
         save(matmul_model(external_weight(entries)), name + ".onnx")
+    # A Constant node's value in external data (torch.onnx.export writes
+    # large constants of models above 2 GB so), held to the same rules.
+    for name, entries in {"ext-constant": ok,
+                          "ext-constant-parent": cases["ext-parent"]}.items():
+        value = external_weight(entries)
+        value.name = ""
+        constant = helper.make_node("Constant", [], ["w"], name="c",
+                                    value=value)
+        save(model([constant,
+                    helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+                   [fvi("x", [2, 3])], [fvi("y", [2, 2])]), name + ".onnx")
 
 
 def matmul_model_with(initializers):
