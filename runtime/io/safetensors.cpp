@@ -6,6 +6,9 @@
 #include "io/file_io.h"
 #include "io/json.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <set>
 #include <string_view>
@@ -123,22 +126,25 @@ const char *safetensorsDTypeName(DType dtype) {
   return "?";
 }
 
-SafetensorsFile parseSafetensors(std::vector<uint8_t> bytes) {
-  LMC_CHECK(bytes.size() >= 8, "not a safetensors file (shorter than 8 bytes)");
+namespace {
+
+/// The header of the `size`-byte file at `bytes` into `file` (everything
+/// but the storage).
+void parseHeader(const uint8_t *bytes, size_t size, SafetensorsFile &file) {
+  LMC_CHECK(size >= 8, "not a safetensors file (shorter than 8 bytes)");
   uint64_t headerSize = 0;
   for (int i = 7; i >= 0; --i)
     headerSize = (headerSize << 8) | bytes[size_t(i)];
   LMC_CHECK(headerSize <= kMaxSafetensorsHeaderSize, "header length ",
             headerSize, " exceeds the ", kMaxSafetensorsHeaderSize,
             "-byte limit");
-  LMC_CHECK(headerSize <= bytes.size() - 8, "header length ", headerSize,
-            " is beyond the end of the file (", bytes.size(), " bytes)");
+  LMC_CHECK(headerSize <= size - 8, "header length ", headerSize,
+            " is beyond the end of the file (", size, " bytes)");
 
-  SafetensorsFile file;
   file.dataStart = 8 + size_t(headerSize);
-  const size_t dataSize = bytes.size() - file.dataStart;
+  const size_t dataSize = size - file.dataStart;
   JsonValue header = parseJson(std::string_view(
-      reinterpret_cast<const char *>(bytes.data() + 8), size_t(headerSize)));
+      reinterpret_cast<const char *>(bytes + 8), size_t(headerSize)));
   LMC_CHECK(header.isObject(), "header is not a JSON object");
 
   for (size_t i = 0; i < header.keys.size(); ++i) {
@@ -156,17 +162,42 @@ SafetensorsFile parseSafetensors(std::vector<uint8_t> bytes) {
     file.tensors.push_back(parseTensorEntry(key, value, dataSize));
   }
   checkTiling(file.tensors, dataSize);
+}
+
+} // namespace
+
+SafetensorsFile parseSafetensors(std::vector<uint8_t> bytes) {
+  SafetensorsFile file;
+  parseHeader(bytes.data(), bytes.size(), file);
   file.bytes = std::move(bytes);
   return file;
 }
 
+SafetensorsFile parseSafetensors(MappedFile mapping) {
+  SafetensorsFile file;
+  parseHeader(mapping.data(), mapping.size(), file);
+  file.mapping = std::move(mapping);
+  return file;
+}
+
 SafetensorsFile readSafetensorsFile(const std::string &path) {
-  std::vector<uint8_t> bytes = readFile(path);
+  MappedFile mapping = MappedFile::open(path);
   try {
-    return parseSafetensors(std::move(bytes));
+    return parseSafetensors(std::move(mapping));
   } catch (const Error &e) {
     throw Error(concat(path, ": ", e.what()));
   }
+}
+
+void SafetensorsFile::release(const uint8_t *data, size_t size) const {
+  if (!mapping.size() || size == 0)
+    return;
+  // Whole pages, outward: a page shared with a neighbour is read again
+  // from the page cache if the neighbour is touched later.
+  const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = uintptr_t(data) / page * page;
+  const uintptr_t end = (uintptr_t(data) + size + page - 1) / page * page;
+  ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
 }
 
 std::string

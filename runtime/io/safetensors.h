@@ -11,6 +11,7 @@
 #define LMC_RUNTIME_SAFETENSORS_H
 
 #include "base/dtype.h"
+#include "io/mapped_file.h"
 
 #include <cstdint>
 #include <map>
@@ -31,15 +32,27 @@ struct SafetensorsTensor {
 };
 
 struct SafetensorsFile {
-  std::vector<uint8_t> bytes; // the whole file
-  size_t dataStart = 0;       // where the data buffer begins in `bytes`
+  std::vector<uint8_t> bytes; // the whole file, held in memory, or
+  MappedFile mapping;         // mapped (readSafetensorsFile)
+  size_t dataStart = 0;       // where the data buffer begins in the file
   std::vector<SafetensorsTensor> tensors; // in header order
   std::map<std::string, std::string> metadata;
 
   const SafetensorsTensor *find(const std::string &name) const;
-  const uint8_t *data(const SafetensorsTensor &t) const {
-    return bytes.data() + dataStart + t.begin;
+  const uint8_t *fileData() const {
+    return mapping.size() ? mapping.data() : bytes.data();
   }
+  size_t fileSize() const {
+    return mapping.size() ? mapping.size() : bytes.size();
+  }
+  const uint8_t *data(const SafetensorsTensor &t) const {
+    return fileData() + dataStart + t.begin;
+  }
+  /// Done with `size` bytes at `data` (inside the file): a mapped file's
+  /// pages leave this process's resident set (they are read again if
+  /// touched), so reading a checkpoint as large as the model does not
+  /// double its memory. Nothing for a file held in memory.
+  void release(const uint8_t *data, size_t size) const;
 };
 
 /// Safetensors spelling of an ABI dtype: F32 F64 I64 I32.
@@ -47,7 +60,10 @@ const char *safetensorsDTypeName(DType dtype);
 
 /// Parses safetensors bytes. Throws Error describing the problem.
 SafetensorsFile parseSafetensors(std::vector<uint8_t> bytes);
-/// Reads and parses a file; errors are prefixed with the path.
+/// Parses a mapped safetensors file, the same way.
+SafetensorsFile parseSafetensors(MappedFile mapping);
+/// Maps and parses a file (its pages are read as tensors are touched);
+/// errors are prefixed with the path.
 SafetensorsFile readSafetensorsFile(const std::string &path);
 
 struct TensorView {

@@ -169,6 +169,7 @@ MatchedInit matchInitTensors(const SafetensorsFile &file,
     } else {
       out.file.bytes.insert(out.file.bytes.end(), data, data + bytes);
     }
+    file.release(data, bytes);
     to.end = out.file.bytes.size();
     out.file.tensors.push_back(std::move(to));
   }

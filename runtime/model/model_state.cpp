@@ -195,9 +195,10 @@ void ModelState::restore(const SafetensorsFile &file, const std::string &source,
   for (const Group &group : restored)
     for (size_t i = 0; i < group.specs->size(); ++i) {
       const TensorSpec &spec = *(*group.specs)[i];
-      copyOwnPart(spec, modelParallel_, modelRank_,
-                  file.data(*file.find(spec.name)),
+      const SafetensorsTensor &tensor = *file.find(spec.name);
+      copyOwnPart(spec, modelParallel_, modelRank_, file.data(tensor),
                   (*group.storage)[current_][i].data());
+      file.release(file.data(tensor), tensor.end - tensor.begin);
     }
   if (shardedState)
     restoreStateRanges(file);

@@ -231,14 +231,21 @@ std::string Checkpointer::save(ModelState &state, const CheckpointMeta &meta) {
 
 CheckpointMeta Checkpointer::load(const std::string &path, ModelState &state) {
   try {
-    SafetensorsFile file = parseSafetensors(readFile(path));
+    // Mapped, and each part released once read: resuming a model as large
+    // as the machine's memory must not hold the file beside the state.
+    SafetensorsFile file = parseSafetensors(MappedFile::open(path));
     CheckpointMeta meta = parseCheckpointMetadata(file.metadata);
     const std::string &fp = get(file.metadata, "lmc.fingerprint");
     LMC_CHECK(fp == hex64(fingerprint_),
               "written by a different model (fingerprint ", fp,
               ", this executable's model is ", hex64(fingerprint_), ")");
-    const uint32_t crc = crc32c(file.bytes.data() + file.dataStart,
-                                file.bytes.size() - file.dataStart);
+    uint32_t crc = 0;
+    constexpr size_t kChunk = size_t(64) << 20;
+    for (size_t at = file.dataStart; at < file.fileSize(); at += kChunk) {
+      const size_t n = std::min(kChunk, file.fileSize() - at);
+      crc = crc32c(file.fileData() + at, n, crc);
+      file.release(file.fileData() + at, n);
+    }
     LMC_CHECK(concat(crc) == get(file.metadata, "lmc.data_crc32c"),
               "data checksum mismatch (the file is corrupted)");
     addPieceEntries(file, state.joins());

@@ -54,6 +54,12 @@ TEST(Safetensors, WriteReadRoundTrip) {
   EXPECT_EQ(*reinterpret_cast<const double *>(f.data(*tb)), -1.5);
   EXPECT_TRUE(f.find("step")->shape.empty());
   EXPECT_EQ(f.find("none")->begin, f.find("none")->end);
+  // Read mapped; released pages read back the same.
+  EXPECT_GT(f.mapping.size(), 0u);
+  EXPECT_TRUE(f.bytes.empty());
+  f.release(f.data(*tw), 24);
+  f.release(f.fileData(), f.fileSize());
+  EXPECT_EQ(std::memcmp(f.data(*tw), w.data(), 24), 0);
   // The temp file was renamed away.
   EXPECT_NE(access((path + ".tmp." + std::to_string(getpid())).c_str(), F_OK),
             0);
@@ -67,6 +73,23 @@ TEST(Safetensors, AcceptsUnusedDtypesAndEmptyHeader) {
                {0, 0, 0, 0}));
   EXPECT_EQ(f.tensors[0].dtype, "BF16");
   EXPECT_TRUE(parseSafetensors(makeFile("{}  ", {})).tensors.empty());
+}
+
+TEST(Safetensors, RejectsShortOrEmptyMappedFile) {
+  char dirTemplate[] = "/tmp/lmc-st-XXXXXX";
+  ASSERT_NE(mkdtemp(dirTemplate), nullptr);
+  const std::string path = std::string(dirTemplate) + "/short.safetensors";
+  for (const char *content : {"", "abc"}) {
+    FILE *f = std::fopen(path.c_str(), "wb");
+    ASSERT_TRUE(f);
+    std::fputs(content, f);
+    std::fclose(f);
+    EXPECT_ERROR_CONTAINS(readSafetensorsFile(path),
+                          path + ": not a safetensors file (shorter than 8 "
+                                 "bytes)");
+  }
+  std::remove(path.c_str());
+  rmdir(dirTemplate);
 }
 
 TEST(Safetensors, RejectsShortFile) {
