@@ -264,12 +264,10 @@ void describeLowering(ModuleOp module, ModelDescription &model) {
     for (StringRef name : names.getAsValueRange<StringAttr>())
       os << "inplace " << name << '\n';
   if (auto slots = module->getAttrOfType<DictionaryAttr>(attrs::kInPlaceSlots))
-    for (NamedAttribute entry : slots)
-    {
+    for (NamedAttribute entry : slots) {
       ArrayRef<int64_t> gone =
           cast<DenseI64ArrayAttr>(entry.getValue()).asArrayRef();
-      model.inPlaceSlots[entry.getName().str()].assign(gone.begin(),
-                                                       gone.end());
+      model.inPlaceSlots[entry.getName().str()] = {gone.begin(), gone.end()};
     }
   // The lines come last, before `end` (docs/runtime-abi.md).
   constexpr llvm::StringLiteral kEnd = "end\n";

@@ -248,27 +248,20 @@ struct Rematerialize : public impl::LmcRematerializeBase<Rematerialize> {
     for (auto &[cut, plan] : plans)
       recomputed += recomputeSegment(body, plan.takeVector(), isBackward,
                                      dominators);
-    func->getParentOfType<ModuleOp>()->setAttr(attrs::kRemat,
-                  DictionaryAttr::get(
-                      &getContext(),
-                      {NamedAttribute(StringAttr::get(&getContext(), "policy"),
-                                      StringAttr::get(&getContext(), policy)),
-                       NamedAttribute(
-                           StringAttr::get(&getContext(), "cuts"),
-                           IntegerAttr::get(IntegerType::get(&getContext(), 64),
-                                            cuts.size())),
-                       NamedAttribute(
-                           StringAttr::get(&getContext(), "recomputed"),
-                           IntegerAttr::get(IntegerType::get(&getContext(), 64),
-                                            recomputed))}));
+    Builder b(&getContext());
+    getOperation()->setAttr(
+        attrs::kRemat,
+        b.getDictionaryAttr(
+            {b.getNamedAttr("policy", b.getStringAttr(policy)),
+             b.getNamedAttr("cuts", b.getI64IntegerAttr(cuts.size())),
+             b.getNamedAttr("recomputed", b.getI64IntegerAttr(recomputed))}));
   }
 
   /// Clones `ops` (in program order) right before the first backward op
   /// that reads one of them, reading the segment's inputs through barriers,
   /// and points the backward readers at the clones. Returns the ops cloned.
-  template <typename IsBackward>
   int64_t recomputeSegment(Block &body, SmallVector<Operation *> ops,
-                           IsBackward isBackward,
+                           function_ref<bool(Operation *)> isBackward,
                            const DataDominators &dominators) {
     llvm::sort(ops, [](Operation *a, Operation *b) {
       return a->isBeforeInBlock(b);
@@ -277,8 +270,10 @@ struct Rematerialize : public impl::LmcRematerializeBase<Rematerialize> {
     Operation *firstReader = nullptr;
     for (Operation *op : ops)
       for (Operation *user : op->getUsers()) {
+        if (!isBackward(user))
+          continue;
         Operation *top = body.findAncestorOpInBlock(*user);
-        if (isBackward(user) && (!firstReader || top->isBeforeInBlock(firstReader)))
+        if (!firstReader || top->isBeforeInBlock(firstReader))
           firstReader = top;
       }
     if (!firstReader)
@@ -296,14 +291,15 @@ struct Rematerialize : public impl::LmcRematerializeBase<Rematerialize> {
                                  operand)
                                  .getResult());
       }
+    // The clones read the mapped values, never the originals: only the
+    // backward readers move over.
     for (Operation *op : ops) {
       Operation *clone = b.clone(*op, mapping);
-      clone->setAttr(attrs::kRecomputed, UnitAttr::get(&getContext()));
+      clone->setAttr(attrs::kRecomputed, b.getUnitAttr());
       for (auto [original, copy] :
            llvm::zip(op->getResults(), clone->getResults()))
         original.replaceUsesWithIf(copy, [&](OpOperand &use) {
-          return isBackward(use.getOwner()) && use.getOwner() != clone &&
-                 !cloned.contains(use.getOwner());
+          return isBackward(use.getOwner());
         });
     }
     return int64_t(ops.size());

@@ -9,7 +9,6 @@
 #include "lmc/Import/Onnx/Onnx.h"
 #include "Importer.h"
 
-#include "llvm/Support/Path.h"
 
 using namespace mlir;
 
@@ -25,9 +24,7 @@ FailureOr<std::string> serializeOnnxForExport(MLIRContext &context,
                                         path.ends_with(".onnxtxt"), model))
     return failure();
 
-  std::string modelDir = llvm::sys::path::parent_path(path).str();
-  if (modelDir.empty())
-    modelDir = ".";
+  std::string modelDir = onnx_import::externalDataDirOf(path);
   // External data inlined: the exported model lives elsewhere. The
   // importer has read and checked these files already.
   auto inlineExternalData = [&](onnx::TensorProto &tensor,

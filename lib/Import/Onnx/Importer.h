@@ -180,6 +180,9 @@ convertTensor(mlir::MLIRContext *context, const onnx::TensorProto &tensor,
 /// for an unsupported data type, a negative dimension or an overflow.
 mlir::FailureOr<int64_t> tensorByteSize(const onnx::TensorProto &tensor);
 
+/// Where external tensor data of the model at `modelPath` is looked up:
+/// the model file's directory ("." for a bare file name).
+std::string externalDataDirOf(llvm::StringRef modelPath);
 /// Reads the `expectedBytes` bytes of an external tensor: `location` must be
 /// a relative path without `..` components, every directory on the way and
 /// the file itself must not be symbolic links, the file must be a regular

@@ -20,7 +20,6 @@
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 
 #include "onnx/defs/parser.h"
 
@@ -48,8 +47,7 @@ public:
   Location fileLoc() { return FileLineColLoc::get(&context, path, 0, 0); }
   /// External data is looked up next to the model file.
   std::string externalDataDir() const {
-    std::string dir = llvm::sys::path::parent_path(path).str();
-    return dir.empty() ? std::string(".") : dir;
+    return onnx_import::externalDataDirOf(path);
   }
   InFlightDiagnostic error() { return emitError(fileLoc()); }
 

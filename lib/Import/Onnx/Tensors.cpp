@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/Path.h"
 
 #include <cerrno>
 #include <cstring>
@@ -277,6 +278,11 @@ readExternalData(const onnx::TensorProto &tensor, StringRef baseDir,
     done += static_cast<uint64_t>(n);
   }
   return data;
+}
+
+std::string externalDataDirOf(StringRef modelPath) {
+  std::string dir = llvm::sys::path::parent_path(modelPath).str();
+  return dir.empty() ? std::string(".") : dir;
 }
 
 FailureOr<DenseElementsAttr>
