@@ -1,18 +1,21 @@
-"""Side-by-side training-step benchmark: lmc's executable vs PyTorch.
+"""Side-by-side training-step benchmark: lmc's executable vs PyTorch eager
+and torch.compile.
 
-    python3 bench/bench.py [--threads T] [--runs R] [--models digits,mlp,gpt]
+    bash bench/run.sh [--threads 1,2] [--runs R] [--models digits,mlp,gpt]
 
 For each model: export from PyTorch to ONNX, compile with build/bin/lmc,
-then alternate R runs of lmc's executable and of PyTorch's own training loop
-(same initial weights, same data, same optimizer, same thread count) and
-report the median step time, achieved GFLOP/s (FLOPs per step as lmc's
---info counts them), the ratio lmc/PyTorch, the share of the measured
-OpenBLAS sgemm peak, the matmul floor (the step's matrix products timed
-alone through OpenBLAS, bench/gemm_floor.c: what no step calling this BLAS
-can beat) and its ratio to PyTorch's step, and the peak resident memory of each side's training
-process (a separate run of each: lmc's executable, and a Python process
-that imports torch and trains). Needs torch and numpy (bench only, not the
-tests).
+then alternate R runs of lmc's executable, of PyTorch's own training loop
+in eager mode and of the same loop with forward and backward under
+torch.compile (compiled once, before the timed runs; its compile time is
+reported apart) — same initial weights, data, optimizer (AdamW) and thread
+count — and report the median step time of each, the ratio of lmc to the
+best PyTorch, lmc's achieved GFLOP/s (FLOPs per step as lmc's --info
+counts them) and its share of the measured OpenBLAS sgemm peak, the matmul
+floor (the step's matrix products timed alone through OpenBLAS,
+bench/gemm_floor.c: what no step calling this BLAS can beat) and its ratio
+to the best PyTorch, and the peak resident memory of each side's training
+process (separate runs). Needs torch and numpy (bench/run.sh installs them
+into a virtual environment of the benchmark's own; not a test dependency).
 """
 import argparse
 import json
@@ -54,6 +57,8 @@ def gpt_module():
     gpt.CTX, gpt.DIM, gpt.HEADS, gpt.LAYERS = 128, 256, 4, 4
     return gpt
 
+
+PEERS = ("eager", "compile")
 
 # name: (layer sizes, or "gpt"; batch; steps per run)
 MODELS = {
@@ -147,24 +152,49 @@ def time_lmc(name, work, exe, threads):
     return statistics.median(ms[len(ms) // 10:])
 
 
-def time_torch(name, model, x, y, threads):
-    sizes, batch, steps = MODELS[name]
-    torch.set_num_threads(threads)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.0)
+def torch_step(model, mode):
+    """One training step's forward and backward: eager, or under
+    torch.compile (Inductor), as users write it; AdamW stays eager."""
     lossf = torch.nn.CrossEntropyLoss()
-    xs, ys = torch.from_numpy(x), torch.from_numpy(y)
-    times = []
-    for step in range(steps):
-        s = (step * batch) % len(x)
-        t0 = time.perf_counter()
-        opt.zero_grad()
-        logits = model(xs[s:s + batch])
-        loss = lossf(logits.reshape(-1, logits.shape[-1]),
-                     ys[s:s + batch].reshape(-1))
+
+    def step(xb, yb):
+        logits = model(xb)
+        loss = lossf(logits.reshape(-1, logits.shape[-1]), yb.reshape(-1))
         loss.backward()
-        opt.step()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times[len(times) // 10:])
+        return loss
+
+    return torch.compile(step) if mode == "compile" else step
+
+
+class TorchSide:
+    """A PyTorch model, its optimizer and its (compiled) step, built once;
+    `compile_s` is the first step's time under torch.compile."""
+
+    def __init__(self, name, mode, threads):
+        torch.set_num_threads(threads)
+        self.name, self.mode = name, mode
+        self.model = make_model(name)
+        self.opt = torch.optim.AdamW(self.model.parameters(), lr=1e-3,
+                                     weight_decay=0.0)
+        self.step = torch_step(self.model, mode)
+        self.compile_s = None
+
+    def time(self, x, y, threads):
+        """Median step time in ms over the model's steps (after 10 %)."""
+        torch.set_num_threads(threads)
+        _, batch, steps = MODELS[self.name]
+        xs, ys = torch.from_numpy(x), torch.from_numpy(y)
+        times = []
+        for i in range(steps):
+            s = (i * batch) % len(x)
+            t0 = time.perf_counter()
+            self.opt.zero_grad()
+            self.step(xs[s:s + batch], ys[s:s + batch])
+            self.opt.step()
+            times.append((time.perf_counter() - t0) * 1e3)
+            if self.compile_s is None:
+                self.compile_s = times[0] / 1e3
+        return statistics.median(times[max(1, len(times) // 10):])
 
 
 def run_blas_tool(work, name, threads, stdin=None):
@@ -225,45 +255,67 @@ def gemm_floor_ms(name, work, threads):
                          stdin=gemm_shapes(name, work))
 
 
+def row(name, work, threads, runs, peak):
+    """One table row: lmc, eager and compiled PyTorch on `threads` threads."""
+    model_sizes, batch, _ = MODELS[name]
+    _, x, y = export(name, work)
+    exe, flops, compile_s = compile_lmc(name, work)
+    sides = {mode: TorchSide(name, mode, threads) for mode in PEERS}
+    for side in sides.values():  # compile (and warm) outside the timing
+        side.time(x[:batch], y[:batch], threads)
+    ms = {"lmc": []} | {mode: [] for mode in PEERS}
+    for _ in range(runs):  # alternating: lmc, eager, compile, lmc, ...
+        ms["lmc"].append(time_lmc(name, work, exe, threads))
+        for mode, side in sides.items():
+            ms[mode].append(side.time(x, y, threads))
+    med = {k: statistics.median(v) for k, v in ms.items()}
+    best = min(med[mode] for mode in PEERS)
+    gflops = flops / (med["lmc"] * 1e-3) / 1e9
+    floor = gemm_floor_ms(name, work, threads)
+    rss = {"lmc": peak_rss_mib(lmc_command(name, work, exe, threads))}
+    for mode in PEERS:
+        rss[mode] = peak_rss_mib([sys.executable, __file__, "--threads",
+                                  str(threads), "--torch-train", name, work,
+                                  mode])
+    return (f"| {name} | {batch} | {threads} | {med['lmc']:.2f} "
+            f"| {med['eager']:.2f} | {med['compile']:.2f} "
+            f"({sides['compile'].compile_s:.0f} s) | {med['lmc'] / best:.2f} "
+            f"| {gflops:.1f} | {100 * gflops / peak[threads]:.0f}% "
+            f"| {floor:.2f} | {floor / best:.2f} | {compile_s:.1f} "
+            f"| {rss['lmc']:.0f} | {rss['eager']:.0f} | {rss['compile']:.0f} |")
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", default="1",
+                        help="comma-separated thread counts (a row each)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--models", default="digits,mlp,gpt")
     # Internal: the PyTorch side of the memory measurement, in a process
     # of its own.
-    parser.add_argument("--torch-train", nargs=2, metavar=("MODEL", "DIR"))
+    parser.add_argument("--torch-train", nargs=3,
+                        metavar=("MODEL", "DIR", "MODE"))
     o = parser.parse_args()
+    threads = [int(t) for t in o.threads.split(",")]
     if o.torch_train:
-        name, work = o.torch_train
-        time_torch(name, make_model(name), np.load(f"{work}/{name}_x.npy"),
-                   np.load(f"{work}/{name}_y.npy"), o.threads)
+        name, work, mode = o.torch_train
+        side = TorchSide(name, mode, threads[0])
+        side.time(np.load(f"{work}/{name}_x.npy"),
+                  np.load(f"{work}/{name}_y.npy"), threads[0])
         return
     work = tempfile.mkdtemp(prefix="lmc-bench-")
-    peak = sgemm_peak(work, o.threads)
-    print(f"sgemm peak: {peak:.0f} GFLOP/s on {o.threads} thread(s)")
-    print("| model | batch | lmc ms | PyTorch ms | lmc/PyTorch | lmc GFLOP/s "
-          "| % of sgemm peak | matmul floor ms | floor/PyTorch | compile s "
-          "| lmc peak MiB | PyTorch peak MiB |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    peak = {t: sgemm_peak(work, t) for t in threads}
+    print(f"PyTorch {torch.__version__}; OpenBLAS sgemm peak "
+          + ", ".join(f"{peak[t]:.0f} GFLOP/s on {t} thread(s)"
+                      for t in threads))
+    print("| model | batch | threads | lmc ms | eager ms | compile ms (first step) "
+          "| lmc / best | lmc GFLOP/s | % of sgemm peak | matmul floor ms "
+          "| floor / best | lmc compile s | lmc MiB | eager MiB | compile MiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in o.models.split(","):
-        model, x, y = export(name, work)
-        exe, flops, compile_s = compile_lmc(name, work)
-        lmc_ms, torch_ms = [], []
-        for _ in range(o.runs):
-            lmc_ms.append(time_lmc(name, work, exe, o.threads))
-            torch_ms.append(time_torch(name, model, x, y, o.threads))
-        a, t = statistics.median(lmc_ms), statistics.median(torch_ms)
-        gflops = flops / (a * 1e-3) / 1e9
-        floor = gemm_floor_ms(name, work, o.threads)
-        lmc_mib = peak_rss_mib(lmc_command(name, work, exe, o.threads))
-        torch_mib = peak_rss_mib([sys.executable, __file__, "--threads",
-                                  str(o.threads), "--torch-train", name, work])
-        print(f"| {name} | {MODELS[name][1]} | {a:.3f} | {t:.3f} | {a / t:.2f} "
-              f"| {gflops:.1f} | {100 * gflops / peak:.0f}% | {floor:.3f} "
-              f"| {floor / t:.2f} | {compile_s:.1f} "
-              f"| {lmc_mib:.0f} | {torch_mib:.0f} |")
-        sys.stdout.flush()
+        for t in threads:
+            print(row(name, work, t, o.runs, peak))
+            sys.stdout.flush()
 
 
 if __name__ == "__main__":

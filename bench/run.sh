@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
-# Runs the lmc-vs-PyTorch training benchmark (bench/bench.py) with the
-# machine's full OpenBLAS kernels for both sides: the environment's
-# OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE settings halve sgemm speed here.
-# Needs build/bin/lmc (scripts/build.sh) and torch (python3 -m pip install torch).
+# Runs the lmc-vs-PyTorch training benchmark (bench/bench.py: lmc, PyTorch
+# eager and torch.compile side by side) with the machine's full OpenBLAS
+# kernels for every side: the environment's OPENBLAS_CORETYPE /
+# OPENBLAS_L2_SIZE settings halve sgemm speed here. PyTorch comes from PyPI
+# into a virtual environment this script creates (shared with
+# bench/gpt2.sh; a benchmark peer, not a test dependency).
+# Needs build/bin/lmc (scripts/build.sh).
+#
+#   bash bench/run.sh --threads 1,2 --runs 3 --models digits,mlp,gpt
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-exec env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python3 "$ROOT/bench/bench.py" "$@"
+VENV=${LMC_BENCH_VENV:-$ROOT/build/bench-venv}
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q torch onnx onnxscript numpy
+fi
+exec env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$VENV/bin/python" \
+  "$ROOT/bench/bench.py" "$@"

@@ -263,6 +263,10 @@ void describeLowering(ModuleOp module, ModelDescription &model) {
   if (auto names = module->getAttrOfType<ArrayAttr>(attrs::kInPlace))
     for (StringRef name : names.getAsValueRange<StringAttr>())
       os << "inplace " << name << '\n';
+  if (auto regions = module->getAttrOfType<ArrayAttr>(attrs::kProfileRegions))
+    for (auto [index, region] :
+         llvm::enumerate(regions.getAsValueRange<StringAttr>()))
+      os << "profile " << index << ' ' << region << '\n';
   if (auto slots = module->getAttrOfType<DictionaryAttr>(attrs::kInPlaceSlots))
     for (NamedAttribute entry : slots) {
       ArrayRef<int64_t> gone =

@@ -197,6 +197,8 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       "{4},"
       "lower-affine,"
       "lmc-outline-loop-nests,"
+      // Brackets for the executable's --profile (docs/training-executable.md).
+      "lmc-profile-regions,"
       "{1}"
       "convert-scf-to-cf,"
       "expand-strided-metadata,"

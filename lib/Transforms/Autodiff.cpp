@@ -45,6 +45,19 @@ SmallVector<Operation *> forwardOps(func::FuncOp func) {
                              [](Operation &op) { return &op; });
 }
 
+/// Tags the ops after `lastForward` up to `end` (what the reverse sweep
+/// built) as backward ops: a FusedLoc with kBackwardLoc around each one's
+/// location, which stays the forward op's (diagnostics still name it).
+void markBackward(Operation *lastForward, Operation *end) {
+  Operation *op = lastForward ? lastForward->getNextNode()
+                              : &end->getBlock()->front();
+  for (; op != end; op = op->getNextNode())
+    op->setLoc(FusedLoc::get({op->getLoc()},
+                             StringAttr::get(op->getContext(),
+                                             attrs::kBackwardLoc),
+                             op->getContext()));
+}
+
 /// Values that depend on a parameter and that the loss depends on.
 llvm::DenseSet<Value> findActiveValues(func::FuncOp func) {
   SmallVector<Value> params;
@@ -178,9 +191,11 @@ struct AutodiffPass : public lmc::impl::LmcAutodiffBase<AutodiffPass> {
     Value loss = terminator->getOperand(0);
     if (!seed)
       seed = buildSplatLike(b, loss.getLoc(), loss, 1.0);
+    Operation *lastForward = terminator->getPrevNode();
     ReverseSweep sweep(active);
     if (failed(sweep.run(forwardOps(grad), loss, seed, b)))
       return failure();
+    markBackward(lastForward, terminator);
 
     SmallVector<Value> results{terminator->getOperand(0)};
     SmallVector<Attribute> resultAttrs{b.getDictionaryAttr(

@@ -213,6 +213,9 @@ Config parseFlags(const std::vector<std::string> &args) {
     } else if (flag == "--info") {
       noValue();
       config.info = true;
+    } else if (flag == "--profile") {
+      noValue();
+      config.profile = true;
     } else if (flag == "--help" || flag == "-h") {
       noValue();
       config.help = true;
@@ -257,6 +260,12 @@ void checkFlagsTakeEffect(const Config &config, const RunFacts &facts) {
     throw UsageError("--seed seeds the shuffle and the model's random "
                      "numbers (dropout); this run has neither: pass "
                      "--shuffle or drop --seed");
+  if (config.profile && !facts.profileRegions)
+    throw UsageError(
+        "--profile times the step's loop nests and runtime calls, and this "
+        "executable has none to time (built for --target cuda, whose "
+        "kernels run asynchronously: profile those with nsys); drop "
+        "--profile");
   if (facts.processes == 1)
     for (const char *flag : {"--zero", "--bucket-mb", "--collective-timeout"})
       if (given(flag))
@@ -342,6 +351,10 @@ std::string usageText(const std::string &program) {
       "  --memory-budget BYTES       refuse to start when the estimated\n"
       "                              memory need is above (e.g. 16G; 0: no\n"
       "                              check; default: physical memory)\n"
+      "  --profile                   after training, print the time of\n"
+      "                              each loop nest and BLAS call per step\n"
+      "                              (steps after the first), named by the\n"
+      "                              model's nodes\n"
       "  --info                      describe the model and exit\n"
       "  --version                   the lmc that compiled this executable,\n"
       "                              its command line and the model's\n"

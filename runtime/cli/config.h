@@ -74,6 +74,7 @@ struct Config {
   /// --memory-budget BYTES (0: no check; default: physical memory).
   std::optional<uint64_t> memoryBudget;
   bool info = false;                 // --info
+  bool profile = false;              // --profile
   bool help = false;                 // --help
   bool version = false;              // --version
   /// The flags given ("--seed", ...), for the checks that refuse a flag
@@ -90,6 +91,9 @@ struct RunFacts {
   ScheduleKind schedule = ScheduleKind::Constant; // the one in effect
   int processes = 1;                              // of the whole job
   bool randomKey = false; // the model draws random numbers (dropout)
+  /// The compiled step times its loop nests and runtime calls
+  /// (lmc-profile-regions; not in --target cuda builds).
+  bool profileRegions = false;
 };
 
 /// Throws UsageError naming the first flag that was given but cannot take

@@ -118,6 +118,7 @@ enum class LineKind {
   Split,
   Arena,
   InPlace,
+  Profile,
   End
 };
 
@@ -129,7 +130,7 @@ bool isRepeatable(LineKind kind) {
   return kind == LineKind::Hparam || isTensorLine(kind) ||
          kind == LineKind::Init || kind == LineKind::Join ||
          kind == LineKind::Split || kind == LineKind::Arena ||
-         kind == LineKind::InPlace;
+         kind == LineKind::InPlace || kind == LineKind::Profile;
 }
 
 std::vector<std::string> splitFields(std::string_view line) {
@@ -392,6 +393,14 @@ private:
       LMC_CHECK(desc_.inPlace.insert(f[1]).second, "'", f[1],
                 "' updated in place twice");
       break;
+    case LineKind::Profile:
+      LMC_CHECK(f.size() == 5,
+                "expected 'profile <index> <function> <kind> <label>'");
+      LMC_CHECK(parseUnsigned(f[1], "profile region") ==
+                    desc_.profileRegions.size(),
+                "profile regions out of order at '", f[1], "'");
+      desc_.profileRegions.push_back(ProfileRegion{f[2], f[3], f[4]});
+      break;
     case LineKind::End:
       LMC_CHECK(f.size() == 1, "expected 'end'");
       sawEnd_ = true;
@@ -456,6 +465,8 @@ private:
       return LineKind::Arena;
     if (k == "inplace")
       return LineKind::InPlace;
+    if (k == "profile")
+      return LineKind::Profile;
     if (k == "split")
       return LineKind::Split;
     if (k == "join")

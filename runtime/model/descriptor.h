@@ -92,6 +92,14 @@ struct Remat {
   uint64_t cuts = 0, recomputed = 0;
 };
 
+/// A loop nest or runtime call the compiled code times under --profile
+/// (`profile` lines, lmc-profile-regions), by region number.
+struct ProfileRegion {
+  std::string function; // the step function that makes the call
+  std::string kind;     // loop | matmul_f32 | ... (the runtime function)
+  std::string label;    // ONNX node names or DSL positions, "(backward)"
+};
+
 struct Descriptor {
   std::string loss;      // cross_entropy | mse | output:NAME
   std::string optimizer; // sgd | momentum | adam | adamw
@@ -108,6 +116,7 @@ struct Descriptor {
   /// The params and states every step that returns them writes over their
   /// argument's buffer (`inplace` lines): the runtime keeps one copy.
   std::set<std::string> inPlace;
+  std::vector<ProfileRegion> profileRegions;
   std::optional<ScheduleDefaults> schedule;
   /// Fused parameters files hold whole (`join` lines).
   std::vector<Join> joins;

@@ -6,6 +6,7 @@
 #include "cli/config.h"
 #include "cli/info.h"
 #include "cli/metrics.h"
+#include "cli/profile_report.h"
 #include "comm/comm.h"
 #include "comm/tensor_parallel.h"
 #include "comm/zero.h"
@@ -210,6 +211,7 @@ void train(const Config &config, const CompiledModel &model,
   RunFacts facts;
   facts.schedule = config.schedule.value_or(
       desc.schedule.value_or(ScheduleDefaults()).kind);
+  facts.profileRegions = !desc.profileRegions.empty();
   facts.processes = comm.size();
   facts.randomKey = std::any_of(
       desc.trainArgs.begin(), desc.trainArgs.end(), [](const TensorSpec &arg) {
@@ -325,6 +327,12 @@ void train(const Config &config, const CompiledModel &model,
   if (resumed)
     trainer.resumeFrom(*resumed);
   RunEnd end = trainer.run();
+  if (config.profile && isRoot) {
+    std::printf("%s", formatProfile(desc.profileRegions, profileTimes(),
+                                    trainer.profiledSteps())
+                          .c_str());
+    std::fflush(stdout);
+  }
   metrics.close();
   if (tensorboard)
     tensorboard->close();

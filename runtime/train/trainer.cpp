@@ -182,6 +182,14 @@ RunEnd Trainer::run() {
     // Processes must stop at the same step: the stop request travels with
     // the gradients.
     bool stop = StopSignals::received() != 0;
+    const bool profiled = config_.profile &&
+                          (step > firstStep || config_.steps == firstStep);
+    if (profiled) {
+      startProfiling(desc_.profileRegions.size());
+      if (profiled_.first == 0)
+        profiled_.first = step;
+    }
+    const auto stepStart = Clock::now();
     if (split_) {
       SplitStep::Outcome outcome = split_->run(
           [&](int64_t k) { fillMicroBatch(step, k); }, inputBuffers_,
@@ -196,6 +204,13 @@ RunEnd Trainer::run() {
       loss = *lossBuffer_.as<float>();
       if (hasGradNorm)
         gradNorm = *gradNormBuffer_.as<float>();
+    }
+    if (profiled) {
+      stopProfiling();
+      profiled_.ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   Clock::now() - stepStart)
+                                   .count());
+      profiled_.last = step;
     }
     ++windowSteps;
     stepsDone_ = step;

@@ -4,6 +4,7 @@
 
 #include "cli/config.h"
 #include "cli/metrics.h"
+#include "cli/profile_report.h"
 #include "comm/comm.h"
 #include "io/tensorboard.h"
 #include "model/compiled_model.h"
@@ -58,6 +59,10 @@ public:
 
   RunEnd run();
   int64_t stepsDone() const { return stepsDone_; }
+  /// The steps --profile timed: every step of the run after its first
+  /// (which pays for first touches of the arena and the BLAS buffers), or
+  /// the one step of a one-step run.
+  const ProfiledSteps &profiledSteps() const { return profiled_; }
 
 private:
   /// Pointers for lmc_train_step: args then results, for the current
@@ -95,6 +100,7 @@ private:
   int64_t cursorBase_ = 0, cursorStep_ = 0;
   int64_t skippedSteps_ = 0;
   int64_t lastCheckpointStep_ = -1;
+  ProfiledSteps profiled_;
 };
 
 } // namespace lmc::rt

@@ -370,4 +370,25 @@ def LmcOutlineLoopNests : Pass<"lmc-outline-loop-nests", "::mlir::ModuleOp"> {
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def LmcProfileRegions : Pass<"lmc-profile-regions", "::mlir::ModuleOp"> {
+  let summary = "Times each loop nest and runtime call of a step (--profile)";
+  let description = [{
+    After `lmc-outline-loop-nests`, every call in a step function (a defined
+    function that is not itself an outlined nest) to an outlined loop nest
+    or to a runtime function (`lmc_rt_*`: BLAS matmuls, collectives) is
+    bracketed by `lmc_rt_profile_begin() -> i64` and
+    `lmc_rt_profile_end(region : i64, begin : i64)`. The runtime times the
+    regions only when the executable runs with `--profile`; otherwise each
+    bracket is a load and a branch. The module attribute
+    `lmc.profile_regions` lists, by region number, the calling function,
+    the kind (`loop`, or the runtime function without its `lmc_rt_`
+    prefix) and a label from the call's location: the ONNX node names (or
+    DSL file:line:col) of the ops lowered into it, marked `(backward)` for
+    the gradient code lmc-autodiff built; the descriptor's `profile` lines
+    carry it to the runtime.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // LMC_CONVERSION_PASSES_TD

@@ -89,6 +89,15 @@ constexpr llvm::StringLiteral kRemat = "lmc.remat";
 /// recomputation, which model FLOPs leave out.
 constexpr llvm::StringLiteral kRecomputed = "lmc.recomputed";
 
+/// Location metadata (a FusedLoc around the forward op's location) on the
+/// ops lmc-autodiff builds for the backward pass, so that a profile can
+/// tell a forward op's gradient from the op itself.
+constexpr llvm::StringLiteral kBackwardLoc = "backward";
+/// Module: ["<function> <kind> <label>", ...]: the calls lmc-profile-regions
+/// timed, indexed by the region number it passes the runtime (the
+/// descriptor's `profile` lines).
+constexpr llvm::StringLiteral kProfileRegions = "lmc.profile_regions";
+
 /// The function names the passes agree on.
 constexpr llvm::StringLiteral kForward = "forward";
 constexpr llvm::StringLiteral kForwardGrad = "forward_grad";

@@ -117,6 +117,9 @@ expect_fail no_split 1 "--grad-accum needs a model with grad_step/apply_step" \
   "$TRAIN" "${DATA[@]}" --grad-accum 2
 expect_grep info "gradient accumulation and data parallelism: no" info.out
 expect_fail bad_input_spec 2 "expects NAME=FILE" "$TRAIN" --input x.npy
+# The hand-written model times nothing (no lmc-profile-regions brackets).
+expect_fail no_profile_regions 2 "this executable has none to time" \
+  "$TRAIN" "${DATA[@]}" --profile
 
 # --- runtime errors (exit 1) ----------------------------------------------------
 expect_fail missing_input 1 "missing --input targets=FILE.npy" \

@@ -19,6 +19,9 @@ inline std::vector<std::pair<const char *, void *>> kernelSymbols() {
           {"lmc_rt_matmul_f64", reinterpret_cast<void *>(&lmc_rt_matmul_f64)},
           {"lmc_rt_matmul_bf16", reinterpret_cast<void *>(&lmc_rt_matmul_bf16)},
           {"lmc_rt_matmul_f16", reinterpret_cast<void *>(&lmc_rt_matmul_f16)},
+          {"lmc_rt_profile_begin",
+           reinterpret_cast<void *>(&lmc_rt_profile_begin)},
+          {"lmc_rt_profile_end", reinterpret_cast<void *>(&lmc_rt_profile_end)},
           {"lmc_rt_gradient_ready",
            reinterpret_cast<void *>(&lmc_rt_gradient_ready)},
           // The CPU pipeline always takes the step's scratch from the

@@ -60,6 +60,14 @@ void lmc_rt_gradient_ready(int64_t gradient);
 /// (OpenMP) may use; n >= 1.
 void lmc_rt_set_threads(int n);
 
+/// A timed region of a step (lmc-profile-regions brackets each loop nest
+/// and runtime call): begin returns a timestamp in nanoseconds (0 while not
+/// profiling), end adds the time since `begin` to region `region`'s total.
+/// Both do nothing unless the executable runs with --profile
+/// (lmc/runtime/profile.h).
+int64_t lmc_rt_profile_begin(void);
+void lmc_rt_profile_end(int64_t region, int64_t begin);
+
 #ifdef __cplusplus
 }
 #endif

@@ -583,6 +583,38 @@ TEST(Descriptor, RejectsMalformedInPlaceLines) {
   }
 }
 
+TEST(Descriptor, ProfileRegions) {
+  Descriptor d = parseDescriptor(
+      withMesh("inplace W\nprofile 0 train_step loop /fc/Add\n"
+               "profile 1 train_step matmul_f32 /fc/MatMul(backward)\n"),
+      60);
+  ASSERT_EQ(d.profileRegions.size(), 2u);
+  EXPECT_EQ(d.profileRegions[1].function, "train_step");
+  EXPECT_EQ(d.profileRegions[1].kind, "matmul_f32");
+  EXPECT_EQ(d.profileRegions[1].label, "/fc/MatMul(backward)");
+  EXPECT_TRUE(parseDescriptor(kValid, 60).profileRegions.empty());
+}
+
+TEST(Descriptor, RejectsMalformedProfileLines) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"profile 0 train_step loop\n",
+       "expected 'profile <index> <function> <kind> <label>'"},
+      {"profile 0 train_step loop a b\n",
+       "expected 'profile <index> <function> <kind> <label>'"},
+      {"profile 1 train_step loop a\n",
+       "profile regions out of order at '1'"},
+      {"profile 0 train_step loop a\nprofile 0 train_step loop a\n",
+       "profile regions out of order at '0'"},
+      {"profile x train_step loop a\n", "invalid profile region 'x'"},
+      {"profile 0 train_step loop a\ninplace W\n",
+       "line 'inplace' is out of order or repeated"},
+  };
+  for (const auto &[lines, message] : cases) {
+    SCOPED_TRACE(lines);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(withMesh(lines), 60), message);
+  }
+}
+
 /// kValid with a third param `c` f32[3] (initial value at byte 60).
 std::string withParamC(const std::string &lines) {
   std::string text = kValid;
