@@ -93,6 +93,8 @@ std::string formatProfile(const std::vector<ProfileRegion> &regions,
   for (size_t i = 0; i < order.size(); ++i) {
     const ProfileRegion &region = regions[order[i]];
     const RegionTime &time = times[order[i]];
+    if (time.calls == 0) // another entry point's (eval_step, grad_step)
+      continue;
     const Row row{double(time.ns) * perStep,
                   double(time.calls) / double(count), region.kind,
                   region.function, region.label};
@@ -101,7 +103,7 @@ std::string formatProfile(const std::vector<ProfileRegion> &regions,
     Row &node = byNode[{row.kind, row.function, foldNumbers(row.label)}];
     node.ms += row.ms;
     node.calls += row.calls;
-    if (i < rows && time.calls > 0) {
+    if (top.size() < rows) {
       top.push_back(row);
     } else {
       rest += row.ms;

@@ -29,3 +29,21 @@ func.func @kept(%y: f64, %x: f32) -> (f64, f64, f32) {
   %l = math.log %x : f32
   return %d, %t, %l : f64, f64, f32
 }
+
+// erf is lmc's own rational function: x clamped to [-4, 4], then
+// x * P(x^2) / Q(x^2) by Horner's rule (six FMAs for P, four for Q).
+// CHECK-LABEL: func.func @erf
+// CHECK-DAG: %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK-DAG: %[[MFOUR:.*]] = arith.constant -4.000000e+00 : f32
+// CHECK: %[[LOW:.*]] = arith.minimumf %arg0, %[[FOUR]]
+// CHECK: %[[X:.*]] = arith.maximumf %[[LOW]], %[[MFOUR]]
+// CHECK: %[[X2:.*]] = arith.mulf %[[X]], %[[X]]
+// CHECK-COUNT-6: math.fma %[[X2]]
+// CHECK-COUNT-4: math.fma %[[X2]]
+// CHECK: %[[XP:.*]] = arith.mulf %[[X]], %{{.*}}
+// CHECK: %[[R:.*]] = arith.divf %[[XP]], %{{.*}}
+// CHECK: return %[[R]]
+func.func @erf(%x: f32) -> f32 {
+  %r = math.erf %x : f32
+  return %r : f32
+}
