@@ -29,6 +29,11 @@ import time
 
 import numpy as np
 import torch
+import warnings
+
+# The TorchScript exporter (dynamo=False, as the ONNX files lmc's tests
+# use) warns that it is legacy on every export.
+warnings.filterwarnings("ignore", category=DeprecationWarning)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LMC = os.path.join(ROOT, "build", "bin", "lmc")
@@ -277,11 +282,11 @@ def row(name, work, threads, runs, peak):
         rss[mode] = peak_rss_mib([sys.executable, __file__, "--threads",
                                   str(threads), "--torch-train", name, work,
                                   mode])
-    return (f"| {name} | {batch} | {threads} | {med['lmc']:.2f} "
-            f"| {med['eager']:.2f} | {med['compile']:.2f} "
+    return (f"| {name} | {batch} | {threads} | {med['lmc']:.4g} "
+            f"| {med['eager']:.4g} | {med['compile']:.4g} "
             f"({sides['compile'].compile_s:.0f} s) | {med['lmc'] / best:.2f} "
             f"| {gflops:.1f} | {100 * gflops / peak[threads]:.0f}% "
-            f"| {floor:.2f} | {floor / best:.2f} | {compile_s:.1f} "
+            f"| {floor:.4g} | {floor / best:.2f} | {compile_s:.1f} "
             f"| {rss['lmc']:.0f} | {rss['eager']:.0f} | {rss['compile']:.0f} |")
 
 

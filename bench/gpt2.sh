@@ -21,6 +21,9 @@ THREADS=${THREADS:-"1 2"} STEPS=${STEPS:-5} REMAT=${REMAT:-none}
 PEERS=${PEERS-"eager compile"}
 VENV=${LMC_BENCH_VENV:-$ROOT/build/bench-venv}
 WORK=${WORK:-$ROOT/build/bench-gpt2}
+# torch.compile's first step is its compile time only without Inductor's
+# on-disk cache (a warm cache from an earlier run makes it seconds).
+export TORCHINDUCTOR_FORCE_DISABLE_CACHES=1
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 mkdir -p "$WORK"
 if [ ! -x "$VENV/bin/python" ]; then
