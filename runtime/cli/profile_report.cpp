@@ -3,11 +3,11 @@
 #include "cli/profile_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <numeric>
 #include <tuple>
-#include <cctype>
 
 namespace lmc::rt {
 
@@ -95,9 +95,8 @@ std::string formatProfile(const std::vector<ProfileRegion> &regions,
     const RegionTime &time = times[order[i]];
     if (time.calls == 0) // another entry point's (eval_step, grad_step)
       continue;
-    const Row row{double(time.ns) * perStep,
-                  double(time.calls) / double(count), region.kind,
-                  region.function, region.label};
+    const Row row{double(time.ns) * perStep, double(time.calls) / double(count),
+                  region.kind, region.function, region.label};
     byKind[row.kind] += row.ms;
     timed += row.ms;
     Row &node = byNode[{row.kind, row.function, foldNumbers(row.label)}];
@@ -135,8 +134,9 @@ std::string formatProfile(const std::vector<ProfileRegion> &regions,
 
   std::vector<std::pair<std::string, double>> kinds(byKind.begin(),
                                                     byKind.end());
-  std::stable_sort(kinds.begin(), kinds.end(),
-                   [](const auto &a, const auto &b) { return a.second > b.second; });
+  std::stable_sort(
+      kinds.begin(), kinds.end(),
+      [](const auto &a, const auto &b) { return a.second > b.second; });
   kinds.emplace_back("outside the regions", std::max(0.0, stepMs - timed));
   out += "by kind:";
   for (size_t i = 0; i < kinds.size(); ++i) {

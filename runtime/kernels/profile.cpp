@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lmc/runtime/kernels.h"
 #include "lmc/runtime/profile.h"
+#include "lmc/runtime/kernels.h"
 
 #include <time.h>
 

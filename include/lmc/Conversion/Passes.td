@@ -79,15 +79,16 @@ def LmcFuseElementwise : Pass<"lmc-fuse-elementwise"> {
 }
 
 def LmcApproximateMath : Pass<"lmc-approximate-math"> {
-  let summary = "f32 exp, erf and tanh as vectorizable polynomial approximations";
+  let summary = "f32 exp, erf and tanh as vectorizable approximations";
   let description = [{
-    Rewrites `math.exp`, `math.erf` and `math.tanh` on f32 (scalars and
-    vectors) into upstream's polynomial approximations (`populateMath
-    PolynomialApproximationPatterns`): plain arithmetic that LLVM
-    vectorizes, where a libm call (`expf`, `erff`, `tanhf`) per element
-    keeps the loops of softmax, GELU (exact, and the tanh form of GPT-2)
-    and their gradients scalar. Other types (f64 for the gradient checker)
-    keep libm.
+    Rewrites `math.exp` and `math.tanh` on f32 (scalars and vectors) into
+    upstream's polynomial approximations (`populateMathPolynomial
+    ApproximationPatterns`) and `math.erf` into lmc's rational function
+    x*P(x^2)/Q(x^2) on [-4, 4] (twelve FMAs and a division): plain
+    arithmetic that LLVM vectorizes, where a libm call (`expf`, `erff`,
+    `tanhf`) per element keeps the loops of softmax, GELU (exact, and the
+    tanh form of GPT-2) and their gradients scalar. Other types (f64 for
+    the gradient checker) keep libm.
   }];
   // tanh's approximation builds vector ops (splats of its constants).
   let dependentDialects = ["::mlir::math::MathDialect",

@@ -1,9 +1,10 @@
 //===- ApproximateMath.cpp - vectorizable f32 exp, erf and tanh -----------===//
 //
-// math.exp and math.tanh on f32 become upstream's polynomial approximations,
-// math.erf a rational function of our own (plain arithmetic all), so the loops of softmax, GELU (erf, and
-// GPT-2's tanh form) and their gradients vectorize instead of calling libm's
-// scalar expf/erff/tanhf per element. f64 (the gradient checker) keeps libm.
+// math.exp and math.tanh on f32 become upstream's polynomial
+// approximations, math.erf a rational function of lmc's own: plain
+// arithmetic all, so the loops of softmax, GELU (erf, and GPT-2's tanh form)
+// and their gradients vectorize instead of calling libm's scalar
+// expf/erff/tanhf per element. f64 (the gradient checker) keeps libm.
 //
 // Measured against libm in f64 over [-10, 10] (step 5e-5): tanh's
 // approximation is within 2.6e-7 absolute and relative (libm's tanhf:
@@ -16,9 +17,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/TypeUtilities.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace lmc {

@@ -51,9 +51,10 @@ void collectNames(Location loc, SmallVector<std::string> &names,
       collectNames(inner, names, backward);
   } else if (auto file = dyn_cast<FileLineColLoc>(loc)) {
     if (file.getLine() != 0) // 0:0 is "the model file", no position
-      addName(names, (llvm::sys::path::filename(file.getFilename().getValue()) +
-                    ":" + Twine(file.getLine()) + ":" + Twine(file.getColumn()))
-                       .str());
+      addName(names,
+              (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
+               Twine(file.getLine()) + ":" + Twine(file.getColumn()))
+                  .str());
   } else if (auto site = dyn_cast<CallSiteLoc>(loc)) {
     collectNames(site.getCallee(), names, backward);
   }
@@ -102,8 +103,8 @@ struct ProfileRegionsPass
     SymbolTable symbols(module);
     OpBuilder b(module.getContext());
     Type i64 = b.getI64Type();
-    func::FuncOp begin = declareRuntimeFunction(
-        module, b, kBegin, b.getFunctionType({}, {i64}));
+    func::FuncOp begin =
+        declareRuntimeFunction(module, b, kBegin, b.getFunctionType({}, {i64}));
     func::FuncOp end = declareRuntimeFunction(
         module, b, kEnd, b.getFunctionType({i64, i64}, {}));
 
