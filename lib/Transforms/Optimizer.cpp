@@ -104,21 +104,24 @@ Value clipCoefficient(OpBuilder &b, Location loc, Value totalNorm,
   return buildSelect(b, loc, enabled, clamped, one);
 }
 
-/// Multiplies every gradient by the scalar `factor`.
+/// Multiplies every gradient by the scalar `factor`; the ops of gradient k
+/// at `locs[k]` when given (one per gradient), else at `loc`.
 void scaleGradients(OpBuilder &b, Location loc, SmallVectorImpl<Value> &grads,
-                    Value factor) {
-  for (Value &g : grads)
-    g = MulOp::create(b, loc, g, buildBroadcastScalar(b, loc, factor, g));
+                    Value factor, ArrayRef<Location> locs = {}) {
+  for (auto [k, g] : llvm::enumerate(grads)) {
+    Location at = locs.empty() ? loc : locs[k];
+    g = MulOp::create(b, at, g, buildBroadcastScalar(b, at, factor, g));
+  }
 }
 
 /// torch.nn.utils.clip_grad_norm_: the global norm is the norm of the
 /// per-parameter norms. Returns the norm before clipping and replaces
-/// `grads` by the clipped ones.
+/// `grads` by the clipped ones; gradient k's ops are at `gradLocs[k]`.
 Value clipGradients(OpBuilder &b, Location loc, SmallVectorImpl<Value> &grads,
-                    Value maxNorm) {
+                    Value maxNorm, ArrayRef<Location> gradLocs) {
   Value sumOfSquares = buildSplatLike(b, loc, maxNorm, 0.0);
   auto scalarType = cast<RankedTensorType>(maxNorm.getType());
-  for (Value g : grads) {
+  for (auto [g, loc] : llvm::zip_equal(grads, gradLocs)) {
     auto type = cast<RankedTensorType>(g.getType());
     Value squares = MulOp::create(b, loc, g, g);
     auto axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
@@ -131,7 +134,8 @@ Value clipGradients(OpBuilder &b, Location loc, SmallVectorImpl<Value> &grads,
     sumOfSquares = AddOp::create(b, loc, sumOfSquares, normSquared);
   }
   Value totalNorm = SqrtOp::create(b, loc, sumOfSquares);
-  scaleGradients(b, loc, grads, clipCoefficient(b, loc, totalNorm, maxNorm));
+  scaleGradients(b, loc, grads, clipCoefficient(b, loc, totalNorm, maxNorm),
+                 gradLocs);
   return totalNorm;
 }
 
@@ -378,22 +382,25 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     SmallVector<Value> grads(
         stepArgs.slice(numParams + s.states.size(), numParams));
 
+    SmallVector<Location> paramLocs = parameterLocations(b, loc, s);
     if (s.lossScaling) {
       // Unscale (the scale is a power of two: exact).
       Value scale = states[states.size() - 2];
       scaleGradients(b, loc, grads,
                      DivOp::create(b, loc,
-                                   buildSplatLike(b, loc, scale, 1.0), scale));
+                                   buildSplatLike(b, loc, scale, 1.0), scale),
+                     paramLocs);
     }
-    Value gradNorm = clipGradients(b, loc, grads, hypers.back());
+    Value gradNorm = clipGradients(b, loc, grads, hypers.back(), paramLocs);
     SmallVector<Value> newParams, newStates;
     for (size_t k = 0; k < numParams; ++k) {
       ValueRange paramStates = states.slice(k * numSlots, numSlots);
-      update(b, loc, params[k], grads[k], paramStates, hypers, newParams,
-             newStates);
+      update(b, paramLocs[k], params[k], grads[k], paramStates, hypers,
+             newParams, newStates);
     }
     Value finite = keepOnNonFiniteGradient(b, loc, gradNorm, params, states,
-                                           newParams, newStates);
+                                           newParams, newStates, paramLocs,
+                                           numSlots);
     if (s.lossScaling)
       updateLossScale(b, loc, finite, states, newStates);
     SmallVector<Value> returned(newParams);
@@ -480,12 +487,20 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     auto updated = func::CallOp::create(b, loc, apply, applyArgs);
     // A non-finite loss keeps the params and state too (apply_step sees
     // only the gradients; the runtime does not call it after such a loss).
+    // At the parameters' locations: the update fuses into these selects,
+    // and a fused loop is named by its last op.
     Value lossFinite = isFiniteScalar(b, loc, forward.getResult(0));
+    SmallVector<Location> paramLocs = parameterLocations(b, loc, s);
+    size_t numSlots = stateSlots(optimizer).size();
     SmallVector<Value> returned;
-    for (auto [result, old] :
-         llvm::zip(updated.getResults().take_front(numParams + numStates),
-                   paramsAndStates))
-      returned.push_back(keepUnless(b, loc, lossFinite, result, old));
+    for (auto [i, result, old] : llvm::enumerate(
+             updated.getResults().take_front(numParams + numStates),
+             paramsAndStates)) {
+      Location at = i < numParams ? paramLocs[i]
+                                  : stateLocation(paramLocs, numSlots,
+                                                  i - numParams, loc);
+      returned.push_back(keepUnless(b, at, lossFinite, result, old));
+    }
     llvm::append_range(returned, forward.getResults().take_back(numBuffers));
     returned.push_back(forward.getResult(0));
     returned.push_back(updated.getResults().back());
@@ -497,15 +512,39 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
   /// was: the runtime updates them in place (lmc-tie-updates-to-arguments),
   /// so skipping such a step (--on-nonfinite skip, dynamic loss scaling)
   /// must happen here. Returns the finiteness (an i1 scalar).
+  /// Each parameter's norm, clipping and update at a location naming it
+  /// ("adamw:blocks.0.fc.weight"): `--profile` labels its loops so.
+  SmallVector<Location> parameterLocations(OpBuilder &b, Location loc,
+                                           const Slots &s) {
+    SmallVector<Location> locs;
+    for (const Slot &param : s.params)
+      locs.push_back(
+          NameLoc::get(b.getStringAttr(optimizer + ":" + param.name), loc));
+    return locs;
+  }
+
+  /// The location of state `i` (param-major, `numSlots` each): its
+  /// parameter's, or `loc` for the states after theirs (the loss scaler's).
+  static Location stateLocation(ArrayRef<Location> paramLocs, size_t numSlots,
+                                size_t i, Location loc) {
+    size_t owner = numSlots ? i / numSlots : paramLocs.size();
+    return owner < paramLocs.size() ? paramLocs[owner] : loc;
+  }
+
+  /// Param k and its `numSlots` state slots are kept at `paramLocs[k]`;
+  /// states past them (the loss scaler's) at `loc`.
   Value keepOnNonFiniteGradient(OpBuilder &b, Location loc, Value gradNorm,
                                 ValueRange params, ValueRange states,
                                 SmallVectorImpl<Value> &newParams,
-                                SmallVectorImpl<Value> &newStates) {
+                                SmallVectorImpl<Value> &newStates,
+                                ArrayRef<Location> paramLocs,
+                                size_t numSlots) {
     Value finite = isFiniteScalar(b, loc, gradNorm, /*nonNegative=*/true);
-    for (auto [updated, old] : llvm::zip(newParams, params))
-      updated = keepUnless(b, loc, finite, updated, old);
-    for (auto [updated, old] : llvm::zip(newStates, states))
-      updated = keepUnless(b, loc, finite, updated, old);
+    for (auto [k, updated, old] : llvm::enumerate(newParams, params))
+      updated = keepUnless(b, paramLocs[k], finite, updated, old);
+    for (auto [i, updated, old] : llvm::enumerate(newStates, states))
+      updated = keepUnless(b, stateLocation(paramLocs, numSlots, i, loc),
+                           finite, updated, old);
     return finite;
   }
 
