@@ -121,17 +121,17 @@ Value clipGradients(OpBuilder &b, Location loc, SmallVectorImpl<Value> &grads,
                     Value maxNorm, ArrayRef<Location> gradLocs) {
   Value sumOfSquares = buildSplatLike(b, loc, maxNorm, 0.0);
   auto scalarType = cast<RankedTensorType>(maxNorm.getType());
-  for (auto [g, loc] : llvm::zip_equal(grads, gradLocs)) {
+  for (auto [g, at] : llvm::zip_equal(grads, gradLocs)) {
     auto type = cast<RankedTensorType>(g.getType());
-    Value squares = MulOp::create(b, loc, g, g);
+    Value squares = MulOp::create(b, at, g, g);
     auto axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
     Value sum = axes.empty() ? squares
-                             : ReduceSumOp::create(b, loc, scalarType, squares,
+                             : ReduceSumOp::create(b, at, scalarType, squares,
                                                    axes, false)
                                    .getResult();
-    Value norm = SqrtOp::create(b, loc, sum);
-    Value normSquared = MulOp::create(b, loc, norm, norm);
-    sumOfSquares = AddOp::create(b, loc, sumOfSquares, normSquared);
+    Value norm = SqrtOp::create(b, at, sum);
+    Value normSquared = MulOp::create(b, at, norm, norm);
+    sumOfSquares = AddOp::create(b, at, sumOfSquares, normSquared);
   }
   Value totalNorm = SqrtOp::create(b, loc, sumOfSquares);
   scaleGradients(b, loc, grads, clipCoefficient(b, loc, totalNorm, maxNorm),
@@ -507,11 +507,6 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     func::ReturnOp::create(b, loc, returned);
   }
 
-  /// A step whose gradient norm is not finite (an inf or NaN gradient, or a
-  /// norm beyond f32's range) keeps every param and optimizer state as it
-  /// was: the runtime updates them in place (lmc-tie-updates-to-arguments),
-  /// so skipping such a step (--on-nonfinite skip, dynamic loss scaling)
-  /// must happen here. Returns the finiteness (an i1 scalar).
   /// Each parameter's norm, clipping and update at a location naming it
   /// ("adamw:blocks.0.fc.weight"): `--profile` labels its loops so.
   SmallVector<Location> parameterLocations(OpBuilder &b, Location loc,
@@ -531,6 +526,11 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     return owner < paramLocs.size() ? paramLocs[owner] : loc;
   }
 
+  /// A step whose gradient norm is not finite (an inf or NaN gradient, or a
+  /// norm beyond f32's range) keeps every param and optimizer state as it
+  /// was: the runtime updates them in place (lmc-tie-updates-to-arguments),
+  /// so skipping such a step (--on-nonfinite skip, dynamic loss scaling)
+  /// must happen here. Returns the finiteness (an i1 scalar).
   /// Param k and its `numSlots` state slots are kept at `paramLocs[k]`;
   /// states past them (the loss scaler's) at `loc`.
   Value keepOnNonFiniteGradient(OpBuilder &b, Location loc, Value gradNorm,
