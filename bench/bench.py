@@ -254,17 +254,27 @@ def gemm_shapes(name, work):
     return "\n".join(lines) + "\n"
 
 
-def gemm_floor_ms(name, work, threads):
-    """The step's matmuls timed alone through OpenBLAS (bench/gemm_floor.c)."""
-    return run_blas_tool(work, "gemm_floor", threads,
-                         stdin=gemm_shapes(name, work))
+def gemm_floor_ms(shapes, work, threads):
+    """The step's matmuls (gemm_shapes) timed alone through OpenBLAS
+    (bench/gemm_floor.c)."""
+    return run_blas_tool(work, "gemm_floor", threads, stdin=shapes)
 
 
-def row(name, work, threads, runs, peak):
+class Prepared:
+    """A model exported, compiled by lmc and its matmul shapes read, once
+    for all its rows."""
+
+    def __init__(self, name, work):
+        _, self.x, self.y = export(name, work)
+        self.exe, self.flops, self.compile_s = compile_lmc(name, work)
+        self.shapes = gemm_shapes(name, work)
+
+
+def row(name, work, prepared, threads, runs, peak):
     """One table row: lmc, eager and compiled PyTorch on `threads` threads."""
-    model_sizes, batch, _ = MODELS[name]
-    _, x, y = export(name, work)
-    exe, flops, compile_s = compile_lmc(name, work)
+    _, batch, _ = MODELS[name]
+    x, y, exe = prepared.x, prepared.y, prepared.exe
+    flops, compile_s = prepared.flops, prepared.compile_s
     sides = {mode: TorchSide(name, mode, threads) for mode in PEERS}
     for side in sides.values():  # compile (and warm) outside the timing
         side.time(x[:batch], y[:batch], threads)
@@ -276,7 +286,7 @@ def row(name, work, threads, runs, peak):
     med = {k: statistics.median(v) for k, v in ms.items()}
     best = min(med[mode] for mode in PEERS)
     gflops = flops / (med["lmc"] * 1e-3) / 1e9
-    floor = gemm_floor_ms(name, work, threads)
+    floor = gemm_floor_ms(prepared.shapes, work, threads)
     rss = {"lmc": peak_rss_mib(lmc_command(name, work, exe, threads))}
     for mode in PEERS:
         rss[mode] = peak_rss_mib([sys.executable, __file__, "--threads",
@@ -318,8 +328,9 @@ def main():
           "| floor / best | lmc compile s | lmc MiB | eager MiB | compile MiB |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in o.models.split(","):
+        prepared = Prepared(name, work)
         for t in threads:
-            print(row(name, work, t, o.runs, peak))
+            print(row(name, work, prepared, t, o.runs, peak))
             sys.stdout.flush()
 
 
