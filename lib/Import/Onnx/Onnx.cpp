@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lmc/Import/Onnx/Onnx.h"
+#include "FoldCache.h"
 #include "Importer.h"
 
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
@@ -91,6 +92,8 @@ private:
   LogicalResult importInputs();
   FailureOr<RankedTensorType> convertInputType(const onnx::ValueInfoProto &);
   LogicalResult importNodes();
+  /// After `node`'s handler: its results under `key` when it folded.
+  void rememberFold(const onnx::NodeProto &node, std::string key);
   LogicalResult importOutputs(func::FuncOp func);
   /// --batch on an export whose every input has a fixed leading size:
   /// the first input's is the batch (BatchRebinding), rebound to --batch.
@@ -112,6 +115,7 @@ private:
   Value randomKey; // rngKey(), once added
   OpTable ops;
   OpTable trainingOps; // ai.onnx.preview.training
+  FoldCache folds;
 };
 
 LogicalResult GraphImporter::define(NodeImporter &node, StringRef name,
@@ -365,13 +369,41 @@ LogicalResult GraphImporter::importNodes() {
       return importer.error() << "unsupported op";
     if (node.output_size() == 0)
       return importer.error() << "node has no outputs";
+    std::optional<std::string> foldKey = FoldCache::keyOf(
+        node, training ? trainingOpset : opset,
+        [&](StringRef input) { return lookupConstant(input); });
+    if (foldKey)
+      if (const FoldCache::Results *folded = folds.lookup(*foldKey)) {
+        for (auto [output, value] : llvm::zip(node.output(), *folded))
+          if (failed(define(importer, output, Binding{Value(), value})))
+            return failure();
+        continue;
+      }
     if (failed(it->second(importer))) {
       if (rebinding && readsFixedBatch(node))
         explainRebinding(name, node.op_type());
       return failure();
     }
+    if (foldKey)
+      rememberFold(node, std::move(*foldKey));
   }
   return success();
+}
+
+void GraphImporter::rememberFold(const onnx::NodeProto &node,
+                                 std::string key) {
+  FoldCache::Results results;
+  for (const std::string &output : node.output()) {
+    if (output.empty()) {
+      results.push_back(nullptr);
+      continue;
+    }
+    DenseElementsAttr value = lookupConstant(output);
+    if (!value)
+      return; // the handler built a value: not a fold
+    results.push_back(value);
+  }
+  folds.insert(std::move(key), std::move(results));
 }
 
 bool GraphImporter::readsFixedBatch(const onnx::NodeProto &node) {
