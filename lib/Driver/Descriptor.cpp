@@ -146,25 +146,6 @@ void describeSchedule(llvm::raw_ostream &os, DictionaryAttr schedule) {
   os << '\n';
 }
 
-/// The bytes of an initial value, splats expanded.
-size_t initBytes(DenseElementsAttr init) {
-  size_t raw = init.getRawData().size();
-  return init.isSplat() ? raw * size_t(init.getNumElements()) : raw;
-}
-
-/// Appends an initial value to the blob (reserved by the caller: growing
-/// it per tensor copied GPT-2's 500 MB once per parameter); splats are
-/// expanded.
-void appendInit(std::vector<char> &blob, DenseElementsAttr init) {
-  ArrayRef<char> raw = init.getRawData();
-  if (!init.isSplat()) {
-    blob.insert(blob.end(), raw.begin(), raw.end());
-    return;
-  }
-  for (int64_t i = 0; i < init.getNumElements(); ++i)
-    blob.insert(blob.end(), raw.begin(), raw.end());
-}
-
 } // namespace
 
 FailureOr<ModelDescription> describeModel(ModuleOp module) {
@@ -208,23 +189,14 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
     if (failed(describeEntryPoint(os, entry)))
       return failure();
 
-  size_t weightBytes = 0;
-  for (unsigned i = 0; i < train.getNumArguments(); ++i)
-    if (auto init = train.getArgAttrOfType<DenseElementsAttr>(i, attrs::kInit))
-      weightBytes =
-          llvm::alignTo(weightBytes, kWeightAlignment) + initBytes(init);
-  model.weights.reserve(weightBytes);
   for (unsigned i = 0; i < train.getNumArguments(); ++i) {
     auto init = train.getArgAttrOfType<DenseElementsAttr>(i, attrs::kInit);
     if (!init)
       continue;
-    model.weights.resize(
-        llvm::alignTo(model.weights.size(), kWeightAlignment));
-    size_t offset = model.weights.size();
-    appendInit(model.weights, init);
+    uint64_t offset = model.weights.append(init, kWeightAlignment);
     StringRef name = train.getArgAttrOfType<StringAttr>(i, attrs::kName);
     os << "init " << name << ' ' << offset << ' '
-       << model.weights.size() - offset << '\n';
+       << model.weights.size - offset << '\n';
     model.paramNames.push_back(name.str());
   }
   // Files hold a fused parameter (lmc-split-fused-projections) whole; a
@@ -277,6 +249,58 @@ void describeLowering(ModuleOp module, ModelDescription &model) {
   constexpr llvm::StringLiteral kEnd = "end\n";
   std::string &text = model.descriptor;
   text.insert(text.size() - kEnd.size(), lines);
+}
+
+uint64_t InitialWeights::append(DenseElementsAttr value, uint64_t alignment) {
+  uint64_t offset = llvm::alignTo(size, alignment);
+  uint64_t bytes = value.getRawData().size();
+  if (value.isSplat())
+    bytes *= uint64_t(value.getNumElements());
+  pieces.push_back({offset, value});
+  size = offset + bytes;
+  return offset;
+}
+
+/// Calls `sink` with the bytes in order: each value (splats expanded) and
+/// the zeros before it.
+static void forEachChunk(const InitialWeights &weights,
+                         llvm::function_ref<void(ArrayRef<char>)> sink) {
+  static constexpr char kZeros[64] = {};
+  uint64_t at = 0;
+  for (const InitialWeights::Piece &piece : weights.pieces) {
+    for (; at < piece.offset; at += std::min<uint64_t>(piece.offset - at, 64))
+      sink(ArrayRef<char>(kZeros, std::min<uint64_t>(piece.offset - at, 64)));
+    ArrayRef<char> raw = piece.value.getRawData();
+    if (!piece.value.isSplat()) {
+      sink(raw);
+      at += raw.size();
+      continue;
+    }
+    // A splat goes out in tiles of up to 4096 copies of its element.
+    uint64_t left = uint64_t(piece.value.getNumElements());
+    std::vector<char> tile;
+    for (uint64_t i = 0, e = std::min<uint64_t>(left, 4096); i < e; ++i)
+      tile.insert(tile.end(), raw.begin(), raw.end());
+    for (; left > 0; left -= std::min<uint64_t>(left, 4096))
+      sink(ArrayRef<char>(tile).take_front(std::min<uint64_t>(left, 4096) *
+                                           raw.size()));
+    at += raw.size() * uint64_t(piece.value.getNumElements());
+  }
+}
+
+void InitialWeights::write(llvm::raw_ostream &os) const {
+  forEachChunk(*this, [&](ArrayRef<char> chunk) {
+    os.write(chunk.data(), chunk.size());
+  });
+}
+
+std::vector<char> InitialWeights::bytes() const {
+  std::vector<char> all;
+  all.reserve(size);
+  forEachChunk(*this, [&](ArrayRef<char> chunk) {
+    all.insert(all.end(), chunk.begin(), chunk.end());
+  });
+  return all;
 }
 
 } // namespace lmc

@@ -141,7 +141,8 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
     // A zero-length global cannot carry alignment: one byte stands in.
     addConstantBytes(*llvmModule, "lmc_model_weights", {0}, 64);
   } else {
-    addConstantBytes(*llvmModule, "lmc_model_weights", model.weights, 64);
+    addConstantBytes(*llvmModule, "lmc_model_weights", model.weights.bytes(),
+                     64);
   }
   if (weightsAsPayload) {
     llvm::Type *i8 = llvm::Type::getInt8Ty(context);
@@ -152,7 +153,7 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
   }
   new llvm::GlobalVariable(
       *llvmModule, i64, true, llvm::GlobalValue::ExternalLinkage,
-      llvm::ConstantInt::get(i64, model.weights.size()),
+      llvm::ConstantInt::get(i64, model.weights.size),
       "lmc_model_weights_size");
   if (!model.onnxModel.empty()) {
     addConstantBytes(*llvmModule, "lmc_model_onnx",
@@ -241,7 +242,7 @@ LogicalResult appendWeightsPayload(MLIRContext *ctx, StringRef path,
   constexpr uint64_t kPage = 4096;
   const uint64_t offset = (fileSize + kPage - 1) / kPage * kPage;
   out.write_zeros(offset - fileSize);
-  out.write(model.weights.data(), model.weights.size());
+  model.weights.write(out);
   auto writeU64 = [&](uint64_t value) {
     char bytes[8];
     for (int i = 0; i < 8; ++i)
@@ -249,8 +250,8 @@ LogicalResult appendWeightsPayload(MLIRContext *ctx, StringRef path,
     out.write(bytes, 8);
   };
   writeU64(offset);
-  writeU64(model.weights.size());
-  writeU64(modelFingerprint(model.descriptor, model.weights.size()));
+  writeU64(model.weights.size);
+  writeU64(modelFingerprint(model.descriptor, model.weights.size));
   out.write("LMCWGHT1", 8);
   out.close();
   if (out.has_error())

@@ -48,6 +48,8 @@ using namespace lmc::cli;
 
 /// The train block of a `.lmc` input (empty for other inputs).
 lmc::DslTrainSettings dslSettings;
+/// An ONNX input as --export-onnx embeds it (empty for other inputs).
+lmc::OnnxExportSource onnxExportSource;
 
 bool isOnnxInput() {
   StringRef extension = llvm::sys::path::extension(inputPath);
@@ -76,7 +78,7 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context) {
   options.batch = batch;
   options.rebindFixedBatch = true;
   options.maxParamBytes = maxParamBytes;
-  return lmc::importOnnxFile(context, inputPath, options);
+  return lmc::importOnnxFile(context, inputPath, options, &onnxExportSource);
 }
 
 /// Module printing flags: large constants (the embedded weights) are elided
@@ -239,7 +241,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
       trained.insert(name);
     progress.enter("ONNX copy");
     FailureOr<std::string> onnx =
-        lmc::serializeOnnxForExport(context, inputPath, trained);
+        lmc::serializeOnnxForExport(context, onnxExportSource, trained);
     if (failed(onnx))
       return failure();
     model->onnxModel = std::move(*onnx);

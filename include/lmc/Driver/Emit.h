@@ -15,11 +15,33 @@
 
 namespace lmc {
 
+/// The model's initial parameter bytes (docs/runtime-abi.md): each
+/// parameter's value at its offset, zeros in the alignment gaps between.
+/// The values are the module's `lmc.init` attributes, written from where
+/// they lie in the MLIRContext: GPT-2 774M's 3.1 GB are held once by the
+/// compiler, not copied into a buffer of their own.
+struct InitialWeights {
+  struct Piece {
+    uint64_t offset;
+    mlir::DenseElementsAttr value; // a splat is written expanded
+  };
+  std::vector<Piece> pieces;
+  uint64_t size = 0;
+
+  bool empty() const { return size == 0; }
+  /// Appends a value at the next offset aligned to `alignment`; returns it.
+  uint64_t append(mlir::DenseElementsAttr value, uint64_t alignment);
+  /// Writes the `size` bytes to `os`.
+  void write(llvm::raw_ostream &os) const;
+  /// The `size` bytes in one buffer (weights inside an object file).
+  std::vector<char> bytes() const;
+};
+
 /// What the runtime needs to know about a compiled model: the descriptor
 /// text and the initial parameter bytes (docs/runtime-abi.md).
 struct ModelDescription {
   std::string descriptor;
-  std::vector<char> weights;
+  InitialWeights weights;
   /// The trainable parameters' names, in descriptor order, then the fused
   /// parameters whose pieces they are (the names files hold).
   std::vector<std::string> paramNames;

@@ -15,15 +15,13 @@ using namespace mlir;
 namespace lmc {
 
 FailureOr<std::string> serializeOnnxForExport(MLIRContext &context,
-                                              StringRef path,
+                                              OnnxExportSource &source,
                                               const llvm::StringSet<> &trained) {
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      onnx_import::readModelFile(context, path);
-  onnx::ModelProto model;
-  if (!file || !onnx_import::parseModel(context, file->getBuffer(), path,
-                                        path.ends_with(".onnxtxt"), model))
-    return failure();
-
+  if (!source.state)
+    return mlir::emitError(UnknownLoc::get(&context))
+           << "no imported ONNX model kept for --export-onnx";
+  onnx::ModelProto &model = source.state->model;
+  std::string path = source.state->path;
   std::string modelDir = onnx_import::externalDataDirOf(path);
   // External data inlined: the exported model lives elsewhere. The
   // importer has read and checked these files already.
@@ -54,6 +52,18 @@ FailureOr<std::string> serializeOnnxForExport(MLIRContext &context,
       initializers->DeleteSubrange(i, 1);
       continue;
     }
+    // A float initializer that stayed fixed (--freeze) gets back the value
+    // the import moved out.
+    auto moved = source.state->movedValues.find(init.name());
+    if (moved != source.state->movedValues.end()) {
+      DenseElementsAttr value = moved->second;
+      ArrayRef<char> raw = value.getRawData();
+      std::string *bytes = init.mutable_raw_data();
+      for (int64_t k = 0, e = value.isSplat() ? value.getNumElements() : 1;
+           k < e; ++k)
+        bytes->append(raw.data(), raw.size());
+      continue;
+    }
     if (failed(inlineExternalData(init, "initializer '" + init.name() + "'")))
       return failure();
   }
@@ -66,7 +76,9 @@ FailureOr<std::string> serializeOnnxForExport(MLIRContext &context,
                                         attr.name() + "'")))
         return failure();
   std::string bytes;
-  if (!model.SerializeToString(&bytes))
+  bool serialized = model.SerializeToString(&bytes);
+  source.state.reset();
+  if (!serialized)
     return mlir::emitError(FileLineColLoc::get(&context, path, 0, 0))
            << "cannot serialize the ONNX model for --export-onnx";
   return bytes;

@@ -11,6 +11,8 @@
 #ifndef LMC_LIB_IMPORT_ONNXIMPORTER_H
 #define LMC_LIB_IMPORT_ONNXIMPORTER_H
 
+#include "lmc/Import/Onnx/Onnx.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -193,10 +195,11 @@ readExternalData(const onnx::TensorProto &tensor, llvm::StringRef baseDir,
                  int64_t expectedBytes,
                  llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
-/// The bytes of the model file at `path` (a regular file within protobuf's
-/// 2 GiB limit), or null after emitting an error.
-std::unique_ptr<llvm::MemoryBuffer> readModelFile(mlir::MLIRContext &context,
-                                                  llvm::StringRef path);
+/// Parses the model file at `path` (a regular file within protobuf's 2 GiB
+/// limit): a binary one as it is read, the text syntax when `isText`.
+/// Errors are emitted at `path`.
+bool parseModelFile(mlir::MLIRContext &context, llvm::StringRef path,
+                    bool isText, onnx::ModelProto &model);
 
 /// Parses a binary ModelProto (with kOnnxRecursionLimit) or, when `isText`,
 /// the ONNX text syntax. Errors are emitted at `path`.
@@ -252,5 +255,17 @@ mlir::Value buildIndexHits(mlir::OpBuilder &b, mlir::Location loc,
 constexpr int64_t kMaxFoldedElements = 1 << 20;
 
 } // namespace lmc::onnx_import
+
+namespace lmc {
+
+struct OnnxExportSource::State {
+  std::string path;
+  onnx::ModelProto model;
+  /// The float initializers whose values the import moved out of `model`
+  /// (into these attributes).
+  llvm::StringMap<mlir::DenseElementsAttr> movedValues;
+};
+
+} // namespace lmc
 
 #endif // LMC_LIB_IMPORT_ONNXIMPORTER_H

@@ -25,7 +25,9 @@
 #include "onnx/defs/parser.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 
+#include <cstring>
 #include <limits>
 
 using namespace mlir;
@@ -38,10 +40,13 @@ namespace lmc::onnx_import {
 
 class GraphImporter {
 public:
+  /// Float initializers' values move out of `model` into `lmc.init`
+  /// attributes (recorded in `kept` when given).
   GraphImporter(MLIRContext &context, StringRef path,
-                const OnnxImportOptions &options, const onnx::ModelProto &model)
+                const OnnxImportOptions &options, onnx::ModelProto &model,
+                OnnxExportSource::State *kept = nullptr)
       : context(context), path(path.str()), options(options), model(model),
-        builder(&context) {}
+        builder(&context), kept(kept) {}
 
   OwningOpRef<ModuleOp> run();
 
@@ -81,14 +86,17 @@ public:
   MLIRContext &context;
   std::string path;
   const OnnxImportOptions &options;
-  const onnx::ModelProto &model;
+  onnx::ModelProto &model;
   OpBuilder builder;
+  OnnxExportSource::State *kept;
   /// Set when --batch rebinds a fixed exported batch (findFixedBatch).
   std::optional<BatchRebinding> rebinding;
 
 private:
   LogicalResult checkParamBudget();
   LogicalResult importInitializers();
+  /// Frees the bytes of float initializer `init` once `value` holds them.
+  void releaseValue(onnx::TensorProto &init, DenseElementsAttr value);
   LogicalResult importInputs();
   FailureOr<RankedTensorType> convertInputType(const onnx::ValueInfoProto &);
   LogicalResult importNodes();
@@ -223,12 +231,25 @@ LogicalResult GraphImporter::checkParamBudget() {
                  << "; raise it with --max-param-bytes";
 }
 
+void GraphImporter::releaseValue(onnx::TensorProto &init,
+                                 DenseElementsAttr value) {
+  // f32 values only: those of other types were converted, and the kept
+  // model must give them back as they were.
+  bool external = init.data_location() == onnx::TensorProto::EXTERNAL ||
+                  init.external_data_size() > 0;
+  if (init.data_type() != onnx::TensorProto::FLOAT || external)
+    return;
+  init.clear_raw_data();
+  init.clear_float_data();
+  if (kept)
+    kept->movedValues[init.name()] = value;
+}
+
 LogicalResult GraphImporter::importInitializers() {
-  const onnx::GraphProto &graph = model.graph();
   if (failed(checkParamBudget()))
     return failure();
   std::string modelDir = externalDataDir();
-  for (const onnx::TensorProto &init : graph.initializer()) {
+  for (onnx::TensorProto &init : *model.mutable_graph()->mutable_initializer()) {
     const std::string &name = init.name();
     if (name.empty())
       return error() << "initializer without a name";
@@ -246,6 +267,7 @@ LogicalResult GraphImporter::importInitializers() {
       symbols[name] = Binding{Value(), *value};
       continue;
     }
+    releaseValue(init, *value);
     NamedAttrList attrs;
     attrs.set(attrs::kParam, builder.getStringAttr(name));
     attrs.set(attrs::kInit, *value);
@@ -860,8 +882,8 @@ bool onnx_import::parseModel(MLIRContext &context, StringRef bytes,
   return true;
 }
 
-std::unique_ptr<llvm::MemoryBuffer>
-onnx_import::readModelFile(MLIRContext &context, StringRef path) {
+bool onnx_import::parseModelFile(MLIRContext &context, StringRef path,
+                                 bool isText, onnx::ModelProto &model) {
   Location loc = FileLineColLoc::get(&context, path, 0, 0);
   // Check the size before reading anything: protobuf messages are limited to
   // 2 GiB (larger models keep their weights in external data), and a FIFO or
@@ -869,36 +891,69 @@ onnx_import::readModelFile(MLIRContext &context, StringRef path) {
   llvm::sys::fs::file_status status;
   if (std::error_code ec = llvm::sys::fs::status(path, status)) {
     emitError(loc) << "cannot read ONNX model: " << ec.message();
-    return nullptr;
+    return false;
   }
   if (status.type() != llvm::sys::fs::file_type::regular_file) {
     emitError(loc) << "cannot read ONNX model: not a regular file";
-    return nullptr;
+    return false;
   }
   if (status.getSize() > kMaxOnnxFileBytes) {
     emitError(loc) << "ONNX model is " << status.getSize()
                    << " bytes, larger than protobuf's 2 GiB limit (keep the "
                       "weights in external data)";
-    return nullptr;
+    return false;
   }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  if (!file) {
-    emitError(loc) << "cannot read ONNX model: " << file.getError().message();
-    return nullptr;
+  if (isText) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+        llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+    if (!file) {
+      emitError(loc) << "cannot read ONNX model: "
+                     << file.getError().message();
+      return false;
+    }
+    return parseModel(context, (*file)->getBuffer(), path, isText, model);
   }
-  return std::move(*file);
+  // Parsed from the file descriptor in chunks: a mapping of the whole file
+  // would hold a second copy of the weights while protobuf copies them.
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::openFileForRead(path, fd)) {
+    emitError(loc) << "cannot read ONNX model: " << ec.message();
+    return false;
+  }
+  google::protobuf::io::FileInputStream input(fd);
+  input.SetCloseOnDelete(true);
+  google::protobuf::io::CodedInputStream stream(&input);
+  stream.SetRecursionLimit(kOnnxRecursionLimit);
+  if (!model.ParseFromCodedStream(&stream) ||
+      !stream.ConsumedEntireMessage()) {
+    if (input.GetErrno() != 0)
+      emitError(loc) << "cannot read ONNX model: "
+                     << std::strerror(input.GetErrno());
+    else
+      emitError(loc) << "cannot parse ONNX protobuf (truncated or not an ONNX "
+                        "model)";
+    return false;
+  }
+  return true;
 }
 
+OnnxExportSource::OnnxExportSource() = default;
+OnnxExportSource::~OnnxExportSource() = default;
+
 OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, StringRef path,
-                                     const OnnxImportOptions &options) {
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      onnx_import::readModelFile(context, path);
-  if (!file)
+                                     const OnnxImportOptions &options,
+                                     OnnxExportSource *exportSource) {
+  auto kept = std::make_unique<OnnxExportSource::State>();
+  kept->path = path.str();
+  if (!onnx_import::parseModelFile(context, path, path.ends_with(".onnxtxt"),
+                                   kept->model))
     return nullptr;
-  return importOnnxBuffer(context, file->getBuffer(), path, options,
-                          path.ends_with(".onnxtxt"));
+  onnx_import::GraphImporter importer(context, path, options, kept->model,
+                                      exportSource ? kept.get() : nullptr);
+  OwningOpRef<ModuleOp> module = importer.run();
+  if (module && exportSource)
+    exportSource->state = std::move(kept);
+  return module;
 }
 
 FailureOr<DenseElementsAttr> readOnnxTensorProto(MLIRContext &context,

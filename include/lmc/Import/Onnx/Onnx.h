@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace lmc {
@@ -42,12 +43,30 @@ constexpr uint64_t kMaxOnnxFileBytes = (uint64_t(1) << 31) - 1;
 /// 100; a graph attribute costs 3 levels).
 constexpr int kOnnxRecursionLimit = 64;
 
+/// What `--export-onnx` needs of an imported model, kept from the import
+/// so that the model is read once: its ModelProto without the values of
+/// the float initializers, which the import moved into `lmc.init`
+/// attributes (held by the MLIRContext) and serializeOnnxForExport takes
+/// from there.
+class OnnxExportSource {
+public:
+  OnnxExportSource();
+  ~OnnxExportSource();
+  struct State; // lib/Import/Onnx/Importer.h
+  std::unique_ptr<State> state;
+};
+
 /// Imports a binary ONNX model (`.onnx`) or one in the ONNX text syntax
-/// (`.onnxtxt`, parsed by libonnx's parser). Errors are emitted as
-/// diagnostics on `context` and yield a null module.
-mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(mlir::MLIRContext &context,
-                                                 llvm::StringRef path,
-                                                 const OnnxImportOptions &options);
+/// (`.onnxtxt`, parsed by libonnx's parser). A binary model is parsed as
+/// it is read (not mapped whole beside its parsed copy), and each float
+/// initializer's bytes are released once its `lmc.init` value is made, so
+/// the weights are in memory about once. Errors are emitted as diagnostics
+/// on `context` and yield a null module. With `exportSource`, the model is
+/// kept there for serializeOnnxForExport.
+mlir::OwningOpRef<mlir::ModuleOp>
+importOnnxFile(mlir::MLIRContext &context, llvm::StringRef path,
+               const OnnxImportOptions &options,
+               OnnxExportSource *exportSource = nullptr);
 
 /// Imports a model held in memory (binary protobuf, or the text syntax when
 /// `isText`). `path` names it in diagnostics and locations, and its
@@ -63,13 +82,14 @@ mlir::FailureOr<mlir::DenseElementsAttr>
 readOnnxTensorProto(mlir::MLIRContext &context, llvm::StringRef bytes,
                     llvm::StringRef path);
 
-/// The model at `path` as an executable embeds it for `--export-onnx`
-/// (docs/runtime-abi.md): binary protobuf without the initializers named in
-/// `trained` (the runtime appends them with their trained values), with
-/// every other initializer's external data read in, so the executable
-/// carries the whole model. Errors are emitted on `context`.
+/// The model `source` kept from its import, as an executable embeds it for
+/// `--export-onnx` (docs/runtime-abi.md): binary protobuf without the
+/// initializers named in `trained` (the runtime appends them with their
+/// trained values), with every other initializer's value and external
+/// data in, so the executable carries the whole model. Consumes the kept
+/// model. Errors are emitted on `context`.
 mlir::FailureOr<std::string>
-serializeOnnxForExport(mlir::MLIRContext &context, llvm::StringRef path,
+serializeOnnxForExport(mlir::MLIRContext &context, OnnxExportSource &source,
                        const llvm::StringSet<> &trained);
 
 } // namespace lmc
