@@ -44,3 +44,28 @@ func.func @only_destinations(%a: tensor<4x4xf32>, %c: tensor<2x2xf32>) -> (tenso
   %m3 = linalg.matmul ins(%c, %c : tensor<2x2xf32>, tensor<2x2xf32>) outs(%single : tensor<2x2xf32>) -> tensor<2x2xf32>
   return %m1, %m2, %m3 : tensor<4x4xf32>, tensor<4x4xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+// One tensor.empty as the destination of six ops: each run of four
+// consecutive destinations shares an empty, the first run the original.
+// CHECK-LABEL: func.func @shared_empty
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[R1:.*]] = linalg.exp ins(%{{.*}} : tensor<4xf32>) outs(%[[E0]] : tensor<4xf32>)
+// CHECK: %[[R2:.*]] = linalg.exp ins(%[[R1]] : tensor<4xf32>) outs(%[[E0]] : tensor<4xf32>)
+// CHECK: %[[R3:.*]] = linalg.exp ins(%[[R2]] : tensor<4xf32>) outs(%[[E0]] : tensor<4xf32>)
+// CHECK: %[[R4:.*]] = linalg.exp ins(%[[R3]] : tensor<4xf32>) outs(%[[E0]] : tensor<4xf32>)
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: %[[R5:.*]] = linalg.exp ins(%[[R4]] : tensor<4xf32>) outs(%[[E1]] : tensor<4xf32>)
+// CHECK-NEXT: linalg.exp ins(%[[R5]] : tensor<4xf32>) outs(%[[E1]] : tensor<4xf32>)
+// CHECK-NOT: tensor.empty
+func.func @shared_empty(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %empty = tensor.empty() : tensor<4xf32>
+  %r1 = linalg.exp ins(%x : tensor<4xf32>) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+  %r2 = linalg.exp ins(%r1 : tensor<4xf32>) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+  %r3 = linalg.exp ins(%r2 : tensor<4xf32>) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+  %r4 = linalg.exp ins(%r3 : tensor<4xf32>) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+  %r5 = linalg.exp ins(%r4 : tensor<4xf32>) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+  %r6 = linalg.exp ins(%r5 : tensor<4xf32>) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+  return %r6 : tensor<4xf32>
+}
