@@ -13,6 +13,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -168,6 +169,13 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
   return llvmModule;
 }
 
+void limitFullUnrolling() {
+  auto options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("unroll-full-max-count");
+  if (it != options.end() && it->second->getNumOccurrences() == 0)
+    it->second->addOccurrence(0, "unroll-full-max-count", "8");
+}
+
 void optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine) {
   module.setDataLayout(machine.createDataLayout());
   module.setTargetTriple(machine.getTargetTriple());
@@ -209,6 +217,7 @@ LogicalResult emitObjectFile(MLIRContext *ctx, llvm::Module &module,
     return emitError(UnknownLoc::get(ctx), "lmc: no host target: ") << error;
   if (enterPhase)
     enterPhase("LLVM -O3");
+  limitFullUnrolling();
   optimizeForHost(module, *machine);
   if (enterPhase)
     enterPhase("machine code");

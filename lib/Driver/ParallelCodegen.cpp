@@ -37,6 +37,7 @@ LogicalResult emitObjectFilesInParallel(
     return emitError(UnknownLoc::get(ctx), "lmc: no host target: ") << error;
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(machine->getTargetTriple());
+  limitFullUnrolling(); // before the threads: it sets a global option
 
   if (enterPhase)
     enterPhase("LLVM split");
