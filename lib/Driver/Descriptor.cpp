@@ -217,6 +217,14 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
   return model;
 }
 
+FailureOr<uint64_t> estimateActivationBytes(ModuleOp module) {
+  auto grad = module.lookupSymbol<func::FuncOp>(attrs::kGradStep);
+  if (!grad)
+    return module.emitError("expected a module after the optimizer phase "
+                            "(grad_step)");
+  return peakLiveBytes(grad);
+}
+
 void describeLowering(ModuleOp module, ModelDescription &model) {
   std::string lines;
   llvm::raw_string_ostream os(lines);

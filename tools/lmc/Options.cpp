@@ -102,6 +102,14 @@ cl::opt<std::string> remat(
              "none)"),
     cl::value_desc("policy"), cl::init("none"), cl::cat(memoryCategory));
 
+cl::opt<uint64_t> activationBudget(
+    "activation-budget",
+    cl::desc("choose --remat by itself: the first of none, selective and "
+             "per-block whose step activations (the compile-time estimate "
+             "--info prints) fit in this many bytes; an error if none does "
+             "(default: off, --remat decides)"),
+    cl::value_desc("bytes"), cl::init(0), cl::cat(memoryCategory));
+
 cl::opt<std::string> precision(
     "precision",
     cl::desc("f32 | bf16 | f16: matmuls take bf16/f16 inputs and accumulate "
@@ -290,6 +298,11 @@ bool checkFlagCombinations(bool mlirInput,
       training.remat != "selective")
     refuse("--remat " + training.remat +
            " is not a policy: use none, per-block or selective");
+  if (given("activation-budget") && given("remat"))
+    refuse("--activation-budget chooses the --remat policy by itself: pass "
+           "one of them");
+  if (given("activation-budget") && activationBudget == 0)
+    refuse("--activation-budget needs a byte count above 0");
   if (training.remat != "none" && !sharding.mesh.empty())
     refuse("--remat with --mesh: upstream sharding propagation does not "
            "see through the barriers that keep recomputed values apart; "

@@ -29,6 +29,7 @@ extern cl::opt<double> lr, momentum, beta1, beta2, eps, weightDecay,
 extern cl::opt<std::string> freeze, train;
 // Precision.
 extern cl::opt<std::string> remat;
+extern cl::opt<uint64_t> activationBudget;
 extern cl::opt<std::string> precision, keepF32;
 extern cl::opt<bool> lossScaling;
 extern cl::opt<int64_t> lossScaleGrowthInterval;

@@ -28,6 +28,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -169,6 +170,56 @@ struct ShardingFailure : public mlir::PassInstrumentation {
   std::string failedPass;
 };
 
+std::string describeBytes(uint64_t bytes) {
+  return llvm::formatv("{0:F1} MiB ({1} bytes)", double(bytes) / (1 << 20),
+                       bytes)
+      .str();
+}
+
+/// --activation-budget: the first remat policy, cheapest in recomputation
+/// first, whose estimated step activations fit the budget. Each is tried
+/// on a copy of the imported module through the optimizer phase (under a
+/// second per policy on GPT-2 774M; the weights are shared, not copied).
+FailureOr<std::string> chooseRematPolicy(MLIRContext &context,
+                                         ModuleOp module,
+                                         lmc::TrainingOptions training,
+                                         bool meshed) {
+  // Remat is refused with a mesh (checkFlagCombinations).
+  SmallVector<StringRef> policies{"none"};
+  if (!meshed)
+    policies.append({"selective", "per-block"});
+  std::string tried;
+  for (StringRef policy : policies) {
+    training.remat = policy.str();
+    OwningOpRef<ModuleOp> trial = module.clone();
+    PassManager pm(&context);
+    lmc::buildLmcTrainingPipeline(pm, training, lmc::Phase::Optimizer);
+    if (failed(pm.run(*trial)))
+      return failure();
+    FailureOr<uint64_t> bytes = lmc::estimateActivationBytes(*trial);
+    if (failed(bytes))
+      return failure();
+    if (*bytes <= activationBudget) {
+      if (!quiet)
+        llvm::errs() << "lmc: --activation-budget " << activationBudget
+                     << ": --remat " << policy
+                     << ", step activations estimated at "
+                     << describeBytes(*bytes) << "\n";
+      return policy.str();
+    }
+    tried += (tried.empty() ? "" : ", ") + policy.str() + " " +
+             describeBytes(*bytes);
+  }
+  llvm::errs() << "lmc: the step's activations need more than "
+                  "--activation-budget "
+               << describeBytes(activationBudget)
+               << " with every --remat policy (estimated: " << tried
+               << "); compile with a smaller --batch"
+               << (meshed ? " (with --mesh, --remat is not available)" : "")
+               << " or a larger budget\n";
+  return failure();
+}
+
 LogicalResult compile(MLIRContext &context, const char *argv0,
                       const std::string &buildInfo,
                       lmc::cli::CompileProgress &progress) {
@@ -218,6 +269,15 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   if (!checkFlagCombinations(llvm::sys::path::extension(inputPath) == ".mlir",
                              sharding, training))
     return failure();
+
+  if (givenOnCommandLine("activation-budget")) {
+    progress.enter("remat");
+    FailureOr<std::string> policy =
+        chooseRematPolicy(context, *module, training, !sharding.mesh.empty());
+    if (failed(policy))
+      return failure();
+    training.remat = *policy;
+  }
 
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))

@@ -61,6 +61,12 @@ struct ModelDescription {
 /// optimizer phase, then drops the tags (and the large `lmc.init` values).
 mlir::FailureOr<ModelDescription> describeModel(mlir::ModuleOp module);
 
+/// The estimated peak of the training step's intermediates, as the
+/// descriptor's `activations` line gives it: the most bytes of grad_step's
+/// tensors alive at once, before fusion. Fails on a module before the
+/// optimizer phase.
+mlir::FailureOr<uint64_t> estimateActivationBytes(mlir::ModuleOp module);
+
 /// Adds what lowering decided to the descriptor: the `mesh` and `split`
 /// lines of a module lmc-shard-annotate partitioned (its `lmc.mesh` and
 /// `lmc.splits`), and an `arena` line per function lmc-plan-buffers
@@ -125,7 +131,7 @@ void optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine);
 /// iterations of each) into 2048 stores in one block, and the machine
 /// scheduler's dependence graph is quadratic in a block's memory ops: half
 /// of 350M's LLVM time (51 -> 24 s), none of the step's (the benchmark
-/// GPT's step 1-2 % faster, same results bit for bit).
+/// GPT's step 1-2 % faster; its losses and gradient norms unchanged).
 void limitFullUnrolling();
 /// "" on success, else what went wrong.
 std::string writeObject(llvm::Module &module, llvm::TargetMachine &machine,
