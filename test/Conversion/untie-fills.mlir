@@ -69,3 +69,33 @@ func.func @shared_empty(%x: tensor<4xf32>) -> tensor<4xf32> {
   %r6 = linalg.exp ins(%r5 : tensor<4xf32>) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
   return %r6 : tensor<4xf32>
 }
+
+// -----
+
+// Runs stay within a block: the destinations in the loop body and those
+// after the loop count apart, and a clone made in the body is not used
+// outside it.
+// CHECK-LABEL: func.func @runs_per_block
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: scf.for
+// CHECK-COUNT-4: linalg.exp ins(%{{.*}} : tensor<4xf32>) outs(%[[E0]] : tensor<4xf32>)
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: linalg.exp ins(%{{.*}} : tensor<4xf32>) outs(%[[E1]] : tensor<4xf32>)
+// CHECK: scf.yield
+// CHECK: linalg.exp ins(%{{.*}} : tensor<4xf32>) outs(%[[E0]] : tensor<4xf32>)
+// CHECK-NOT: tensor.empty
+func.func @runs_per_block(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %empty = tensor.empty() : tensor<4xf32>
+  %loop = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> tensor<4xf32> {
+    %r1 = linalg.exp ins(%acc : tensor<4xf32>) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+    %r2 = linalg.exp ins(%r1 : tensor<4xf32>) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+    %r3 = linalg.exp ins(%r2 : tensor<4xf32>) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+    %r4 = linalg.exp ins(%r3 : tensor<4xf32>) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+    %r5 = linalg.exp ins(%r4 : tensor<4xf32>) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %r5 : tensor<4xf32>
+  }
+  %r6 = linalg.exp ins(%loop : tensor<4xf32>) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+  return %r6 : tensor<4xf32>
+}

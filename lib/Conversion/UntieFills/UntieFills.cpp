@@ -65,8 +65,9 @@ void untieFills(Operation *root) {
 constexpr unsigned kDestinationsPerEmpty = 4;
 
 /// Gives each run of kDestinationsPerEmpty destinations of a shared
-/// tensor.empty, in program order, an empty of its own (the first run
-/// keeps the original), placed in front of the run's first writer.
+/// tensor.empty, in program order within a block, an empty of its own (the
+/// block's first run keeps the original), placed in front of the run's
+/// first writer: runs never span blocks, so the clone dominates its uses.
 void untieEmpties(Operation *root) {
   SmallVector<DestinationStyleOpInterface> writers;
   root->walk([&](DestinationStyleOpInterface op) { writers.push_back(op); });
@@ -74,14 +75,15 @@ void untieEmpties(Operation *root) {
     Value empty;
     unsigned destinations = 0;
   };
-  DenseMap<Operation *, Run> runs;
+  DenseMap<std::pair<Operation *, Block *>, Run> runs;
   OpBuilder builder(root->getContext());
   for (DestinationStyleOpInterface writer : writers)
     for (OpOperand &init : writer.getDpsInitsMutable()) {
       auto empty = init.get().getDefiningOp<tensor::EmptyOp>();
       if (!empty || empty->hasOneUse())
         continue;
-      auto [it, first] = runs.try_emplace(empty, Run{empty.getResult()});
+      auto [it, first] = runs.try_emplace({empty, writer->getBlock()},
+                                          Run{empty.getResult()});
       Run &run = it->second;
       if (run.destinations++ % kDestinationsPerEmpty == 0 && !first) {
         builder.setInsertionPoint(writer);
