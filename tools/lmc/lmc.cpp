@@ -271,7 +271,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
     return failure();
 
   if (givenOnCommandLine("activation-budget")) {
-    progress.enter("remat");
+    progress.enter("remat choice");
     FailureOr<std::string> policy =
         chooseRematPolicy(context, *module, training, !sharding.mesh.empty());
     if (failed(policy))
