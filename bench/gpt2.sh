@@ -10,7 +10,8 @@
 #   SIZE=124M CONTEXT=256 BATCH=4 THREADS="1 2" STEPS=5 bash bench/gpt2.sh
 #
 # REMAT=per-block|selective compiles lmc's step with activation
-# checkpointing (lmc --remat; default none). PEERS="" runs lmc alone (for
+# checkpointing (lmc --remat; default none) and runs PyTorch's with each
+# block checkpointed (gpt2_torch.py --checkpoint). PEERS="" runs lmc alone (for
 # sizes PyTorch cannot train on this machine without checkpointing of its
 # own); the table then has no PyTorch columns. The report gives lmc's
 # planned step memory (the train_step arena) and --info's memory need.
@@ -19,6 +20,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SIZE=${SIZE:-124M} CONTEXT=${CONTEXT:-256} BATCH=${BATCH:-4}
 THREADS=${THREADS:-"1 2"} STEPS=${STEPS:-5} REMAT=${REMAT:-none}
 PEERS=${PEERS-"eager compile"}
+# With lmc's --remat, PyTorch recomputes each block too (torch.utils.checkpoint).
+CHECKPOINT=$([ "$REMAT" = none ] || echo --checkpoint)
 VENV=${LMC_BENCH_VENV:-$ROOT/build/bench-venv}
 WORK=${WORK:-$ROOT/build/bench-gpt2}
 # torch.compile's first step is its compile time only without Inductor's
@@ -42,13 +45,14 @@ EXE=$WORK/train-$SIZE-$CONTEXT-b$BATCH-$REMAT
 "$EXE" --info > "$WORK/info.txt"
 /usr/bin/time -f "%e %M" -o "$WORK/startup.time" \
   "$EXE" --tokens "$WORK/train.bin" --steps 0 > /dev/null
+rm -f "$WORK"/torch-*.json # a report reads only this run's peers
 for t in $THREADS; do # alternating: lmc, eager, compiled per thread count
   /usr/bin/time -f "%e %M" -o "$WORK/lmc-$t.time" "$EXE" --tokens "$WORK/train.bin" \
     --steps "$STEPS" --threads "$t" --log-every 1 --metrics "$WORK/lmc-$t.jsonl" > /dev/null
   for mode in $PEERS; do
     "$PY" "$ROOT/bench/gpt2_torch.py" --size "$SIZE" --context "$CONTEXT" \
       --batch "$BATCH" --steps "$STEPS" --threads "$t" --mode "$mode" \
-      --tokens "$WORK/train.bin" > "$WORK/torch-$mode-$t.json" 2> /dev/null
+      --tokens "$WORK/train.bin" $CHECKPOINT > "$WORK/torch-$mode-$t.json" 2> /dev/null
   done
 done
 "$PY" - "$WORK" "$SIZE" "$CONTEXT" "$BATCH" "$EXE" "$THREADS" "$REMAT" "$PEERS" <<'PY'
@@ -61,7 +65,8 @@ def timed(name):
     return float(seconds), int(kib) / 1024
 import torch
 print(f"GPT-2 {size}, batch {batch} x context {ctx}, AdamW, lmc --remat {remat}; "
-      f"PyTorch {torch.__version__}" if peers else
+      f"PyTorch {torch.__version__}"
+      f"{' with each block checkpointed' if remat != 'none' else ''}" if peers else
       f"GPT-2 {size}, batch {batch} x context {ctx}, AdamW, lmc --remat {remat}")
 c, crss = timed("compile.time"); s, _ = timed("startup.time")
 info = open(os.path.join(work, "info.txt")).read()
@@ -71,8 +76,12 @@ print(f"lmc compile {c:.1f} s, compiler peak RSS {crss:.0f} MiB, executable "
       f"{os.path.getsize(exe) / 2**20:.0f} MiB, startup to the first step {s:.2f} s")
 print(f"lmc step memory (train_step arena) {arena}; memory need {need}")
 head = "| threads | lmc ms | lmc tok/s | lmc RSS MiB |"
+# Columns for the peers run (PEERS="eager" leaves torch.compile out).
+names = {"eager": "eager", "compile": "compile"}
+for mode in peers:
+    head += f" {names[mode]} ms |"
 if peers:
-    head += " eager ms | compile ms | lmc / best | eager RSS | compile RSS |"
+    head += " lmc / best |" + "".join(f" {names[m]} RSS |" for m in peers)
 print(head)
 print("|---" * (head.count("|") - 1) + "|")
 for t in threads.split():
@@ -80,12 +89,14 @@ for t in threads.split():
     lmc = statistics.median(r["ms"] for r in rows[1:] or rows)
     _, lrss = timed(f"lmc-{t}.time")
     line = f"| {t} | {lmc:.0f} | {tokens / lmc * 1000:.0f} | {lrss:.0f} |"
+    runs = {m: json.load(open(os.path.join(work, f"torch-{m}-{t}.json")))
+            for m in peers}
+    for m, r in runs.items():
+        line += f" {r['median_ms']:.0f}"
+        line += f" (first {r['first_ms'] / 1000:.0f} s) |" if m == "compile" else " |"
     if peers:
-        e = json.load(open(os.path.join(work, f"torch-eager-{t}.json")))
-        k = json.load(open(os.path.join(work, f"torch-compile-{t}.json")))
-        best = min(e["median_ms"], k["median_ms"])
-        line += (f" {e['median_ms']:.0f} | {k['median_ms']:.0f} (first "
-                 f"{k['first_ms'] / 1000:.0f} s) | {lmc / best:.2f} | "
-                 f"{e['peak_rss_mib']:.0f} | {k['peak_rss_mib']:.0f} |")
+        best = min(r["median_ms"] for r in runs.values())
+        line += f" {lmc / best:.2f} |" + "".join(
+            f" {r['peak_rss_mib']:.0f} |" for r in runs.values())
     print(line)
 PY

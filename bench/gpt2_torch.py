@@ -4,7 +4,11 @@ eps 1e-8, no weight decay, mean cross-entropy), on the same token shard
 read as lmc reads it (windows of T+1 tokens at stride T, in order).
 
     python3 gpt2_torch.py --size 124M --context 256 --batch 4 --steps 5 \
-        --threads 1 --mode eager|compile --tokens train.bin
+        --threads 1 --mode eager|compile --tokens train.bin [--checkpoint]
+
+--checkpoint recomputes each block in the backward pass
+(torch.utils.checkpoint, non-reentrant): PyTorch's counterpart of
+`lmc --remat per-block`, which bench/gpt2.sh passes along.
 
 Prints one JSON line: median step ms (after the first step, which holds
 torch.compile's compilation), the first step's ms, and peak RSS (MiB).
@@ -52,12 +56,23 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--mode", default="eager", choices=["eager", "compile"])
     p.add_argument("--tokens", required=True)
+    p.add_argument("--checkpoint", action="store_true")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     base = SIZES[a.size]
     torch.manual_seed(0)
     model = GPT2(Config(base.layers, base.heads, base.width, a.context,
                         base.vocab))
+    if a.checkpoint:
+        from torch.utils.checkpoint import checkpoint
+
+        def forward(tokens):  # GPT2.forward with each block checkpointed
+            pos = torch.arange(tokens.shape[1], device=tokens.device)
+            x = model.wte(tokens) + model.wpe(pos)
+            for block in model.h:
+                x = checkpoint(block, x, use_reentrant=False)
+            return model.ln_f(x) @ model.wte.weight.t()
+        model.forward = forward
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.999),
                             eps=1e-8, weight_decay=0.0)
 
@@ -82,6 +97,7 @@ def main():
         losses.append(loss.item())
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"mode": a.mode, "torch": torch.__version__,
+                      "checkpoint": a.checkpoint,
                       "first_ms": times[0],
                       "median_ms": statistics.median(times[1:] or times),
                       "peak_rss_mib": rss, "losses": losses}))
