@@ -77,11 +77,10 @@ print(f"lmc compile {c:.1f} s, compiler peak RSS {crss:.0f} MiB, executable "
 print(f"lmc step memory (train_step arena) {arena}; memory need {need}")
 head = "| threads | lmc ms | lmc tok/s | lmc RSS MiB |"
 # Columns for the peers run (PEERS="eager" leaves torch.compile out).
-names = {"eager": "eager", "compile": "compile"}
 for mode in peers:
-    head += f" {names[mode]} ms |"
+    head += f" {mode} ms |"
 if peers:
-    head += " lmc / best |" + "".join(f" {names[m]} RSS |" for m in peers)
+    head += " lmc / best |" + "".join(f" {m} RSS |" for m in peers)
 print(head)
 print("|---" * (head.count("|") - 1) + "|")
 for t in threads.split():
