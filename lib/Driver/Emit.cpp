@@ -170,7 +170,7 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
 }
 
 void limitFullUnrolling() {
-  auto options = llvm::cl::getRegisteredOptions();
+  auto &options = llvm::cl::getRegisteredOptions(); // not a copy
   auto it = options.find("unroll-full-max-count");
   if (it != options.end() && it->second->getNumOccurrences() == 0)
     it->second->addOccurrence(0, "unroll-full-max-count", "8");
