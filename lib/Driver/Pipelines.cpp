@@ -118,6 +118,9 @@ std::string cudaLoweringPipeline(const LoweringTarget::Cuda &cuda) {
       "canonicalize,"
       "gpu-launch-sink-index-computations,"
       "gpu-kernel-outlining,"
+      // One module per host function: the toolkit's per-module cost
+      // (a ptxas process, a library load) paid 3 times, not 13,500.
+      "lmc-merge-gpu-modules,"
       "convert-scf-to-cf,"
       "expand-strided-metadata,"
       // sm_90 needs PTX 7.8 or newer; LLVM's NVPTX backend would default

@@ -74,6 +74,22 @@ std::string &loadError() {
   return error;
 }
 
+/// A CUDA library (cubin, fatbin or PTX) loaded into the current context,
+/// or null with the reason kept for the first launch's error (with the
+/// JIT's log, if any).
+void *loadLibrary(const void *data, cudaJitOption *options, void **values,
+                  unsigned count, const char *jitLog) {
+  cudaLibrary_t library = nullptr;
+  cudaError_t status = cudaLibraryLoadData(&library, data, options, values,
+                                           count, nullptr, nullptr, 0);
+  if (status == cudaSuccess)
+    return library;
+  if (loadError().empty())
+    loadError() = std::string(cudaGetErrorString(status)) +
+                  (jitLog[0] ? std::string(": ") + jitLog : std::string());
+  return nullptr;
+}
+
 /// This process's index among the processes of its machine, from the
 /// launcher's variables (0 without one).
 int localRank() {
@@ -215,16 +231,18 @@ void *lmc_rt_step_arena(int64_t bytes) {
 // wrappers define it). One stream serves every launch; the lowering's
 // create/destroy pairs around each launch do not create streams.
 void *mgpuModuleLoad(void *data, size_t /*size*/) {
-  cudaLibrary_t library = nullptr;
-  cudaError_t status =
-      cudaLibraryLoadData(&library, data, nullptr, nullptr, 0, nullptr,
-                          nullptr, 0);
-  if (status != cudaSuccess) {
-    if (loadError().empty())
-      loadError() = cudaGetErrorString(status);
-    return nullptr;
-  }
-  return library;
+  return loadLibrary(data, nullptr, nullptr, 0, "");
+}
+
+// --gpu-format=ptx: `data` is null-terminated PTX, compiled by the driver's
+// JIT at `optLevel` when the executable starts.
+void *mgpuModuleLoadJIT(void *data, int optLevel) {
+  char log[4096] = {};
+  cudaJitOption options[] = {cudaJitOptimizationLevel, cudaJitErrorLogBuffer,
+                             cudaJitErrorLogBufferSizeBytes};
+  void *values[] = {reinterpret_cast<void *>(intptr_t(optLevel)), log,
+                    reinterpret_cast<void *>(sizeof log)};
+  return loadLibrary(data, options, values, 3, log);
 }
 
 void mgpuModuleUnload(void *module) {
