@@ -6,12 +6,17 @@
 # the number of layers.
 #
 #   SIZE=774M CONTEXT=1024 BATCH=1 REMAT=per-block bash bench/compile.sh
+#   LMC_FLAGS="--target cuda --precision bf16" bash bench/compile.sh
+#
+# LMC_FLAGS are added to both compiles (the CUDA target needs only the
+# toolkit, not a GPU).
 #
 # The models are exported once into build/bench-gpt2 (PyTorch from the
 # virtual environment bench/gpt2.sh creates).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SIZE=${SIZE:-124M} CONTEXT=${CONTEXT:-256} BATCH=${BATCH:-4} REMAT=${REMAT:-none}
+read -r -a EXTRA <<< "${LMC_FLAGS:-}"
 VENV=${LMC_BENCH_VENV:-$ROOT/build/bench-venv}
 WORK=${WORK:-$ROOT/build/bench-gpt2}
 mkdir -p "$WORK"
@@ -32,7 +37,7 @@ export_model "$THIN" --width 128 --heads 4 --vocab 256
 for model in "$FULL" "$THIN"; do
   echo "== $model"
   /usr/bin/time -f "compiler peak RSS %M KiB, %e s" "$ROOT/build/bin/lmc" "$model" \
-    --batch "$BATCH" --remat "$REMAT" -o "$WORK/compile-bench.out" -v 2>&1 |
+    --batch "$BATCH" --remat "$REMAT" "${EXTRA[@]}" -o "$WORK/compile-bench.out" -v 2>&1 |
     grep -E "^lmc: |peak RSS"
   "$WORK/compile-bench.out" --info | grep -E "^(total parameters|step memory)"
 done
