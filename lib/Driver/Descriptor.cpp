@@ -68,13 +68,37 @@ LogicalResult describeEntryPoint(llvm::raw_ostream &os, func::FuncOp func) {
   return success();
 }
 
+/// What attention's separate ops count (so that model FLOPs, and MFU, do
+/// not change with lmc-fuse-attention, nor with the keys a mask skips):
+/// the two products' multiply-adds twice, the scale, mask and softmax one
+/// per score; for the gradient, four products and the softmax's five
+/// elementwise ops per score.
+uint64_t attentionFlops(Value q, Value v, bool gradient) {
+  auto qType = cast<RankedTensorType>(q.getType());
+  auto vType = cast<RankedTensorType>(v.getType());
+  uint64_t scores = uint64_t(qType.getNumElements() / qType.getShape().back()) *
+                    uint64_t(vType.getShape()[vType.getRank() - 2]);
+  uint64_t d = qType.getShape().back(), dv = vType.getShape().back();
+  return gradient ? scores * (4 * d + 4 * dv + 5)
+                  : scores * (2 * d + 2 * dv + 3);
+}
+
 /// Multiply-adds of matmuls count twice; every other op one per element.
 uint64_t countFlops(func::FuncOp func) {
   uint64_t flops = 0;
   func.walk([&](Operation *op) {
     // Recomputed forward values (lmc-rematerialize) are not model FLOPs.
-    if (!isa<LmcDialect>(op->getDialect()) || op->getNumResults() != 1 ||
-        op->hasAttr(attrs::kRecomputed))
+    if (!isa<LmcDialect>(op->getDialect()) || op->hasAttr(attrs::kRecomputed))
+      return;
+    if (auto attention = dyn_cast<AttentionOp>(op)) {
+      flops += attentionFlops(attention.getQ(), attention.getV(), false);
+      return;
+    }
+    if (auto grad = dyn_cast<AttentionGradOp>(op)) {
+      flops += attentionFlops(grad.getQ(), grad.getV(), true);
+      return;
+    }
+    if (op->getNumResults() != 1)
       return;
     auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
     if (!type)

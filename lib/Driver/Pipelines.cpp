@@ -41,6 +41,8 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
                               Phase last) {
   if (last == Phase::Import)
     return;
+  if (options.fuseAttention)
+    pm.addPass(createLmcFuseAttention());
   if (!options.shard.empty()) {
     LmcSplitFusedProjectionsOptions split;
     split.shard = options.shard;
@@ -173,6 +175,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       "func.func(lmc-fuse-elementwise),"
       "canonicalize,cse,"
       "lmc-untie-fills,"
+      "lmc-attention-to-runtime,"
       "lmc-drop-optimization-barriers,"
       // Params and optimizer state updated over their old values: one copy
       // of each in the runtime instead of two.

@@ -154,11 +154,22 @@ struct Rematerialize : public impl::LmcRematerializeBase<Rematerialize> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (policy != "per-block" && policy != "selective") {
+    // per-block:N: the first N segments per block, the others selective.
+    StringRef text(policy);
+    auto [base, count] = text.split(':');
+    bool counted = text.contains(':');
+    wholeSegments = -1;
+    bool valid = (base == "selective" && !counted) ||
+                 (base == "per-block" &&
+                  (!counted || (!count.getAsInteger(10, wholeSegments) &&
+                                wholeSegments >= 0)));
+    if (!valid) {
       module.emitError("unknown rematerialization policy '")
-          << policy << "' (expected per-block or selective)";
+          << policy
+          << "' (expected per-block, per-block:<segments> or selective)";
       return signalPassFailure();
     }
+    perBlock = base == "per-block";
     auto func = module.lookupSymbol<func::FuncOp>(function);
     if (!func || !func.getBody().hasOneBlock()) {
       module.emitError("expected a single-block function named '")
@@ -167,6 +178,11 @@ struct Rematerialize : public impl::LmcRematerializeBase<Rematerialize> {
     }
     rematerialize(func);
   }
+
+  /// From `policy`: whether segments are recomputed whole, and how many
+  /// (the first ones; -1: all).
+  bool perBlock = false;
+  int64_t wholeSegments = -1;
 
   void rematerialize(func::FuncOp func) {
     Block &body = func.getBody().front();
@@ -213,13 +229,24 @@ struct Rematerialize : public impl::LmcRematerializeBase<Rematerialize> {
       Operation *top = body.findAncestorOpInBlock(*user);
       return !forward.contains(top) && !isa<func::ReturnOp>(top);
     };
+    // Segments are numbered in program order, 0 the one starting at the
+    // inputs: per-block:N recomputes 0 .. N-1 whole.
+    DenseMap<Operation *, int64_t> segmentNumber;
+    for (Operation &op : body.without_terminator())
+      if (cuts.contains(&op))
+        segmentNumber[&op] = int64_t(segmentNumber.size()) + 1;
+    auto isWhole = [&](Operation *cut) {
+      return perBlock &&
+             (wholeSegments < 0 ||
+              (cut ? segmentNumber.lookup(cut) : 0) < wholeSegments);
+    };
     // Whether a forward op of this segment is to be recomputed.
     auto recomputes = [&](Operation *op) {
       if (!segmentOf.contains(op) || cuts.contains(op) || !isRecomputable(op))
         return false;
-      if (policy == "per-block")
-        return true;
       Operation *cut = segmentOf.lookup(op);
+      if (isWhole(cut))
+        return true;
       return cut && elementCount(op) > elementCount(cut);
     };
 

@@ -122,6 +122,18 @@ enum class LineKind {
   End
 };
 
+/// "per-block:N" (the first N segments recomputed whole, lmc's --remat).
+bool isCountedPerBlock(std::string_view policy) {
+  std::string_view prefix = "per-block:";
+  if (policy.substr(0, prefix.size()) != prefix ||
+      policy.size() == prefix.size())
+    return false;
+  for (char c : policy.substr(prefix.size()))
+    if (c < '0' || c > '9')
+      return false;
+  return true;
+}
+
 bool isTensorLine(LineKind kind) {
   return kind >= LineKind::TrainArg && kind <= LineKind::ChunkResult;
 }
@@ -330,7 +342,8 @@ private:
     case LineKind::Remat: {
       LMC_CHECK(f.size() == 6 && f[2] == "cuts" && f[4] == "recomputed",
                 "expected 'remat <policy> cuts <count> recomputed <count>'");
-      LMC_CHECK(f[1] == "per-block" || f[1] == "selective",
+      LMC_CHECK(f[1] == "per-block" || f[1] == "selective" ||
+                    isCountedPerBlock(f[1]),
                 "unknown remat policy '", f[1], "'");
       desc_.remat = Remat{f[1], parseUnsigned(f[3], "cut count"),
                           parseUnsigned(f[5], "recomputed op count")};

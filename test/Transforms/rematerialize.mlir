@@ -1,5 +1,6 @@
 // RUN: lmc-opt %s -split-input-file -lmc-autodiff -lmc-rematerialize | FileCheck %s
 // RUN: lmc-opt %s -split-input-file -lmc-autodiff -lmc-rematerialize=policy=selective | FileCheck %s --check-prefix=SELECTIVE
+// RUN: lmc-opt %s -split-input-file -lmc-autodiff -lmc-rematerialize=policy=per-block:1 | FileCheck %s --check-prefix=FIRST
 
 // Two residual blocks, h1 = x + tanh(x * w1) and h2 = h1 + tanh(h1 * w2),
 // and a loss against a second input t. Every path from x to the loss goes
@@ -28,6 +29,19 @@
 // Nothing here is larger than its block's cut: selective keeps it all.
 // SELECTIVE: module attributes {lmc.remat = {cuts = 4 : i64, policy = "selective", recomputed = 0 : i64}}
 // SELECTIVE-NOT: lmc.recomputed
+// per-block:1: the first segment (from the input x to h1) is recomputed
+// whole, the second (h1's) selectively, which here keeps tanh(h1 * w2).
+// FIRST: module attributes {lmc.remat = {cuts = 4 : i64, policy = "per-block:1", recomputed = 2 : i64}}
+// FIRST-LABEL: func.func @forward_grad
+// FIRST-SAME: %[[X:[a-z0-9]+]]: tensor<4xf32> {lmc.input = "x"}
+// FIRST: lmc.tanh
+// FIRST: %[[T2:.*]] = lmc.tanh
+// FIRST-NOT: lmc.tanh
+// FIRST: lmc.mul %[[T2]], %[[T2]]
+// FIRST: %[[B1:.*]] = lmc.optimization_barrier %[[X]] : tensor<4xf32>
+// FIRST: %[[A1R:.*]] = lmc.mul %[[B1]], %{{.*}} {lmc.recomputed}
+// FIRST: %[[T1R:.*]] = lmc.tanh %[[A1R]] {lmc.recomputed}
+// FIRST: lmc.mul %[[T1R]], %[[T1R]]
 func.func @forward(%w1: tensor<4xf32> {lmc.param = "w1"}, %w2: tensor<4xf32> {lmc.param = "w2"},
                    %x: tensor<4xf32> {lmc.input = "x"}, %t: tensor<4xf32> {lmc.input = "t"})
     -> (tensor<f32> {lmc.output = "loss"}) {

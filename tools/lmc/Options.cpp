@@ -95,19 +95,22 @@ cl::opt<std::string> train(
 
 cl::opt<std::string> remat(
     "remat",
-    cl::desc("none | per-block | selective: recompute forward values in the "
-             "backward pass instead of keeping them, all but the cuts of the "
-             "residual stream (per-block) or those larger than it, such as "
+    cl::desc("none | per-block | per-block:<segments> | selective: "
+             "recompute forward values in the backward pass instead of "
+             "keeping them, all but the cuts of the residual stream "
+             "(per-block; per-block:N only in the first N segments between "
+             "cuts, selective after them) or those larger than it, such as "
              "attention scores (selective); gradients unchanged (default "
              "none)"),
     cl::value_desc("policy"), cl::init("none"), cl::cat(memoryCategory));
 
 cl::opt<uint64_t> activationBudget(
     "activation-budget",
-    cl::desc("choose --remat by itself: the first of none, selective and "
-             "per-block whose step activations (the compile-time estimate "
-             "--info prints) fit in this many bytes; an error if none does "
-             "(default: off, --remat decides)"),
+    cl::desc("choose --remat by itself: none or selective if its step "
+             "activations (the compile-time estimate --info prints) fit in "
+             "this many bytes, else per-block:N with the fewest segments N "
+             "that fit; an error if per-block does not (default: off, "
+             "--remat decides)"),
     cl::value_desc("bytes"), cl::init(0), cl::cat(memoryCategory));
 
 cl::opt<std::string> precision(
@@ -163,6 +166,14 @@ cl::opt<std::string> gpuFormat(
     cl::desc("--target cuda: what the executable embeds, fatbin (SASS for "
              "--gpu-arch) or ptx (default fatbin)"),
     cl::init("fatbin"), cl::cat(targetCategory));
+cl::opt<bool> fuseAttention(
+    "fuse-attention",
+    cl::desc("compute masked attention (scores, mask, softmax, product "
+             "with the values) as one op in blocks of queries, skipping the "
+             "keys a causal mask hides, and its gradient likewise: for f32 "
+             "steps on the CPU without --mesh (default true; false keeps "
+             "the separate ops)"),
+    cl::init(true), cl::cat(targetCategory));
 cl::opt<bool> gpuLoopsOnCpu(
     "gpu-loops-on-cpu",
     cl::desc("CPU executable whose loops have the structure of the "
@@ -232,6 +243,14 @@ void hideForeignOptions() {
 
 void printVersion(llvm::raw_ostream &os) { os << versionLine() << "\n"; }
 
+/// none, per-block, per-block:<segments> or selective.
+bool isRematPolicy(llvm::StringRef policy) {
+  unsigned segments = 0;
+  return policy == "none" || policy == "per-block" || policy == "selective" ||
+         (policy.consume_front("per-block:") &&
+          !policy.getAsInteger(10, segments));
+}
+
 } // namespace
 
 void parseCommandLine(int argc, char **argv) {
@@ -294,10 +313,10 @@ bool checkFlagCombinations(bool mlirInput,
            "--loss-scaling (on by itself with --precision f16)");
 
   // Activation memory.
-  if (training.remat != "none" && training.remat != "per-block" &&
-      training.remat != "selective")
+  if (!isRematPolicy(training.remat))
     refuse("--remat " + training.remat +
-           " is not a policy: use none, per-block or selective");
+           " is not a policy: use none, per-block, per-block:<segments> or "
+           "selective");
   if (given("activation-budget") && given("remat"))
     refuse("--activation-budget chooses the --remat policy by itself: pass "
            "one of them");
@@ -342,6 +361,17 @@ bool checkFlagCombinations(bool mlirInput,
   if (gpuLoopsOnCpu && target == "cuda")
     refuse("--gpu-loops-on-cpu builds a CPU executable; drop --target cuda "
            "or the flag");
+  if (given("fuse-attention") && fuseAttention &&
+      (target == "cuda" || gpuLoopsOnCpu || !sharding.mesh.empty() ||
+       training.precision != "f32"))
+    refuse("--fuse-attention runs attention on the CPU's runtime in f32, "
+           "without a mesh: this compile has " +
+           std::string(target == "cuda"      ? "--target cuda"
+                       : gpuLoopsOnCpu       ? "--gpu-loops-on-cpu"
+                       : !sharding.mesh.empty() ? "a --mesh"
+                                                : "--precision " +
+                                                      training.precision) +
+           "; drop --fuse-attention");
 
   // Output.
   bool printsMlir = compileTo < lmc::Phase::LLVM || emit == Artifact::MLIR;

@@ -38,7 +38,7 @@ extern cl::opt<std::string> mesh;
 extern cl::list<std::string> shard;
 // Target.
 extern cl::opt<std::string> target, gpuArch, cudaPath, gpuFormat;
-extern cl::opt<bool> gpuLoopsOnCpu;
+extern cl::opt<bool> gpuLoopsOnCpu, fuseAttention;
 // Output and phases.
 extern cl::opt<std::string> outputPath;
 extern cl::opt<lmc::Phase> compileTo;

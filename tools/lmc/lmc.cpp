@@ -15,6 +15,8 @@
 #include "lmc/Driver/Pipelines.h"
 #include "lmc/Import/Dsl/Dsl.h"
 #include "lmc/Import/Onnx/Onnx.h"
+#include "lmc/Support/Bytes.h"
+#include "lmc/Transforms/Attributes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -170,49 +172,93 @@ struct ShardingFailure : public mlir::PassInstrumentation {
   std::string failedPass;
 };
 
-std::string describeBytes(uint64_t bytes) {
-  return llvm::formatv("{0:F1} MiB ({1} bytes)", double(bytes) / (1 << 20),
-                       bytes)
-      .str();
+/// A remat policy's estimated step activations, from a copy of the
+/// imported module taken through the optimizer phase (under a second on
+/// GPT-2 774M; the weights are shared, not copied).
+struct RematTrial {
+  uint64_t bytes = 0;
+  /// Cuts of the residual stream the policy found (0 without remat).
+  int64_t cuts = 0;
+};
+
+FailureOr<RematTrial> tryRemat(MLIRContext &context, ModuleOp module,
+                               lmc::TrainingOptions training,
+                               const std::string &policy) {
+  training.remat = policy;
+  OwningOpRef<ModuleOp> trial = module.clone();
+  PassManager pm(&context);
+  lmc::buildLmcTrainingPipeline(pm, training, lmc::Phase::Optimizer);
+  if (failed(pm.run(*trial)))
+    return failure();
+  FailureOr<uint64_t> bytes = lmc::estimateActivationBytes(*trial);
+  if (failed(bytes))
+    return failure();
+  RematTrial result{*bytes, 0};
+  if (auto remat = (*trial)->getAttrOfType<DictionaryAttr>(lmc::attrs::kRemat))
+    result.cuts = remat.getAs<IntegerAttr>("cuts").getInt();
+  return result;
 }
 
-/// --activation-budget: the first remat policy, cheapest in recomputation
-/// first, whose estimated step activations fit the budget. Each is tried
-/// on a copy of the imported module through the optimizer phase (under a
-/// second per policy on GPT-2 774M; the weights are shared, not copied).
+/// --activation-budget: the remat policy that recomputes least among those
+/// whose estimated step activations fit the budget: none, selective, then
+/// per-block on the fewest leading segments (per-block:N, N found by
+/// bisection between selective, which does not fit, and per-block whole).
 FailureOr<std::string> chooseRematPolicy(MLIRContext &context,
                                          ModuleOp module,
                                          lmc::TrainingOptions training,
                                          bool meshed) {
+  auto chosen = [&](const std::string &policy, uint64_t bytes) {
+    if (!quiet)
+      llvm::errs() << "lmc: --activation-budget "
+                   << lmc::describeBytes(activationBudget) << ": --remat "
+                   << policy << ", step activations estimated at "
+                   << lmc::describeBytes(bytes) << "\n";
+    return policy;
+  };
   // Remat is refused with a mesh (checkFlagCombinations).
-  SmallVector<StringRef> policies{"none"};
+  SmallVector<std::string> policies{"none"};
   if (!meshed)
     policies.append({"selective", "per-block"});
   std::string tried;
-  for (StringRef policy : policies) {
-    training.remat = policy.str();
-    OwningOpRef<ModuleOp> trial = module.clone();
-    PassManager pm(&context);
-    lmc::buildLmcTrainingPipeline(pm, training, lmc::Phase::Optimizer);
-    if (failed(pm.run(*trial)))
+  FailureOr<RematTrial> whole;
+  for (const std::string &policy : policies) {
+    FailureOr<RematTrial> trial = tryRemat(context, module, training, policy);
+    if (failed(trial))
       return failure();
-    FailureOr<uint64_t> bytes = lmc::estimateActivationBytes(*trial);
-    if (failed(bytes))
-      return failure();
-    if (*bytes <= activationBudget) {
-      if (!quiet)
-        llvm::errs() << "lmc: --activation-budget " << activationBudget
-                     << ": --remat " << policy
-                     << ", step activations estimated at "
-                     << describeBytes(*bytes) << "\n";
-      return policy.str();
+    if (policy == "per-block")
+      whole = trial;
+    else if (trial->bytes <= activationBudget)
+      return chosen(policy, trial->bytes);
+    if (trial->bytes > activationBudget)
+      tried += (tried.empty() ? "" : ", ") + policy + " " +
+               lmc::describeBytes(trial->bytes);
+  }
+  if (succeeded(whole) && whole->bytes <= activationBudget) {
+    // Segments 0 .. cuts: per-block:0 is selective (too big), all of them
+    // per-block whole (fits).
+    int64_t tooFew = 0, enough = whole->cuts + 1;
+    uint64_t bytes = whole->bytes;
+    while (enough - tooFew > 1) {
+      int64_t middle = (tooFew + enough) / 2;
+      FailureOr<RematTrial> trial = tryRemat(
+          context, module, training, "per-block:" + std::to_string(middle));
+      if (failed(trial))
+        return failure();
+      if (trial->bytes <= activationBudget) {
+        enough = middle;
+        bytes = trial->bytes;
+      } else {
+        tooFew = middle;
+      }
     }
-    tried += (tried.empty() ? "" : ", ") + policy.str() + " " +
-             describeBytes(*bytes);
+    return chosen(enough == whole->cuts + 1
+                      ? std::string("per-block")
+                      : "per-block:" + std::to_string(enough),
+                  bytes);
   }
   llvm::errs() << "lmc: the step's activations need more than "
                   "--activation-budget "
-               << describeBytes(activationBudget)
+               << lmc::describeBytes(activationBudget)
                << " with every --remat policy (estimated: " << tried
                << "); compile with a smaller --batch"
                << (meshed ? " (with --mesh, --remat is not available)" : "")
@@ -269,6 +315,9 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   if (!checkFlagCombinations(llvm::sys::path::extension(inputPath) == ".mlir",
                              sharding, training))
     return failure();
+  training.fuseAttention = fuseAttention && target != "cuda" &&
+                           !gpuLoopsOnCpu && sharding.mesh.empty() &&
+                           training.precision == "f32";
 
   if (givenOnCommandLine("activation-budget")) {
     progress.enter("remat choice");

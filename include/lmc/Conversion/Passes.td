@@ -290,6 +290,26 @@ def LmcParallelizeLoops : Pass<"lmc-parallelize-loops"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def LmcAttentionToRuntime : Pass<"lmc-attention-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lowers lmc.attention and lmc.attention_grad to runtime calls";
+  let description = [{
+    Each op becomes a call of `lmc_rt_attention_f32` /
+    `lmc_rt_attention_grad_f32` (runtime/kernels/attention.cpp) on its
+    operands' buffers (`bufferization.to_buffer`, read only) and fresh
+    result buffers (`memref.alloc`, back to tensors with
+    `bufferization.to_tensor restrict`). Run after the last CSE, right
+    before one-shot bufferization: CSE merges identical `to_buffer`s, and
+    a merged read placed at the forward's call would let bufferization
+    reuse the buffer before the backward's call reads it. f32 only (an
+    error otherwise).
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def LmcMergeGpuModules : Pass<"lmc-merge-gpu-modules", "::mlir::ModuleOp"> {
   let summary = "Gathers the kernels each host function launches into one gpu.module";
   let description = [{

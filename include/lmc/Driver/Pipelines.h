@@ -52,6 +52,9 @@ struct TrainingOptions {
   /// Activation checkpointing (lmc-rematerialize): none | per-block |
   /// selective.
   std::string remat = "none";
+  /// Masked attention as one op (lmc-fuse-attention): for f32 steps on the
+  /// CPU without a mesh.
+  bool fuseAttention = false;
 };
 
 /// The process mesh and the user's parameter shardings (docs/distributed.md).

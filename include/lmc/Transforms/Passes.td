@@ -49,6 +49,24 @@ def LmcAutodiff : Pass<"lmc-autodiff", "::mlir::ModuleOp"> {
   let dependentDialects = ["::lmc::LmcDialect", "::mlir::arith::ArithDialect"];
 }
 
+def LmcFuseAttention : Pass<"lmc-fuse-attention", "::mlir::ModuleOp"> {
+  let summary = "Fuses masked attention chains into lmc.attention";
+  let description = [{
+    Run on the imported model, before autodiff. Finds
+    `matmul(softmax(select(mask, -inf, scale * matmul(q, kt))), v)` on f32
+    (the scale a broadcast constant or absent; the -inf on either side of
+    the select, the mask broadcast from `[1.., T, S]` to the scores; each
+    intermediate read by the next op only) and replaces it by
+    `lmc.attention q, kt, v, mask {scale}`, whose gradient is
+    `lmc.attention_grad`. The runtime computes both in blocks of query
+    rows over the keys each block's mask leaves visible, without the
+    [batch.., T, S] scores and probabilities (a causal mask: about half
+    the products skipped). The lmc driver runs it for f32 steps on the CPU
+    without a mesh.
+  }];
+  let dependentDialects = ["::lmc::LmcDialect"];
+}
+
 def LmcRematerialize : Pass<"lmc-rematerialize", "::mlir::ModuleOp"> {
   let summary = "Recomputes forward values in the backward pass instead of "
                 "keeping them (activation checkpointing)";
@@ -69,6 +87,9 @@ def LmcRematerialize : Pass<"lmc-rematerialize", "::mlir::ModuleOp"> {
     first backward op that reads its segment. `policy=selective`: only
     values with more elements than their segment's cut (attention's
     [B, H, T, T] tensors), from the values they are computed from.
+    `policy=per-block:N`: the first N segments in program order (the one
+    starting at the inputs first) per block, the others selectively — the
+    steps between the two that `lmc --activation-budget` searches.
     Parameters, constants and values that do not depend on the data are
     never recomputed, nor are ops with regions or side effects.
 
@@ -81,7 +102,7 @@ def LmcRematerialize : Pass<"lmc-rematerialize", "::mlir::ModuleOp"> {
     Option<"function", "function", "std::string",
            /*default=*/"\"forward_grad\"", "the differentiated function">,
     Option<"policy", "policy", "std::string", /*default=*/"\"per-block\"",
-           "per-block | selective">,
+           "per-block | per-block:<segments> | selective">,
   ];
   let dependentDialects = ["::lmc::LmcDialect"];
 }

@@ -264,6 +264,9 @@ struct ConvertLmcToLinalgPass
     target.addIllegalDialect<LmcDialect>();
     // Kept through fusion and CSE (lmc-drop-optimization-barriers).
     target.addLegalOp<OptimizationBarrierOp>();
+    // Calls into the runtime, made right before bufferization
+    // (lmc-attention-to-runtime).
+    target.addLegalOp<AttentionOp, AttentionGradOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            scf::SCFDialect>();

@@ -12,6 +12,7 @@
 #include "Importer.h"
 
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
+#include "lmc/Support/Bytes.h"
 #include "lmc/Transforms/Attributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -183,24 +184,6 @@ Value GraphImporter::materialize(Binding &binding, Location loc) {
     binding.value =
         arith::ConstantOp::create(builder, loc, binding.constant).getResult();
   return binding.value;
-}
-
-/// "123 bytes" or "9663676416 bytes (9.0 GiB)", for messages.
-static std::string describeBytes(uint64_t bytes) {
-  std::string text = std::to_string(bytes) + " bytes";
-  const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double value = double(bytes);
-  int unit = -1;
-  while (value >= 1024 && unit < 5) {
-    value /= 1024;
-    ++unit;
-  }
-  if (unit >= 0) {
-    char scaled[32];
-    snprintf(scaled, sizeof(scaled), " (%.1f %s)", value, units[unit]);
-    text += scaled;
-  }
-  return text;
 }
 
 LogicalResult GraphImporter::checkParamBudget() {

@@ -37,6 +37,27 @@ void lmc_rt_matmul_f16(const uint16_t *A, const uint16_t *B, float *C,
                        int64_t batch, int64_t M, int64_t N, int64_t K,
                        int64_t transA, int64_t transB);
 
+/// Masked attention (lmc.attention), for each of `pairs` (batch, head)
+/// pairs b: out[b] = softmax(select(mask, -inf, scale * q[b] kt[b])) v[b],
+/// q[b] T x D, kt[b] D x S (the keys transposed), v[b] S x Dv, mask T x S
+/// bytes (non-zero: masked) shared by all pairs, out[b] T x Dv; stats[b]
+/// T x 2 receives each row's softmax maximum and sum of exponentials. Key
+/// blocks a block of query rows cannot see are skipped. A row with every
+/// key masked is NaN. Results do not depend on the thread count.
+void lmc_rt_attention_f32(const float *q, const float *kt, const float *v,
+                          const uint8_t *mask, float *out, float *stats,
+                          int64_t pairs, int64_t T, int64_t S, int64_t D,
+                          int64_t Dv, float scale);
+
+/// The gradient of lmc_rt_attention_f32 from its operands, results and the
+/// cotangent dout of out: dq, dkt and dv (each the shape of its operand).
+void lmc_rt_attention_grad_f32(const float *q, const float *kt,
+                               const float *v, const uint8_t *mask,
+                               const float *out, const float *stats,
+                               const float *dout, float *dq, float *dkt,
+                               float *dv, int64_t pairs, int64_t T, int64_t S,
+                               int64_t D, int64_t Dv, float scale);
+
 /// Copies `bytes` from `src` (a constant table in the executable) to `dst`
 /// (a buffer of the step): memcpy here; the CUDA support library replaces
 /// it with a copy in the GPU stream's order (`--target cuda`).

@@ -108,6 +108,13 @@ TEST(Descriptor, Remat) {
   EXPECT_EQ(d.remat->policy, "per-block");
   EXPECT_EQ(d.remat->cuts, 14u);
   EXPECT_EQ(d.remat->recomputed, 126u);
+  // --remat per-block:N (the first N segments whole).
+  Descriptor counted = parseDescriptor(
+      mutate("flops 1234", "flops 1234\nremat per-block:3 cuts 14 "
+                           "recomputed 40"),
+      60);
+  ASSERT_TRUE(counted.remat);
+  EXPECT_EQ(counted.remat->policy, "per-block:3");
   const std::pair<const char *, const char *> cases[] = {
       {"remat per-block", "expected 'remat <policy> cuts <count> "
                           "recomputed <count>'"},
@@ -115,6 +122,9 @@ TEST(Descriptor, Remat) {
       {"remat everything cuts 1 recomputed 2", "unknown remat policy "
                                                "'everything'"},
       {"remat selective cuts -1 recomputed 2", "invalid cut count '-1'"},
+      {"remat per-block: cuts 1 recomputed 2", "unknown remat policy"},
+      {"remat per-block:2x cuts 1 recomputed 2", "unknown remat policy"},
+      {"remat selective:2 cuts 1 recomputed 2", "unknown remat policy"},
   };
   for (const auto &[line, message] : cases) {
     SCOPED_TRACE(line);

@@ -1,0 +1,216 @@
+// lmc_rt_attention_f32 / lmc_rt_attention_grad_f32 against attention
+// computed whole in double (the scores, the masked softmax, the product),
+// and their gradients against central finite differences of that double
+// reference: causal and arbitrary masks, more than one block of query
+// rows, a row with every key masked (NaN, as the unfused softmax gives it;
+// its gradient is NaN everywhere, there as here, so it is checked forward
+// only), and the same bits on 1 and 2 threads.
+#include "lmc/runtime/kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+struct Problem {
+  int64_t pairs, T, S, D, Dv;
+  float scale;
+  std::vector<float> q, kt, v;
+  std::vector<uint8_t> mask; // T x S, 1: masked
+};
+
+Problem makeProblem(int64_t pairs, int64_t T, int64_t S, int64_t D,
+                    int64_t Dv, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> dist(-1, 1);
+  Problem p{pairs, T, S, D, Dv, 1.0f / std::sqrt(float(D)), {}, {}, {}, {}};
+  for (auto *x : {&p.q, &p.kt, &p.v}) {
+    int64_t n = x == &p.q ? T * D : x == &p.kt ? D * S : S * Dv;
+    x->resize(size_t(pairs * n));
+    for (float &e : *x)
+      e = 2 * dist(rng);
+  }
+  return p;
+}
+
+/// out (pairs x T x Dv) in double, whole: row by row over all keys.
+std::vector<double> reference(const Problem &p, const std::vector<double> &q,
+                              const std::vector<double> &kt,
+                              const std::vector<double> &v) {
+  std::vector<double> out(size_t(p.pairs * p.T * p.Dv));
+  for (int64_t b = 0; b < p.pairs; ++b)
+    for (int64_t i = 0; i < p.T; ++i) {
+      std::vector<double> s(size_t(p.S));
+      double max = -std::numeric_limits<double>::infinity();
+      for (int64_t j = 0; j < p.S; ++j) {
+        double dot = 0;
+        for (int64_t d = 0; d < p.D; ++d)
+          dot += q[b * p.T * p.D + i * p.D + d] * kt[b * p.D * p.S + d * p.S + j];
+        s[j] = p.mask[i * p.S + j] ? -std::numeric_limits<double>::infinity()
+                                   : dot * p.scale;
+        max = std::max(max, s[j]);
+      }
+      double sum = 0;
+      for (double &e : s)
+        sum += (e = std::exp(e - max));
+      for (int64_t c = 0; c < p.Dv; ++c) {
+        double o = 0;
+        for (int64_t j = 0; j < p.S; ++j)
+          o += s[j] / sum * v[b * p.S * p.Dv + j * p.Dv + c];
+        out[b * p.T * p.Dv + i * p.Dv + c] = o;
+      }
+    }
+  return out;
+}
+
+std::vector<double> widen(const std::vector<float> &x) {
+  return std::vector<double>(x.begin(), x.end());
+}
+
+struct Result {
+  std::vector<float> out, stats, dq, dkt, dv;
+};
+
+Result run(const Problem &p, const std::vector<float> &dout) {
+  Result r;
+  r.out.resize(size_t(p.pairs * p.T * p.Dv));
+  r.stats.resize(size_t(p.pairs * p.T * 2));
+  lmc_rt_attention_f32(p.q.data(), p.kt.data(), p.v.data(), p.mask.data(),
+                       r.out.data(), r.stats.data(), p.pairs, p.T, p.S, p.D,
+                       p.Dv, p.scale);
+  r.dq.resize(p.q.size());
+  r.dkt.resize(p.kt.size());
+  r.dv.resize(p.v.size());
+  lmc_rt_attention_grad_f32(p.q.data(), p.kt.data(), p.v.data(),
+                            p.mask.data(), r.out.data(), r.stats.data(),
+                            dout.data(), r.dq.data(), r.dkt.data(),
+                            r.dv.data(), p.pairs, p.T, p.S, p.D, p.Dv,
+                            p.scale);
+  return r;
+}
+
+/// Checks the forward against the double reference and each gradient
+/// entry against d(sum(out * dout)) / dx by central differences.
+void check(const Problem &p, std::mt19937 &rng, bool gradients = true) {
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> dout(size_t(p.pairs * p.T * p.Dv));
+  for (float &e : dout)
+    e = dist(rng);
+  Result r = run(p, dout);
+  std::vector<double> q = widen(p.q), kt = widen(p.kt), v = widen(p.v);
+  std::vector<double> want = reference(p, q, kt, v);
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(r.out[i])) << "out[" << i << "]";
+      continue;
+    }
+    EXPECT_NEAR(r.out[i], want[i], 1e-5 * (1 + std::fabs(want[i])))
+        << "out[" << i << "]";
+  }
+  if (!gradients)
+    return;
+  auto loss = [&](const std::vector<double> &q, const std::vector<double> &kt,
+                  const std::vector<double> &v) {
+    std::vector<double> out = reference(p, q, kt, v);
+    double l = 0;
+    for (size_t i = 0; i < out.size(); ++i)
+      l += out[i] * dout[i];
+    return l;
+  };
+  const double h = 1e-4;
+  auto fd = [&](std::vector<double> &x, size_t i) {
+    double saved = x[i];
+    x[i] = saved + h;
+    double up = loss(q, kt, v);
+    x[i] = saved - h;
+    double down = loss(q, kt, v);
+    x[i] = saved;
+    return (up - down) / (2 * h);
+  };
+  for (auto [x, grad, name] :
+       {std::tuple{&q, &r.dq, "dq"}, std::tuple{&kt, &r.dkt, "dkt"},
+        std::tuple{&v, &r.dv, "dv"}})
+    for (size_t i = 0; i < x->size(); ++i) {
+      double expected = fd(*x, i);
+      EXPECT_NEAR((*grad)[i], expected, 2e-4 * (1 + std::fabs(expected)))
+          << name << "[" << i << "]";
+    }
+}
+
+std::vector<uint8_t> causal(int64_t T, int64_t S) {
+  std::vector<uint8_t> mask(size_t(T * S));
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = 0; j < S; ++j)
+      mask[i * S + j] = j > i;
+  return mask;
+}
+
+TEST(Attention, CausalOverTwoBlocksOfQueries) {
+  std::mt19937 rng(7);
+  Problem p = makeProblem(2, 70, 70, 5, 3, rng);
+  p.mask = causal(p.T, p.S);
+  check(p, rng);
+}
+
+/// A random mask in which row 5 sees key 17 only and the block of rows
+/// 64..66 only keys 40..44 (key 42 at least).
+std::vector<uint8_t> arbitraryMask(int64_t T, int64_t S, std::mt19937 &rng) {
+  std::bernoulli_distribution masked(0.4);
+  std::vector<uint8_t> mask(size_t(T * S));
+  for (auto &m : mask)
+    m = masked(rng);
+  for (int64_t j = 0; j < S; ++j) {
+    mask[5 * S + j] = j != 17;
+    for (int64_t i = 64; i < T; ++i)
+      mask[i * S + j] = j < 40 || mask[i * S + j];
+  }
+  for (int64_t i = 0; i < T; ++i) // no row with every key masked
+    mask[i * S + 42] = 0;
+  mask[5 * S + 42] = 1;
+  return mask;
+}
+
+TEST(Attention, ArbitraryMask) {
+  std::mt19937 rng(11);
+  Problem p = makeProblem(2, 67, 45, 4, 6, rng);
+  p.mask = arbitraryMask(p.T, p.S, rng);
+  check(p, rng);
+}
+
+TEST(Attention, RowWithEveryKeyMaskedIsNaN) {
+  std::mt19937 rng(17);
+  Problem p = makeProblem(2, 67, 45, 4, 6, rng);
+  p.mask = arbitraryMask(p.T, p.S, rng);
+  for (int64_t j = 0; j < p.S; ++j)
+    p.mask[3 * p.S + j] = 1;
+  check(p, rng, /*gradients=*/false);
+}
+
+TEST(Attention, NoMask) {
+  std::mt19937 rng(5);
+  Problem p = makeProblem(1, 9, 13, 8, 8, rng);
+  p.mask.assign(size_t(p.T * p.S), 0);
+  check(p, rng);
+}
+
+TEST(Attention, SameBitsOnOneAndTwoThreads) {
+  std::mt19937 rng(13);
+  Problem p = makeProblem(6, 130, 130, 16, 16, rng);
+  p.mask = causal(p.T, p.S);
+  std::vector<float> dout(size_t(p.pairs * p.T * p.Dv), 0.5f);
+  lmc_rt_set_threads(1);
+  Result one = run(p, dout);
+  lmc_rt_set_threads(2);
+  Result two = run(p, dout);
+  lmc_rt_set_threads(1);
+  EXPECT_EQ(one.out, two.out);
+  EXPECT_EQ(one.stats, two.stats);
+  EXPECT_EQ(one.dq, two.dq);
+  EXPECT_EQ(one.dkt, two.dkt);
+  EXPECT_EQ(one.dv, two.dv);
+}
+
+} // namespace
