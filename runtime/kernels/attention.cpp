@@ -5,10 +5,12 @@
 // rows at a time, its scores in a scratch buffer, and only over the keys
 // the block's mask leaves some row to attend to. A causal mask (GPT)
 // leaves the lower triangle: about half the key blocks, half the products,
-// are skipped. The arithmetic is that of the unfused graph, row by row
-// (max, exp of the differences, their sum, quotients), so the
-// probabilities the backward recomputes from the saved row maxima and sums
-// are bitwise those of the forward.
+// are skipped. Row by row the arithmetic is the unfused softmax's (the
+// maximum, exponentials of the differences, their sum), except that the
+// division by the sum is applied to the few output values of a row (its
+// product with v) instead of to its many probabilities; the backward
+// recomputes the exponentials from the saved maxima, bitwise those of the
+// forward, and folds the sums into the same per-row factors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,8 +42,7 @@ constexpr int64_t kBlock = 64;
 
 /// e^x for x <= 0 (a score minus its row's maximum): Cephes' expf
 /// polynomial after x = n ln 2 + r, about 1 ulp; branch-free, so that the
-/// loops calling it vectorize. Below -104 (and for -inf) 0; NaN gives 0
-/// too, and the row's sum of 0 makes its probabilities NaN.
+/// loops calling it vectorize. Below -104 (and for -inf) 0; NaN stays NaN.
 inline float expNonPositive(float x) {
   float clamped = x > -104.0f ? x : -104.0f;
   // n = round(x / ln 2) by the 1.5 * 2^23 trick: n sits in the low bits.
@@ -69,130 +70,98 @@ inline float expNonPositive(float x) {
   std::memcpy(&low, &lowBits, sizeof low);
   std::memcpy(&high, &highBits, sizeof high);
   float value = p * low * high;
-  return x > -104.0f ? value : 0.0f;
+  return x > -104.0f ? value : (x != x ? x : 0.0f);
 }
 
 /// Lanes of the row reductions: fixed, so that the sums' order is the same
 /// whatever the vector width.
 constexpr int64_t kLanes = 16;
 
-LMC_ROW_LOOP float rowMax(const float *row, int64_t n) {
+/// Masked entries of a row of scores to -inf; returns the row's maximum
+/// (NaN if a score is NaN).
+LMC_ROW_LOOP float maskAndMax(float *__restrict row,
+                              const uint8_t *__restrict masked, int64_t n) {
+  const float negInf = -std::numeric_limits<float>::infinity();
   float lane[kLanes];
-  std::fill(lane, lane + kLanes, -std::numeric_limits<float>::infinity());
+  std::fill(lane, lane + kLanes, negInf);
+  bool nan = false;
   int64_t j = 0;
   for (; j + kLanes <= n; j += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l)
-      lane[l] = row[j + l] > lane[l] || row[j + l] != row[j + l] ? row[j + l]
-                                                                 : lane[l];
-  float max = -std::numeric_limits<float>::infinity();
-  for (; j < n; ++j)
-    max = row[j] > max || row[j] != row[j] ? row[j] : max;
+    for (int64_t l = 0; l < kLanes; ++l) {
+      float x = masked[j + l] ? negInf : row[j + l];
+      row[j + l] = x;
+      nan |= x != x;
+      lane[l] = x > lane[l] ? x : lane[l];
+    }
+  float max = negInf;
+  for (; j < n; ++j) {
+    float x = masked[j] ? negInf : row[j];
+    row[j] = x;
+    nan |= x != x;
+    max = x > max ? x : max;
+  }
   for (float m : lane)
-    max = m > max || m != m ? m : max;
-  return max;
+    max = m > max ? m : max;
+  return nan ? std::numeric_limits<float>::quiet_NaN() : max;
 }
 
-LMC_ROW_LOOP float rowSum(const float *row, int64_t n) {
+/// row[j] = e^(row[j] - max); returns their sum.
+LMC_ROW_LOOP float expAndSum(float *row, int64_t n, float max) {
   float lane[kLanes] = {};
   int64_t j = 0;
   for (; j + kLanes <= n; j += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l)
-      lane[l] += row[j + l];
+    for (int64_t l = 0; l < kLanes; ++l) {
+      float e = expNonPositive(row[j + l] - max);
+      row[j + l] = e;
+      lane[l] += e;
+    }
   float sum = 0;
-  for (; j < n; ++j)
-    sum += row[j];
+  for (; j < n; ++j) {
+    float e = expNonPositive(row[j] - max);
+    row[j] = e;
+    sum += e;
+  }
   for (float s : lane)
     sum += s;
   return sum;
 }
 
-/// row[j] = e^(row[j] - max).
-LMC_ROW_LOOP void expShifted(float *row, int64_t n, float max) {
+/// The softmax's gradient on one row of exponentials e (probabilities
+/// e / sum): g = e (g - dot) factor, factor = scale / sum.
+LMC_ROW_LOOP void softmaxGrad(float *__restrict g, const float *__restrict e,
+                              int64_t n, float dot, float factor) {
   for (int64_t j = 0; j < n; ++j)
-    row[j] = expNonPositive(row[j] - max);
-}
-
-LMC_ROW_LOOP void divide(float *row, int64_t n, float by) {
-  for (int64_t j = 0; j < n; ++j)
-    row[j] = row[j] / by;
-}
-
-/// The softmax's gradient on one row: g = p (g - dot) scale.
-LMC_ROW_LOOP void softmaxGrad(float *g, const float *p, int64_t n, float dot,
-                              float scale) {
-  for (int64_t j = 0; j < n; ++j)
-    g[j] = p[j] * (g[j] - dot) * scale;
-}
-
-/// Scale, then mask (-inf where masked): the unfused graph's order.
-LMC_ROW_LOOP void scaleAndMask(float *row, const uint8_t *masked, int64_t n,
-                               float scale) {
-  for (int64_t j = 0; j < n; ++j) {
-    float scaled = row[j] * scale;
-    row[j] = masked[j] ? -std::numeric_limits<float>::infinity() : scaled;
-  }
+    g[j] = e[j] * (g[j] - dot) * factor;
 }
 
 /// The keys [first, last) a block of query rows attends to: the columns
 /// where some row's mask is 0. first == last when every key is masked.
-void keyRange(const uint8_t *mask, int64_t rows, int64_t S, int64_t &first,
-              int64_t &last) {
-  first = S;
-  last = 0;
-  for (int64_t i = 0; i < rows; ++i) {
-    const uint8_t *row = mask + i * S;
-    int64_t j = 0;
-    while (j < S && row[j])
-      ++j;
-    if (j == S)
-      continue;
-    first = std::min(first, j);
-    int64_t k = S;
-    while (row[k - 1])
-      --k;
-    last = std::max(last, k);
-  }
-  if (first >= last)
-    first = last = 0;
-}
+struct KeyRange {
+  int64_t first, last;
+};
 
-/// Scores of rows [i0, i0 + rows) over keys [first, last): scale * Q Kt,
-/// masked entries -inf (the unfused graph's order: product, scale, mask).
-void scores(const float *q, const float *kt, const uint8_t *mask, float *s,
-            int64_t i0, int64_t rows, int64_t S, int64_t D, int64_t first,
-            int64_t width, float scale) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows),
-              blasint(width), blasint(D), 1.0f, q + i0 * D, blasint(D),
-              kt + first, blasint(S), 0.0f, s, blasint(width));
-  for (int64_t i = 0; i < rows; ++i)
-    scaleAndMask(s + i * width, mask + (i0 + i) * S + first, width, scale);
-}
-
-/// A row's probabilities from its scores, in place, and its statistics:
-/// the maximum and the sum of exponentials (the unfused softmax's
-/// exp(s - max) / sum). A row with every key masked gets zeros (its
-/// output is NaN, set by the caller).
-void softmaxRow(float *row, int64_t width, float *stats) {
-  float max = rowMax(row, width);
-  stats[0] = max;
-  if (max == -std::numeric_limits<float>::infinity()) {
-    stats[1] = 0;
-    std::fill(row, row + width, 0.0f);
-    return;
+std::vector<KeyRange> keyRanges(const uint8_t *mask, int64_t T, int64_t S) {
+  std::vector<KeyRange> ranges;
+  for (int64_t i0 = 0; i0 < T; i0 += kBlock) {
+    KeyRange range{S, 0};
+    for (int64_t i = i0; i < std::min(T, i0 + kBlock); ++i) {
+      const uint8_t *row = mask + i * S;
+      int64_t j = 0;
+      while (j < S && row[j])
+        ++j;
+      if (j == S)
+        continue;
+      int64_t k = S;
+      while (row[k - 1])
+        --k;
+      range.first = std::min(range.first, j);
+      range.last = std::max(range.last, k);
+    }
+    if (range.first >= range.last)
+      range = {0, 0};
+    ranges.push_back(range);
   }
-  expShifted(row, width, max);
-  stats[1] = rowSum(row, width);
-  divide(row, width, stats[1]);
-}
-
-/// The same probabilities again from the saved statistics.
-void probabilitiesFrom(float *row, int64_t width, const float *stats) {
-  if (stats[0] == -std::numeric_limits<float>::infinity()) {
-    std::fill(row, row + width, 0.0f);
-    return;
-  }
-  expShifted(row, width, stats[0]);
-  divide(row, width, stats[1]);
+  return ranges;
 }
 
 struct Shape {
@@ -200,41 +169,69 @@ struct Shape {
   float scale;
 };
 
+/// Scores of rows [i0, i0 + rows) over keys [first, first + width):
+/// scale * Q Kt (BLAS applies alpha to each finished sum, as the unfused
+/// graph's scale does).
+void scores(const float *q, const float *kt, float *s, int64_t i0,
+            int64_t rows, int64_t first, int64_t width, const Shape &shape) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows),
+              blasint(width), blasint(shape.D), shape.scale, q + i0 * shape.D,
+              blasint(shape.D), kt + first, blasint(shape.S), 0.0f, s,
+              blasint(width));
+}
+
 void forwardPair(const float *q, const float *kt, const float *v,
-                 const uint8_t *mask, float *out, float *stats,
-                 const Shape &shape, std::vector<float> &scratch) {
+                 const uint8_t *mask, const std::vector<KeyRange> &ranges,
+                 float *out, float *stats, const Shape &shape,
+                 std::vector<float> &scratch) {
   const auto [T, S, D, Dv, scale] = shape;
   scratch.resize(size_t(kBlock * S));
-  for (int64_t i0 = 0; i0 < T; i0 += kBlock) {
-    int64_t rows = std::min(kBlock, T - i0), first, last;
-    keyRange(mask + i0 * S, rows, S, first, last);
+  float *e = scratch.data();
+  for (int64_t i0 = 0, block = 0; i0 < T; i0 += kBlock, ++block) {
+    int64_t rows = std::min(kBlock, T - i0);
+    auto [first, last] = ranges[size_t(block)];
     int64_t width = last - first;
-    float *s = scratch.data();
-    if (width > 0)
-      scores(q, kt, mask, s, i0, rows, S, D, first, width, scale);
-    for (int64_t i = 0; i < rows; ++i)
-      softmaxRow(s + i * width, width, stats + 2 * (i0 + i));
-    if (width > 0)
+    if (width > 0) {
+      scores(q, kt, e, i0, rows, first, width, shape);
+      for (int64_t i = 0; i < rows; ++i) {
+        float *row = e + i * width, *stat = stats + 2 * (i0 + i);
+        stat[0] = maskAndMax(row, mask + (i0 + i) * S + first, width);
+        stat[1] = stat[0] == -std::numeric_limits<float>::infinity()
+                      ? 0.0f
+                      : expAndSum(row, width, stat[0]);
+      }
+      // out = (E V) / sum, row by row.
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows),
-                  blasint(Dv), blasint(width), 1.0f, s, blasint(width),
+                  blasint(Dv), blasint(width), 1.0f, e, blasint(width),
                   v + first * Dv, blasint(Dv), 0.0f, out + i0 * Dv,
                   blasint(Dv));
-    // A row with every key masked: NaN, as the unfused softmax gives it
-    // (-inf - -inf).
-    for (int64_t i = 0; i < rows; ++i)
-      if (stats[2 * (i0 + i)] == -std::numeric_limits<float>::infinity())
-        std::fill(out + (i0 + i) * Dv, out + (i0 + i + 1) * Dv,
-                  std::numeric_limits<float>::quiet_NaN());
+    }
+    for (int64_t i = i0; i < i0 + rows; ++i) {
+      float *row = out + i * Dv, max = stats[2 * i], sum = stats[2 * i + 1];
+      if (width == 0) {
+        max = stats[2 * i] = -std::numeric_limits<float>::infinity();
+        sum = stats[2 * i + 1] = 0;
+      }
+      // A row with every key masked: NaN, as the unfused softmax gives it
+      // (-inf - -inf).
+      if (max == -std::numeric_limits<float>::infinity())
+        std::fill(row, row + Dv, std::numeric_limits<float>::quiet_NaN());
+      else
+        for (int64_t c = 0; c < Dv; ++c)
+          row[c] = row[c] / sum;
+    }
   }
 }
 
 void backwardPair(const float *q, const float *kt, const float *v,
-                  const uint8_t *mask, const float *out, const float *stats,
-                  const float *dout, float *dq, float *dkt, float *dv,
-                  const Shape &shape, std::vector<float> &scratch) {
+                  const uint8_t *mask, const std::vector<KeyRange> &ranges,
+                  const float *out, const float *stats, const float *dout,
+                  float *dq, float *dkt, float *dv, const Shape &shape,
+                  std::vector<float> &scratch) {
   const auto [T, S, D, Dv, scale] = shape;
-  scratch.resize(size_t(2 * kBlock * S + T));
-  float *p = scratch.data(), *dp = p + kBlock * S, *rowDot = dp + kBlock * S;
+  scratch.resize(size_t(2 * kBlock * S + kBlock * Dv + T));
+  float *e = scratch.data(), *dp = e + kBlock * S,
+        *scaledDout = dp + kBlock * S, *rowDot = scaledDout + kBlock * Dv;
   std::fill(dkt, dkt + D * S, 0.0f);
   std::fill(dv, dv + S * Dv, 0.0f);
   // dot(dO_i, O_i): the softmax gradient's per-row term.
@@ -244,31 +241,41 @@ void backwardPair(const float *q, const float *kt, const float *v,
       dot += dout[i * Dv + c] * out[i * Dv + c];
     rowDot[i] = dot;
   }
-  for (int64_t i0 = 0; i0 < T; i0 += kBlock) {
-    int64_t rows = std::min(kBlock, T - i0), first, last;
-    keyRange(mask + i0 * S, rows, S, first, last);
+  for (int64_t i0 = 0, block = 0; i0 < T; i0 += kBlock, ++block) {
+    int64_t rows = std::min(kBlock, T - i0);
+    auto [first, last] = ranges[size_t(block)];
     int64_t width = last - first;
     if (width == 0) {
       std::fill(dq + i0 * D, dq + (i0 + rows) * D, 0.0f);
       continue;
     }
-    scores(q, kt, mask, p, i0, rows, S, D, first, width, scale);
-    for (int64_t i = 0; i < rows; ++i)
-      probabilitiesFrom(p + i * width, width, stats + 2 * (i0 + i));
-    // dV[first..last) += P^T dO
+    scores(q, kt, e, i0, rows, first, width, shape);
+    for (int64_t i = 0; i < rows; ++i) {
+      const float *stat = stats + 2 * (i0 + i);
+      // The forward's exponentials, bitwise: the same two row passes from
+      // the same scores and maximum. A row with every key masked (sum 0)
+      // gets none (its NaN output makes the gradient NaN through its dot).
+      float *row = e + i * width;
+      maskAndMax(row, mask + (i0 + i) * S + first, width);
+      expAndSum(row, width,
+                stat[1] == 0 ? std::numeric_limits<float>::infinity()
+                             : stat[0]);
+      for (int64_t c = 0; c < Dv; ++c)
+        scaledDout[i * Dv + c] = dout[(i0 + i) * Dv + c] / stat[1];
+    }
+    // dV[first..last) += (E / sum)^T dO = E^T (dO / sum)
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(width),
-                blasint(Dv), blasint(rows), 1.0f, p, blasint(width),
-                dout + i0 * Dv, blasint(Dv), 1.0f, dv + first * Dv,
-                blasint(Dv));
+                blasint(Dv), blasint(rows), 1.0f, e, blasint(width),
+                scaledDout, blasint(Dv), 1.0f, dv + first * Dv, blasint(Dv));
     // dP = dO V^T
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(rows),
                 blasint(width), blasint(Dv), 1.0f, dout + i0 * Dv,
                 blasint(Dv), v + first * Dv, blasint(Dv), 0.0f, dp,
                 blasint(width));
-    // dS = P (dP - dot(dO, O)) scale (the mask's zeros stay zero).
+    // dS = (E / sum) (dP - dot(dO, O)) scale (the mask's zeros stay zero).
     for (int64_t i = 0; i < rows; ++i)
-      softmaxGrad(dp + i * width, p + i * width, width, rowDot[i0 + i],
-                  scale);
+      softmaxGrad(dp + i * width, e + i * width, width, rowDot[i0 + i],
+                  scale / stats[2 * (i0 + i) + 1]);
     // dQ = dS Kt^T, dKt[:, first..last) += Q^T dS
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(rows),
                 blasint(D), blasint(width), 1.0f, dp, blasint(width),
@@ -287,6 +294,7 @@ extern "C" void lmc_rt_attention_f32(const float *q, const float *kt,
                                      int64_t T, int64_t S, int64_t D,
                                      int64_t Dv, float scale) {
   const Shape shape{T, S, D, Dv, scale};
+  const std::vector<KeyRange> ranges = keyRanges(mask, T, S);
   // Pairs are independent and each is computed the same way whichever
   // thread takes it: results do not depend on the thread count.
 #pragma omp parallel
@@ -294,7 +302,7 @@ extern "C" void lmc_rt_attention_f32(const float *q, const float *kt,
     std::vector<float> scratch;
 #pragma omp for schedule(static)
     for (int64_t b = 0; b < pairs; ++b)
-      forwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, mask,
+      forwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, mask, ranges,
                   out + b * T * Dv, stats + b * T * 2, shape, scratch);
   }
 }
@@ -305,14 +313,15 @@ extern "C" void lmc_rt_attention_grad_f32(
     float *dkt, float *dv, int64_t pairs, int64_t T, int64_t S, int64_t D,
     int64_t Dv, float scale) {
   const Shape shape{T, S, D, Dv, scale};
+  const std::vector<KeyRange> ranges = keyRanges(mask, T, S);
 #pragma omp parallel
   {
     std::vector<float> scratch;
 #pragma omp for schedule(static)
     for (int64_t b = 0; b < pairs; ++b)
       backwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, mask,
-                   out + b * T * Dv, stats + b * T * 2, dout + b * T * Dv,
-                   dq + b * T * D, dkt + b * D * S, dv + b * S * Dv, shape,
-                   scratch);
+                   ranges, out + b * T * Dv, stats + b * T * 2,
+                   dout + b * T * Dv, dq + b * T * D, dkt + b * D * S,
+                   dv + b * S * Dv, shape, scratch);
   }
 }
