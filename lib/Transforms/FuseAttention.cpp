@@ -124,6 +124,13 @@ std::optional<AttentionChain> matchChain(MatmulOp product) {
   if (!chain.scores || chain.scores.getTransposeLhs() ||
       chain.scores.getTransposeRhs())
     return std::nullopt;
+  // The runtime's kernel: static f32 operands.
+  for (Value operand : {chain.scores.getLhs(), chain.scores.getRhs(),
+                        product.getRhs()}) {
+    auto operandType = cast<RankedTensorType>(operand.getType());
+    if (!operandType.hasStaticShape() || !operandType.getElementType().isF32())
+      return std::nullopt;
+  }
   return chain;
 }
 

@@ -299,7 +299,10 @@ extern "C" void lmc_rt_attention_f32(const float *q, const float *kt,
   // thread takes it: results do not depend on the thread count.
 #pragma omp parallel
   {
-    std::vector<float> scratch;
+    // Kept by each thread of the pool from call to call: a block's scores
+    // are hundreds of kilobytes, which malloc would map and fault in anew
+    // on every call.
+    thread_local std::vector<float> scratch;
 #pragma omp for schedule(static)
     for (int64_t b = 0; b < pairs; ++b)
       forwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, mask, ranges,
@@ -316,7 +319,7 @@ extern "C" void lmc_rt_attention_grad_f32(
   const std::vector<KeyRange> ranges = keyRanges(mask, T, S);
 #pragma omp parallel
   {
-    std::vector<float> scratch;
+    thread_local std::vector<float> scratch;
 #pragma omp for schedule(static)
     for (int64_t b = 0; b < pairs; ++b)
       backwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, mask,
