@@ -286,6 +286,22 @@ void backwardPair(const float *q, const float *kt, const float *v,
   }
 }
 
+/// Calls pair(b, scratch) for every pair on the OpenMP pool. Pairs are
+/// independent and each is computed the same way whichever thread takes
+/// it: results do not depend on the thread count.
+template <typename PairFn> void forEachPair(int64_t pairs, PairFn pair) {
+#pragma omp parallel
+  {
+    // Kept by each thread of the pool from call to call: a block's scores
+    // are hundreds of kilobytes, which malloc would map and fault in anew
+    // on every call.
+    thread_local std::vector<float> scratch;
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < pairs; ++b)
+      pair(b, scratch);
+  }
+}
+
 } // namespace
 
 extern "C" void lmc_rt_attention_f32(const float *q, const float *kt,
@@ -295,19 +311,10 @@ extern "C" void lmc_rt_attention_f32(const float *q, const float *kt,
                                      int64_t Dv, float scale) {
   const Shape shape{T, S, D, Dv, scale};
   const std::vector<KeyRange> ranges = keyRanges(mask, T, S);
-  // Pairs are independent and each is computed the same way whichever
-  // thread takes it: results do not depend on the thread count.
-#pragma omp parallel
-  {
-    // Kept by each thread of the pool from call to call: a block's scores
-    // are hundreds of kilobytes, which malloc would map and fault in anew
-    // on every call.
-    thread_local std::vector<float> scratch;
-#pragma omp for schedule(static)
-    for (int64_t b = 0; b < pairs; ++b)
-      forwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, mask, ranges,
-                  out + b * T * Dv, stats + b * T * 2, shape, scratch);
-  }
+  forEachPair(pairs, [&](int64_t b, std::vector<float> &scratch) {
+    forwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, mask, ranges,
+                out + b * T * Dv, stats + b * T * 2, shape, scratch);
+  });
 }
 
 extern "C" void lmc_rt_attention_grad_f32(
@@ -317,14 +324,10 @@ extern "C" void lmc_rt_attention_grad_f32(
     int64_t Dv, float scale) {
   const Shape shape{T, S, D, Dv, scale};
   const std::vector<KeyRange> ranges = keyRanges(mask, T, S);
-#pragma omp parallel
-  {
-    thread_local std::vector<float> scratch;
-#pragma omp for schedule(static)
-    for (int64_t b = 0; b < pairs; ++b)
-      backwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, mask,
-                   ranges, out + b * T * Dv, stats + b * T * 2,
-                   dout + b * T * Dv, dq + b * T * D, dkt + b * D * S,
-                   dv + b * S * Dv, shape, scratch);
-  }
+  forEachPair(pairs, [&](int64_t b, std::vector<float> &scratch) {
+    backwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, mask, ranges,
+                 out + b * T * Dv, stats + b * T * 2, dout + b * T * Dv,
+                 dq + b * T * D, dkt + b * D * S, dv + b * S * Dv, shape,
+                 scratch);
+  });
 }

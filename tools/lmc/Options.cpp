@@ -361,17 +361,20 @@ bool checkFlagCombinations(bool mlirInput,
   if (gpuLoopsOnCpu && target == "cuda")
     refuse("--gpu-loops-on-cpu builds a CPU executable; drop --target cuda "
            "or the flag");
-  if (given("fuse-attention") && fuseAttention &&
-      (target == "cuda" || gpuLoopsOnCpu || !sharding.mesh.empty() ||
-       training.precision != "f32"))
+  // What keeps attention unfused (lmc.cpp decides the same way).
+  std::string unfusedBy;
+  if (target == "cuda")
+    unfusedBy = "--target cuda";
+  else if (gpuLoopsOnCpu)
+    unfusedBy = "--gpu-loops-on-cpu";
+  else if (!sharding.mesh.empty())
+    unfusedBy = "a --mesh";
+  else if (training.precision != "f32")
+    unfusedBy = "--precision " + training.precision;
+  if (given("fuse-attention") && fuseAttention && !unfusedBy.empty())
     refuse("--fuse-attention runs attention on the CPU's runtime in f32, "
            "without a mesh: this compile has " +
-           std::string(target == "cuda"      ? "--target cuda"
-                       : gpuLoopsOnCpu       ? "--gpu-loops-on-cpu"
-                       : !sharding.mesh.empty() ? "a --mesh"
-                                                : "--precision " +
-                                                      training.precision) +
-           "; drop --fuse-attention");
+           unfusedBy + "; drop --fuse-attention");
 
   // Output.
   bool printsMlir = compileTo < lmc::Phase::LLVM || emit == Artifact::MLIR;
