@@ -149,27 +149,37 @@ bool isRecomputable(Operation *op) {
          !isa<OptimizationBarrierOp>(op);
 }
 
+} // namespace
+
+std::optional<RematPolicy> parseRematPolicy(StringRef text) {
+  auto [base, count] = text.split(':');
+  RematPolicy policy;
+  policy.perBlock = base == "per-block";
+  if (!text.contains(':'))
+    return base == "selective" || policy.perBlock
+               ? std::optional<RematPolicy>(policy)
+               : std::nullopt;
+  if (!policy.perBlock || count.getAsInteger(10, policy.wholeSegments) ||
+      policy.wholeSegments < 0)
+    return std::nullopt;
+  return policy;
+}
+
+namespace {
+
 struct Rematerialize : public impl::LmcRematerializeBase<Rematerialize> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // per-block:N: the first N segments per block, the others selective.
-    StringRef text(policy);
-    auto [base, count] = text.split(':');
-    bool counted = text.contains(':');
-    wholeSegments = -1;
-    bool valid = (base == "selective" && !counted) ||
-                 (base == "per-block" &&
-                  (!counted || (!count.getAsInteger(10, wholeSegments) &&
-                                wholeSegments >= 0)));
-    if (!valid) {
+    std::optional<RematPolicy> parsed = parseRematPolicy(policy);
+    if (!parsed) {
       module.emitError("unknown rematerialization policy '")
           << policy
           << "' (expected per-block, per-block:<segments> or selective)";
       return signalPassFailure();
     }
-    perBlock = base == "per-block";
+    parsedPolicy = *parsed;
     auto func = module.lookupSymbol<func::FuncOp>(function);
     if (!func || !func.getBody().hasOneBlock()) {
       module.emitError("expected a single-block function named '")
@@ -179,10 +189,7 @@ struct Rematerialize : public impl::LmcRematerializeBase<Rematerialize> {
     rematerialize(func);
   }
 
-  /// From `policy`: whether segments are recomputed whole, and how many
-  /// (the first ones; -1: all).
-  bool perBlock = false;
-  int64_t wholeSegments = -1;
+  RematPolicy parsedPolicy; // from `policy`
 
   void rematerialize(func::FuncOp func) {
     Block &body = func.getBody().front();
@@ -236,9 +243,10 @@ struct Rematerialize : public impl::LmcRematerializeBase<Rematerialize> {
       if (cuts.contains(&op))
         segmentNumber[&op] = int64_t(segmentNumber.size()) + 1;
     auto isWhole = [&](Operation *cut) {
-      return perBlock &&
-             (wholeSegments < 0 ||
-              (cut ? segmentNumber.lookup(cut) : 0) < wholeSegments);
+      return parsedPolicy.perBlock &&
+             (parsedPolicy.wholeSegments < 0 ||
+              (cut ? segmentNumber.lookup(cut) : 0) <
+                  parsedPolicy.wholeSegments);
     };
     // Whether a forward op of this segment is to be recomputed.
     auto recomputes = [&](Operation *op) {

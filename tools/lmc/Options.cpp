@@ -10,6 +10,8 @@
 
 #include "Options.h"
 
+#include "lmc/Transforms/Passes.h"
+
 #include "lmc/Transforms/Mesh.h"
 #include "lmc/Version.h"
 
@@ -243,14 +245,6 @@ void hideForeignOptions() {
 
 void printVersion(llvm::raw_ostream &os) { os << versionLine() << "\n"; }
 
-/// none, per-block, per-block:<segments> or selective.
-bool isRematPolicy(llvm::StringRef policy) {
-  unsigned segments = 0;
-  return policy == "none" || policy == "per-block" || policy == "selective" ||
-         (policy.consume_front("per-block:") &&
-          !policy.getAsInteger(10, segments));
-}
-
 } // namespace
 
 void parseCommandLine(int argc, char **argv) {
@@ -268,6 +262,19 @@ bool givenOnCommandLine(llvm::StringRef flag) {
   auto &options = cl::getRegisteredOptions();
   auto it = options.find(flag);
   return it != options.end() && it->second->getNumOccurrences() > 0;
+}
+
+std::string attentionUnfusedBy(const lmc::ShardingOptions &sharding,
+                               const lmc::TrainingOptions &training) {
+  if (target == "cuda")
+    return "--target cuda";
+  if (gpuLoopsOnCpu)
+    return "--gpu-loops-on-cpu";
+  if (!sharding.mesh.empty())
+    return "a --mesh";
+  if (training.precision != "f32")
+    return "--precision " + training.precision;
+  return "";
 }
 
 bool checkFlagCombinations(bool mlirInput,
@@ -313,7 +320,7 @@ bool checkFlagCombinations(bool mlirInput,
            "--loss-scaling (on by itself with --precision f16)");
 
   // Activation memory.
-  if (!isRematPolicy(training.remat))
+  if (training.remat != "none" && !lmc::parseRematPolicy(training.remat))
     refuse("--remat " + training.remat +
            " is not a policy: use none, per-block, per-block:<segments> or "
            "selective");
@@ -361,16 +368,7 @@ bool checkFlagCombinations(bool mlirInput,
   if (gpuLoopsOnCpu && target == "cuda")
     refuse("--gpu-loops-on-cpu builds a CPU executable; drop --target cuda "
            "or the flag");
-  // What keeps attention unfused (lmc.cpp decides the same way).
-  std::string unfusedBy;
-  if (target == "cuda")
-    unfusedBy = "--target cuda";
-  else if (gpuLoopsOnCpu)
-    unfusedBy = "--gpu-loops-on-cpu";
-  else if (!sharding.mesh.empty())
-    unfusedBy = "a --mesh";
-  else if (training.precision != "f32")
-    unfusedBy = "--precision " + training.precision;
+  std::string unfusedBy = attentionUnfusedBy(sharding, training);
   if (given("fuse-attention") && fuseAttention && !unfusedBy.empty())
     refuse("--fuse-attention runs attention on the CPU's runtime in f32, "
            "without a mesh: this compile has " +

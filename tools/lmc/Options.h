@@ -54,6 +54,13 @@ void parseCommandLine(int argc, char **argv);
 /// Whether the user passed `flag` (lmc's spelling, e.g. "lr").
 bool givenOnCommandLine(llvm::StringRef flag);
 
+/// What keeps masked attention unfused in this compile (`--target cuda`,
+/// `--gpu-loops-on-cpu`, a mesh, a precision other than f32), or "" when
+/// lmc-fuse-attention runs: one answer for the driver and the refusal of
+/// an explicit `--fuse-attention`.
+std::string attentionUnfusedBy(const lmc::ShardingOptions &sharding,
+                               const lmc::TrainingOptions &training);
+
 /// Refuses flags that cannot take effect together (each message names the
 /// flag, why and what to do), given the options in effect: the command
 /// line's over a `.lmc` input's train block. Returns false after printing

@@ -236,7 +236,8 @@ FailureOr<std::string> chooseRematPolicy(MLIRContext &context,
   if (succeeded(whole) && whole->bytes <= activationBudget) {
     // Segments 0 .. cuts: per-block:0 is selective (too big), all of them
     // per-block whole (fits).
-    int64_t tooFew = 0, enough = whole->cuts + 1;
+    const int64_t segments = whole->cuts + 1;
+    int64_t tooFew = 0, enough = segments;
     uint64_t bytes = whole->bytes;
     while (enough - tooFew > 1) {
       int64_t middle = (tooFew + enough) / 2;
@@ -251,7 +252,7 @@ FailureOr<std::string> chooseRematPolicy(MLIRContext &context,
         tooFew = middle;
       }
     }
-    return chosen(enough == whole->cuts + 1
+    return chosen(enough == segments
                       ? std::string("per-block")
                       : "per-block:" + std::to_string(enough),
                   bytes);
@@ -315,9 +316,8 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   if (!checkFlagCombinations(llvm::sys::path::extension(inputPath) == ".mlir",
                              sharding, training))
     return failure();
-  training.fuseAttention = fuseAttention && target != "cuda" &&
-                           !gpuLoopsOnCpu && sharding.mesh.empty() &&
-                           training.precision == "f32";
+  training.fuseAttention =
+      fuseAttention && attentionUnfusedBy(sharding, training).empty();
 
   if (givenOnCommandLine("activation-budget")) {
     progress.enter("remat choice");

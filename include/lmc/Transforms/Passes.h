@@ -8,7 +8,20 @@
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Pass/Pass.h"
 
+#include <optional>
+
 namespace lmc {
+
+/// A lmc-rematerialize policy (`lmc --remat` less `none`): per-block,
+/// per-block:N (the first N segments whole, the others selectively) or
+/// selective.
+struct RematPolicy {
+  bool perBlock = false;
+  /// With perBlock: how many leading segments are recomputed whole; -1 all.
+  int64_t wholeSegments = -1;
+};
+/// The policy `text` spells, or nothing when it spells none of them.
+std::optional<RematPolicy> parseRematPolicy(llvm::StringRef text);
 
 #define GEN_PASS_DECL
 #include "lmc/Transforms/Passes.h.inc"
