@@ -14,7 +14,9 @@
 # block checkpointed (gpt2_torch.py --checkpoint). PEERS="" runs lmc alone (for
 # sizes PyTorch cannot train on this machine without checkpointing of its
 # own); the table then has no PyTorch columns. The report gives lmc's
-# planned step memory (the train_step arena) and --info's memory need.
+# planned step memory (the train_step arena) and --info's memory need, and
+# the time and size of one checkpoint (parameters and AdamW's moments,
+# written atomically after a step on the last thread count).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SIZE=${SIZE:-124M} CONTEXT=${CONTEXT:-256} BATCH=${BATCH:-4}
@@ -55,6 +57,9 @@ for t in $THREADS; do # alternating: lmc, eager, compiled per thread count
       --tokens "$WORK/train.bin" $CHECKPOINT > "$WORK/torch-$mode-$t.json" 2> /dev/null
   done
 done
+rm -rf "$WORK/checkpoints"
+"$EXE" --tokens "$WORK/train.bin" --steps 1 --threads "$t" --checkpoint-dir \
+  "$WORK/checkpoints" --checkpoint-every 1 | grep '^checkpoint: ' > "$WORK/checkpoint.txt"
 "$PY" - "$WORK" "$SIZE" "$CONTEXT" "$BATCH" "$EXE" "$THREADS" "$REMAT" "$PEERS" <<'PY'
 import json, os, re, statistics, sys
 work, size, ctx, batch, exe, threads, remat, peers = sys.argv[1:]
@@ -75,6 +80,10 @@ need = re.search(r"memory need: (.*); estimate", info).group(1)
 print(f"lmc compile {c:.1f} s, compiler peak RSS {crss:.0f} MiB, executable "
       f"{os.path.getsize(exe) / 2**20:.0f} MiB, startup to the first step {s:.2f} s")
 print(f"lmc step memory (train_step arena) {arena}; memory need {need}")
+saved = re.match(r"checkpoint: (.*) \(([0-9.]+) ms\)",
+                 open(os.path.join(work, "checkpoint.txt")).read())
+print(f"lmc checkpoint {os.path.getsize(saved.group(1)) / 2**20:.0f} MiB "
+      f"written in {float(saved.group(2)) / 1000:.1f} s")
 head = "| threads | lmc ms | lmc tok/s | lmc RSS MiB |"
 # Columns for the peers run (PEERS="eager" leaves torch.compile out).
 for mode in peers:

@@ -41,8 +41,12 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
                               Phase last) {
   if (last == Phase::Import)
     return;
-  if (options.fuseAttention)
-    pm.addPass(createLmcFuseAttention());
+  if (options.fuseAttention) {
+    LmcFuseAttentionOptions fuse;
+    fuse.freeze = options.freeze;
+    fuse.train = options.train;
+    pm.addPass(createLmcFuseAttention(fuse));
+  }
   if (!options.shard.empty()) {
     LmcSplitFusedProjectionsOptions split;
     split.shard = options.shard;

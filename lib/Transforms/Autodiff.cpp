@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FrozenParameters.h"
+
 #include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 #include "lmc/Transforms/Attributes.h"
@@ -17,11 +19,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/Regex.h"
-
-#include <optional>
-#include <tuple>
 
 namespace lmc {
 #define GEN_PASS_DEF_LMCAUTODIFF
@@ -67,46 +64,6 @@ llvm::DenseSet<Value> findActiveValues(func::FuncOp func) {
   Value loss = func.getBody().front().getTerminator()->getOperand(0);
   return lmc::findActiveValues(forwardOps(func), params, loss);
 }
-
-/// Which parameters the user keeps constant (--freeze / --train): a regex
-/// must match the whole name; a piece of a fused parameter
-/// (lmc-split-fused-projections) goes with the fused parameter's name.
-class FrozenParameters {
-public:
-  static FailureOr<FrozenParameters> create(Operation *op, StringRef freeze,
-                                            StringRef train) {
-    FrozenParameters frozen;
-    if (auto fused = op->getAttrOfType<DictionaryAttr>(attrs::kPieces))
-      for (NamedAttribute whole : fused)
-        for (StringRef piece : cast<ArrayAttr>(whole.getValue())
-                                   .getAsValueRange<StringAttr>())
-          frozen.fusedNames[piece] = whole.getName().getValue();
-    for (auto [pattern, flag, regex] :
-         {std::make_tuple(freeze, "freeze", &frozen.freeze),
-          std::make_tuple(train, "train", &frozen.train)}) {
-      if (pattern.empty())
-        continue;
-      *regex = llvm::Regex(("^(" + pattern + ")$").str());
-      std::string error;
-      if (!(*regex)->isValid(error))
-        return op->emitError("invalid --") << flag << " regex '" << pattern
-                                           << "': " << error;
-    }
-    return frozen;
-  }
-
-  bool isFrozen(StringRef name) const {
-    if (auto fused = fusedNames.find(name); fused != fusedNames.end())
-      name = fused->second;
-    if (freeze && freeze->match(name))
-      return true;
-    return train && !train->match(name);
-  }
-
-private:
-  std::optional<llvm::Regex> freeze, train;
-  llvm::StringMap<StringRef> fusedNames; // piece -> fused parameter
-};
 
 /// Parameters with no differentiable path to the loss (masks, position
 /// tables, unused weights) and frozen ones become constants of their

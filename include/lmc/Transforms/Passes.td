@@ -63,8 +63,25 @@ def LmcFuseAttention : Pass<"lmc-fuse-attention", "::mlir::ModuleOp"> {
     [batch.., T, S] scores and probabilities (a causal mask: about half
     the products skipped). The lmc driver runs it for f32 steps on the CPU
     without a mesh.
+
+    The form PyTorch's dynamo exporter gives `scaled_dot_product_attention`
+    (Hugging Face's GPT-2) is fused too: an additive mask,
+    `softmax(matmul(q, kt) + M)` with M a constant — literal, or a select
+    between two scalars that are constants or frozen parameters
+    (`freeze` / `train`, as lmc-autodiff reads them) — holding 0 where a
+    key is visible and -inf or a value as low (float32's lowest) where it
+    is hidden, the same for every batch and head, and no row hiding every
+    key; and `select(p != p, 0, p)` (the exporter's guard against rows
+    without a visible key, which such a mask has none of) between the
+    softmax and the product.
   }];
-  let dependentDialects = ["::lmc::LmcDialect"];
+  let options = [
+    Option<"freeze", "freeze", "std::string", /*default=*/"\"\"",
+           "Regex of the parameters that stay constant (lmc-autodiff's)">,
+    Option<"train", "train", "std::string", /*default=*/"\"\"",
+           "Regex of the only parameters trained (lmc-autodiff's)">];
+  let dependentDialects = ["::lmc::LmcDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def LmcRematerialize : Pass<"lmc-rematerialize", "::mlir::ModuleOp"> {
