@@ -9,6 +9,7 @@
 #include "io/file_io.h"
 #include "io/safetensors.h"
 #include "model/pieces.h"
+#include "train/shuffle.h"
 
 #include "lmc/runtime/model_fingerprint.h"
 
@@ -123,6 +124,7 @@ checkpointMetadata(const CheckpointMeta &meta, uint64_t fingerprint,
       {"lmc.num_samples", concat(meta.numSamples)},
       {"lmc.seed", concat(meta.seed)},
       {"lmc.shuffle", meta.shuffle ? "1" : "0"},
+      {"lmc.shuffle_order", kShuffleOrder}, // this binary's order
       {"lmc.skipped_steps", concat(meta.skippedSteps)},
       {"lmc.schedule", meta.schedule},
       {"lmc.lr", exactDouble(meta.lr)},
@@ -148,6 +150,8 @@ parseCheckpointMetadata(const std::map<std::string, std::string> &m) {
   LMC_CHECK(shuffle == "0" || shuffle == "1",
             "metadata 'lmc.shuffle' must be 0 or 1");
   meta.shuffle = shuffle == "1";
+  auto order = m.find("lmc.shuffle_order");
+  meta.shuffleOrder = order != m.end() ? order->second : kFisherYatesOrder;
   meta.skippedSteps = getCount(m, "lmc.skipped_steps");
   meta.schedule = get(m, "lmc.schedule");
   meta.lr = getDouble(m, "lmc.lr");

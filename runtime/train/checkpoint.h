@@ -31,6 +31,10 @@ struct CheckpointMeta {
   int64_t numSamples = 0;   // samples in the training set the cursor indexes
   uint64_t seed = 0;        // --seed
   bool shuffle = false;     // --shuffle
+  // Read from a file: the order its run's --shuffle drew samples in (files
+  // are written with kShuffleOrder; earlier versions' lack the key:
+  // kFisherYatesOrder).
+  std::string shuffleOrder;
   int64_t skippedSteps = 0; // steps skipped by --on-nonfinite skip
   // Schedule the run used (recorded; the schedule position is `step`).
   std::string schedule;

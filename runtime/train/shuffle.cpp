@@ -6,8 +6,10 @@ namespace lmc::rt {
 
 namespace {
 
-/// splitmix64 finalizer: decorrelates the per-epoch seeds derived from
-/// (seed, epoch) so neighbouring epochs get unrelated generator states.
+constexpr unsigned kRounds = 6;
+
+/// splitmix64's finalizer: a bijection of 64-bit integers whose outputs of
+/// neighbouring inputs are unrelated.
 uint64_t mix(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -17,43 +19,45 @@ uint64_t mix(uint64_t x) {
 
 } // namespace
 
-uint64_t uniformBelow(std::mt19937_64 &rng, uint64_t bound) {
-  // Reject the lowest (2^64 mod bound) values so every residue is equally
-  // likely.
-  const uint64_t threshold = (0 - bound) % bound;
-  while (true) {
-    uint64_t r = rng();
-    if (r >= threshold)
-      return r % bound;
-  }
+IndexPermutation::IndexPermutation(uint64_t n, uint64_t key)
+    : n_(n), key_(key) {
+  while (halfBits_ < 32 && (uint64_t(1) << (2 * halfBits_)) < n)
+    ++halfBits_;
 }
 
-std::vector<int64_t> epochPermutation(int64_t n, uint64_t seed,
-                                      uint64_t epoch) {
-  std::vector<int64_t> perm(size_t(n > 0 ? n : 0));
-  for (int64_t i = 0; i < n; ++i)
-    perm[size_t(i)] = i;
-  std::mt19937_64 rng(mix(seed ^ mix(epoch)));
-  for (int64_t i = n - 1; i > 0; --i) {
-    int64_t j = int64_t(uniformBelow(rng, uint64_t(i) + 1));
-    std::swap(perm[size_t(i)], perm[size_t(j)]);
+uint64_t IndexPermutation::permuteDomain(uint64_t x) const {
+  const uint64_t mask = (uint64_t(1) << halfBits_) - 1;
+  uint64_t left = x >> halfBits_, right = x & mask;
+  for (unsigned round = 0; round < kRounds; ++round) {
+    uint64_t f = mix(key_ ^ mix((uint64_t(round) << 32) ^ right));
+    uint64_t next = left ^ (f & mask);
+    left = right;
+    right = next;
   }
-  return perm;
+  return (left << halfBits_) | right;
+}
+
+uint64_t IndexPermutation::operator()(uint64_t index) const {
+  uint64_t image = permuteDomain(index);
+  while (image >= n_)
+    image = permuteDomain(image);
+  return image;
+}
+
+uint64_t epochKey(uint64_t seed, uint64_t epoch) {
+  return mix(seed ^ mix(epoch));
 }
 
 SampleOrder::SampleOrder(int64_t numSamples, bool shuffle, uint64_t seed)
     : numSamples_(numSamples), shuffle_(shuffle), seed_(seed) {}
 
-int64_t SampleOrder::sampleAt(int64_t k) {
+int64_t SampleOrder::sampleAt(int64_t k) const {
   const int64_t position = k % numSamples_;
   if (!shuffle_)
     return position;
-  const int64_t epoch = k / numSamples_;
-  if (epoch != cachedEpoch_) {
-    permutation_ = epochPermutation(numSamples_, seed_, uint64_t(epoch));
-    cachedEpoch_ = epoch;
-  }
-  return permutation_[size_t(position)];
+  const uint64_t epoch = uint64_t(k / numSamples_);
+  return int64_t(IndexPermutation(uint64_t(numSamples_),
+                                  epochKey(seed_, epoch))(uint64_t(position)));
 }
 
 } // namespace lmc::rt

@@ -74,6 +74,11 @@ void Trainer::resumeFrom(const CheckpointMeta &meta) {
             "the checkpoint was written with ",
             meta.shuffle ? "--shuffle" : "no --shuffle", " and --seed ",
             meta.seed, "; pass the same flags to resume");
+  if (meta.shuffle && meta.shuffleOrder != kShuffleOrder)
+    std::printf("note: the checkpoint's run shuffled in another order (%s; "
+                "this lmc: %s): the samples of its current epoch not drawn "
+                "yet are not those this run draws for the rest of it\n",
+                meta.shuffleOrder.c_str(), kShuffleOrder);
   if (meta.dataCursor != meta.step * globalBatch())
     std::printf("note: the checkpoint's run drew %lld samples in %lld steps; "
                 "this one draws %lld per step (batch %lld x --grad-accum "

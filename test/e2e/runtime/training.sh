@@ -211,10 +211,12 @@ expect_ok tokens "$LM" --tokens train.bin --eval-tokens val.bin --steps 60 \
   --log-dir tb --eval-every 30
 expect_grep tokens "tok/s | MFU " tokens.out
 expect_grep tokens "| norm " tokens.out
+# 60 steps take the loss from ln 256 = 5.55 to 3.2-3.65 whatever the seed
+# (seeds 1-8 of the shuffle), 3.48 unshuffled.
 check token_learns python3 -c "
 import json; r = [json.loads(l) for l in open('lm.jsonl')]
 t = [x for x in r if 'loss' in x]; e = [x for x in r if 'eval_loss' in x]
-assert t[0]['loss'] > 5.5 and t[-1]['loss'] < 3.5, t
+assert t[0]['loss'] > 5.5 and t[-1]['loss'] < 3.75, t
 assert len(e) == 2 and e[-1]['eval_loss'] < e[0]['eval_loss'] < 4, e
 assert all('grad_norm' in x and 'tokens_per_s' in x and 'mfu' in x for x in t)
 assert abs(t[-1]['tokens_per_s'] - 8 * t[-1]['samples_per_s']) < 1e-6 * t[-1]['tokens_per_s']"

@@ -71,6 +71,12 @@ TEST(Checkpoint, MetadataRoundTripAndErrors) {
   EXPECT_TRUE(m.shuffle);
   EXPECT_EQ(m.schedule, "cosine");
   EXPECT_EQ(m.lr, 0.1);
+  EXPECT_EQ(m.shuffleOrder, "feistel6-splitmix64");
+  // Files of earlier versions have no order key: theirs was Fisher-Yates.
+  auto older = md;
+  older.erase("lmc.shuffle_order");
+  EXPECT_EQ(parseCheckpointMetadata(older).shuffleOrder,
+            "fisher-yates-mt19937_64");
   EXPECT_ERROR_CONTAINS(parseCheckpointMetadata({{"format", "pt"}}),
                         "not an lmc checkpoint");
   auto bad = md;
