@@ -117,6 +117,19 @@ cmp pf.st pp.st >plain.cmp 2>&1 \
 diff <(python3 -c 'import json;[print(json.loads(l)["step"], json.loads(l)["loss"]) for l in open("pf.jsonl")]') \
      <(python3 -c 'import json;[print(json.loads(l)["step"], json.loads(l)["loss"]) for l in open("pp.jsonl")]') \
   >plain.diff 2>&1 && pass || fail "plain resume: losses differ" plain.diff
+# A checkpoint of an earlier lmc (no lmc.shuffle_order: a Fisher-Yates
+# order) resumes with a note that the rest of the epoch is drawn anew.
+mkdir -p ck_older && python3 - <<'PY'
+import json, struct
+raw = open("ck_plain/step_00000010.safetensors", "rb").read()
+size = struct.unpack("<Q", raw[:8])[0]
+header = json.loads(raw[8:8 + size])
+del header["__metadata__"]["lmc.shuffle_order"]
+text = json.dumps(header, separators=(",", ":")).encode().ljust(size)
+open("ck_older/step_00000010.safetensors", "wb").write(raw[:8] + text + raw[8 + size:])
+PY
+expect_ok older_order "${PLAIN[@]}" --steps 12 --checkpoint-dir ck_older --resume
+expect_grep older_order "note: the checkpoint's run shuffled in another order (fisher-yates-mt19937_64; this lmc: feistel6-splitmix64)" older_order.out
 
 # Resuming at the end is a no-op; --steps below the checkpoint is an error.
 expect_ok resume_done "${RUN[@]}" --steps 20 --checkpoint-dir ck_part --save again.st
