@@ -17,16 +17,12 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SIZE=${SIZE:-124M} CONTEXT=${CONTEXT:-256} BATCH=${BATCH:-4} REMAT=${REMAT:-none}
 read -r -a EXTRA <<< "${LMC_FLAGS:-}"
-VENV=${LMC_BENCH_VENV:-$ROOT/build/bench-venv}
 WORK=${WORK:-$ROOT/build/bench-gpt2}
 mkdir -p "$WORK"
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q torch onnx onnxscript numpy
-fi
+source "$ROOT/bench/common.sh"
 export_model() { # OUTPUT [export.py overrides...]
   local out=$1; shift
-  [ -f "$out" ] || "$VENV/bin/python" "$ROOT/examples/gpt2/export.py" --size "$SIZE" \
+  [ -f "$out" ] || "$PY" "$ROOT/examples/gpt2/export.py" --size "$SIZE" \
     --context "$CONTEXT" -o "$out" "$@" > /dev/null 2>&1
 }
 FULL=$WORK/gpt2-$SIZE-$CONTEXT.onnx

@@ -24,20 +24,14 @@ THREADS=${THREADS:-"1 2"} STEPS=${STEPS:-5} REMAT=${REMAT:-none}
 PEERS=${PEERS-"eager compile"}
 # With lmc's --remat, PyTorch recomputes each block too (torch.utils.checkpoint).
 CHECKPOINT=$([ "$REMAT" = none ] || echo --checkpoint)
-VENV=${LMC_BENCH_VENV:-$ROOT/build/bench-venv}
 WORK=${WORK:-$ROOT/build/bench-gpt2}
 # torch.compile's first step is its compile time only without Inductor's
 # on-disk cache (a warm cache from an earlier run makes it seconds).
 export TORCHINDUCTOR_FORCE_DISABLE_CACHES=1
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 mkdir -p "$WORK"
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q torch onnx onnxscript numpy
-fi
-PY=$VENV/bin/python
-cat "$ROOT"/docs/*.md "$ROOT/README.md" > "$WORK/text.txt"
-python3 "$ROOT/scripts/text_to_tokens.py" "$WORK/text.txt" "$WORK/train.bin" > /dev/null
+source "$ROOT/bench/common.sh"
+bench_token_shard "$WORK"
 MODEL=$WORK/gpt2-$SIZE-$CONTEXT.onnx
 [ -f "$MODEL" ] || "$PY" "$ROOT/examples/gpt2/export.py" --size "$SIZE" \
   --context "$CONTEXT" -o "$MODEL" > /dev/null 2>&1

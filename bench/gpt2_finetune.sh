@@ -20,19 +20,12 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SIZE=${SIZE:-124M} CONTEXT=${CONTEXT:-1024} BATCH=${BATCH:-1}
 THREADS=${THREADS:-2} STEPS=${STEPS:-5}
-VENV=${LMC_BENCH_VENV:-$ROOT/build/bench-venv}
 WORK=${WORK:-$ROOT/build/bench-gpt2}
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 mkdir -p "$WORK"
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q torch onnx onnxscript numpy
-fi
-PY=$VENV/bin/python
-"$PY" -c "import transformers" 2> /dev/null ||
-  "$VENV/bin/pip" install -q transformers safetensors
-cat "$ROOT"/docs/*.md "$ROOT/README.md" > "$WORK/text.txt"
-python3 "$ROOT/scripts/text_to_tokens.py" "$WORK/text.txt" "$WORK/train.bin" > /dev/null
+source "$ROOT/bench/common.sh"
+bench_pip_need transformers transformers safetensors
+bench_token_shard "$WORK"
 HF=$WORK/hf-$SIZE-$CONTEXT
 [ -f "$HF/model.safetensors" ] ||
   "$PY" "$ROOT/bench/gpt2_hf.py" save --size "$SIZE" --context "$CONTEXT" --out "$HF" \

@@ -10,13 +10,9 @@
 #   bash bench/run.sh --threads 1,2 --runs 3 --models digits,mlp,gpt
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-VENV=${LMC_BENCH_VENV:-$ROOT/build/bench-venv}
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q torch onnx onnxscript numpy
-fi
+source "$ROOT/bench/common.sh"
 # torch.compile's first step is its compile time only without Inductor's
 # on-disk cache (a warm cache from an earlier run makes it seconds).
 export TORCHINDUCTOR_FORCE_DISABLE_CACHES=1
-exec env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$VENV/bin/python" \
+exec env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PY" \
   "$ROOT/bench/bench.py" "$@"
