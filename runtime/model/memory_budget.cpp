@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/format_bytes.h"
 
+#include <algorithm>
 #include <unistd.h>
 
 namespace lmc::rt {
@@ -58,6 +59,12 @@ MemoryNeed estimateMemory(const Descriptor &desc, bool splitStep,
   // The planned arenas are exact where the estimate predates fusion.
   uint64_t arena = desc.largestArena();
   need.activations = arena ? arena : desc.activationBytes;
+  // A whole step (train_step) keeps every gradient in its arena until the
+  // update, which needs their global norm first.
+  if (!splitStep && stateShards == 1 && arena)
+    need.stepGradients = std::min(arena, bytesOf(desc.params()));
+  if (desc.remat)
+    need.remat = desc.remat->policy;
   need.inputs = bytesOf(desc.trainArgsWithRole(Role::Input));
   for (const TensorSpec &arg : desc.evalArgs)
     if (arg.role == Role::Input)
@@ -75,8 +82,15 @@ std::string describeParts(const MemoryNeed &need) {
                     formatBytes(need.secondCopies));
   if (need.gradients)
     parts += concat(", gradients ", formatBytes(need.gradients));
-  return parts + concat(", step memory ", formatBytes(need.activations),
-                        ", input batches ", formatBytes(need.inputs));
+  if (need.stepGradients)
+    parts += concat(", gradients ", formatBytes(need.stepGradients),
+                    ", activations ",
+                    formatBytes(need.activations - need.stepGradients));
+  else
+    parts += concat(", step memory ", formatBytes(need.activations));
+  parts += need.remat.empty() ? std::string(" (no --remat)")
+                              : concat(" (--remat ", need.remat, ")");
+  return parts + concat(", input batches ", formatBytes(need.inputs));
 }
 
 uint64_t physicalMemory() {
@@ -90,11 +104,17 @@ void checkMemoryBudget(const MemoryNeed &need, uint64_t budget,
                        const std::string &budgetSource) {
   if (need.total() <= budget)
     return;
+  // Activation checkpointing is the first thing to try where it is off.
+  const char *advice =
+      need.remat.empty()
+          ? "compile it with --remat per-block or --activation-budget BYTES "
+            "(activation checkpointing: activations recomputed in the "
+            "backward pass instead of kept), or with a smaller --batch, or "
+            "set --memory-budget"
+          : "compile it with a smaller --batch, or set --memory-budget";
   throw Error(concat("the model needs an estimated ", describe(need.total()),
                      " (", describeParts(need), ") but the memory budget is ",
-                     describe(budget), " (", budgetSource,
-                     "); compile it with a smaller --batch, or set "
-                     "--memory-budget"));
+                     describe(budget), " (", budgetSource, "); ", advice));
 }
 
 } // namespace lmc::rt

@@ -24,14 +24,19 @@ struct MemoryNeed {
   uint64_t gradients = 0;    // the accumulation arena (split step only)
                              // and ZeRO-1's params arena
   uint64_t activations = 0;  // the planned arena, else the estimate
+  uint64_t stepGradients = 0; // of `activations`: the gradients a whole
+                              // step keeps until its update reads them
   uint64_t inputs = 0;       // one train batch and one eval batch
+  std::string remat;         // the compiled --remat policy ("": none)
 
   uint64_t total() const {
     return params + states + secondCopies + gradients + activations + inputs;
   }
 };
 
-/// "parameters 475 MiB, optimizer state 950 MiB, ...": each nonzero part.
+/// "parameters 475 MiB, optimizer state 950 MiB, ...": each nonzero part;
+/// the step memory as gradients and activations where it holds both, with
+/// the --remat policy that sized the activations.
 std::string describeParts(const MemoryNeed &need);
 
 /// The estimate for `desc`; `splitStep`: the run accumulates gradients in
