@@ -9,7 +9,7 @@
 #
 #   SIZE=124M CONTEXT=1024 BATCH=1 THREADS=2 STEPS=5 bash bench/gpt2_finetune.sh
 #
-# transformers comes from PyPI into bench/gpt2.sh's virtual environment (a
+# transformers comes from PyPI into the bench scripts' virtual environment (a
 # benchmark peer, not a test dependency). EXPORT picks the ONNX model lmc
 # compiles: `dynamo` (default) is HF's GPT2LMHeadModel through PyTorch's
 # dynamo exporter, as HF users export it today (its scalar constants are
