@@ -133,3 +133,26 @@ func.func @guarded_select(%q: tensor<1x2x4xf32>, %kt: tensor<1x4x2xf32>, %v: ten
   %o = lmc.matmul %guarded, %v : tensor<1x2x2xf32>, tensor<1x2x4xf32> -> tensor<1x2x4xf32>
   return %o : tensor<1x2x4xf32>
 }
+
+// -----
+
+// The first form's scalars may be frozen parameters too: the scale
+// (0.125) and the -inf of the select.
+// CHECK-LABEL: func.func @frozen_scale
+// CHECK: lmc.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f32}
+// CHECK-NOT: lmc.softmax
+func.func @frozen_scale(%q: tensor<1x2x4xf32>, %kt: tensor<1x4x2xf32>, %v: tensor<1x2x4xf32>,
+    %mask: tensor<1x2x2xi1>,
+    %scale: tensor<f32> {lmc.init = dense<0.125> : tensor<f32>, lmc.param = "val_1"},
+    %inf: tensor<f32> {lmc.init = dense<0xFF800000> : tensor<f32>, lmc.param = "val_2"})
+    -> tensor<1x2x4xf32> {
+  %s = lmc.matmul %q, %kt : tensor<1x2x4xf32>, tensor<1x4x2xf32> -> tensor<1x2x2xf32>
+  %sb = lmc.broadcast_in_dim %scale, dims = [] : tensor<f32> -> tensor<1x2x2xf32>
+  %scaled = lmc.mul %s, %sb : tensor<1x2x2xf32>
+  %infb = lmc.broadcast_in_dim %inf, dims = [] : tensor<f32> -> tensor<1x2x2xf32>
+  %mb = lmc.broadcast_in_dim %mask, dims = [0, 1, 2] : tensor<1x2x2xi1> -> tensor<1x2x2xi1>
+  %masked = lmc.select %mb, %infb, %scaled : tensor<1x2x2xi1>, tensor<1x2x2xf32>
+  %p = lmc.softmax %masked, axis = 2 : tensor<1x2x2xf32>
+  %o = lmc.matmul %p, %v : tensor<1x2x2xf32>, tensor<1x2x4xf32> -> tensor<1x2x4xf32>
+  return %o : tensor<1x2x4xf32>
+}
