@@ -139,34 +139,3 @@ func.func @log_softmax(%a: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %0 = lmc.log_softmax %a, axis = 1 : tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
-
-// -----
-
-// Cross-entropy: one reduction over (n, c) adds each row's log-sum-exp once
-// and subtracts the logit of its label; then divides by N.
-// CHECK-LABEL: func.func @cross_entropy
-// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]
-// CHECK: linalg.index 1
-// CHECK: arith.index_cast %{{.*}} : i64 to index
-// CHECK: arith.cmpi eq
-// CHECK: %[[N:.*]] = arith.constant 3.000000e+00 : f32
-// CHECK: arith.divf %{{.*}}, %[[N]]
-func.func @cross_entropy(%a: tensor<3x5xf32>, %l: tensor<3xi64>) -> tensor<f32> {
-  %0 = lmc.softmax_cross_entropy %a, %l : tensor<3x5xf32>, tensor<3xi64> -> tensor<f32>
-  return %0 : tensor<f32>
-}
-
-// -----
-
-// Its gradient: (softmax - onehot) * g / N.
-// CHECK-LABEL: func.func @cross_entropy_grad
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
-// CHECK: %[[P:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
-// CHECK: %[[H:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
-// CHECK: %[[D:.*]] = arith.subf %[[P]], %[[H]] : f32
-// CHECK: %[[S:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
-// CHECK: arith.mulf %[[D]], %[[S]] : f32
-func.func @cross_entropy_grad(%a: tensor<3x5xf32>, %l: tensor<3xi64>, %g: tensor<f32>) -> tensor<3x5xf32> {
-  %0 = lmc.softmax_cross_entropy_grad %a, %l, %g : tensor<3x5xf32>, tensor<3xi64>, tensor<f32>
-  return %0 : tensor<3x5xf32>
-}
