@@ -10,7 +10,9 @@
 // division by the sum is applied to the few output values of a row (its
 // product with v) instead of to its many probabilities; the backward
 // recomputes the exponentials from the saved maxima, bitwise those of the
-// forward, and folds the sums into the same per-row factors.
+// forward, and folds the sums into the same per-row factors. When every
+// row's unmasked keys are one run (causal, sliding-window and padding
+// masks) the row loops touch only that run and read no mask bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -105,6 +109,32 @@ LMC_ROW_LOOP float maskAndMax(float *__restrict row,
   return nan ? std::numeric_limits<float>::quiet_NaN() : max;
 }
 
+/// The maximum of n scores (NaN if one is NaN).
+LMC_ROW_LOOP float rowMax(const float *__restrict row, int64_t n) {
+  const float negInf = -std::numeric_limits<float>::infinity();
+  float lane[kLanes];
+  int32_t nan[kLanes] = {};
+  std::fill(lane, lane + kLanes, negInf);
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) {
+      float x = row[j + l];
+      nan[l] |= x != x;
+      lane[l] = x > lane[l] ? x : lane[l];
+    }
+  float max = negInf;
+  bool anyNan = false;
+  for (; j < n; ++j) {
+    anyNan |= row[j] != row[j];
+    max = row[j] > max ? row[j] : max;
+  }
+  for (int64_t l = 0; l < kLanes; ++l) {
+    anyNan |= nan[l] != 0;
+    max = lane[l] > max ? lane[l] : max;
+  }
+  return anyNan ? std::numeric_limits<float>::quiet_NaN() : max;
+}
+
 /// row[j] = e^(row[j] - max); returns their sum.
 LMC_ROW_LOOP float expAndSum(float *row, int64_t n, float max) {
   float lane[kLanes] = {};
@@ -164,6 +194,103 @@ std::vector<KeyRange> keyRanges(const uint8_t *mask, int64_t T, int64_t S) {
   return ranges;
 }
 
+/// A query row's unmasked keys when they are one run [lo, hi); lo == hi
+/// when every key is masked.
+struct RowSpan {
+  int64_t lo, hi;
+};
+
+/// How many of n mask bytes are set (vectorizes: a long mask's rows are
+/// scanned once per call).
+int64_t countMasked(const uint8_t *bytes, int64_t n) {
+  int64_t count = 0;
+  for (int64_t j = 0; j < n; ++j)
+    count += bytes[j] != 0;
+  return count;
+}
+
+/// Every row's span, or nothing if some row's unmasked keys are not one
+/// run (the row loops then read the mask).
+std::vector<RowSpan> rowSpans(const uint8_t *mask, int64_t T, int64_t S) {
+  std::vector<RowSpan> spans;
+  for (int64_t i = 0; i < T; ++i) {
+    const uint8_t *row = mask + i * S;
+    const void *firstOpen = std::memchr(row, 0, size_t(S));
+    if (!firstOpen) {
+      spans.push_back({0, 0});
+      continue;
+    }
+    int64_t lo = static_cast<const uint8_t *>(firstOpen) - row;
+    int64_t hi = lo + (S - countMasked(row, S));
+    if (countMasked(row + lo, hi - lo) != 0) // open keys not all in one run
+      return {};
+    spans.push_back({lo, hi});
+  }
+  return spans;
+}
+
+/// keyRanges() read off the rows' spans.
+std::vector<KeyRange> keyRanges(const std::vector<RowSpan> &spans) {
+  std::vector<KeyRange> ranges;
+  int64_t T = int64_t(spans.size());
+  for (int64_t i0 = 0; i0 < T; i0 += kBlock) {
+    KeyRange range{std::numeric_limits<int64_t>::max(), 0};
+    for (int64_t i = i0; i < std::min(T, i0 + kBlock); ++i)
+      if (spans[size_t(i)].lo < spans[size_t(i)].hi) {
+        range.first = std::min(range.first, spans[size_t(i)].lo);
+        range.last = std::max(range.last, spans[size_t(i)].hi);
+      }
+    ranges.push_back(range.first < range.last ? range : KeyRange{0, 0});
+  }
+  return ranges;
+}
+
+/// What a pair's blocks share: the block key ranges and, for one-run
+/// masks, each row's span.
+struct MaskLayout {
+  const uint8_t *mask;
+  std::vector<RowSpan> spans; // empty: read the mask
+  std::vector<KeyRange> ranges;
+
+  MaskLayout(const uint8_t *mask, int64_t T, int64_t S)
+      : mask(mask), spans(rowSpans(mask, T, S)),
+        ranges(spans.empty() ? keyRanges(mask, T, S) : keyRanges(spans)) {}
+};
+
+/// Masks row `i` of a block's scores (keys [first, first + width)) and
+/// exponentiates it in place: e^(score - max) at unmasked keys, 0 at masked
+/// ones. Returns the maximum and, unless `stat` is given, the sum of the
+/// exponentials; with `stat` (the backward), the forward's maximum is used
+/// (+inf for a row whose sum was 0: every key masked) so that the
+/// exponentials are the forward's bit for bit.
+std::pair<float, float> exponentiateRow(float *row, const MaskLayout &layout,
+                                        int64_t i, int64_t S, int64_t first,
+                                        int64_t width,
+                                        const float *stat = nullptr) {
+  const float negInf = -std::numeric_limits<float>::infinity();
+  if (layout.spans.empty()) {
+    float max = maskAndMax(row, layout.mask + i * S + first, width);
+    if (stat)
+      max = stat[1] == 0 ? std::numeric_limits<float>::infinity() : stat[0];
+    if (!stat && max == negInf) { // every key masked: no exponentials
+      std::fill(row, row + width, 0.0f);
+      return {max, 0.0f};
+    }
+    return {max, expAndSum(row, width, max)};
+  }
+  RowSpan span = layout.spans[size_t(i)];
+  int64_t lo = std::clamp(span.lo - first, int64_t(0), width);
+  int64_t hi = std::clamp(span.hi - first, lo, width);
+  std::fill(row, row + lo, 0.0f);
+  std::fill(row + hi, row + width, 0.0f);
+  if (lo == hi)
+    return {negInf, 0.0f};
+  float max = stat ? (stat[1] == 0 ? std::numeric_limits<float>::infinity()
+                                   : stat[0])
+                   : rowMax(row + lo, hi - lo);
+  return {max, expAndSum(row + lo, hi - lo, max)};
+}
+
 struct Shape {
   int64_t T, S, D, Dv;
   float scale;
@@ -181,24 +308,21 @@ void scores(const float *q, const float *kt, float *s, int64_t i0,
 }
 
 void forwardPair(const float *q, const float *kt, const float *v,
-                 const uint8_t *mask, const std::vector<KeyRange> &ranges,
-                 float *out, float *stats, const Shape &shape,
-                 std::vector<float> &scratch) {
+                 const MaskLayout &layout, float *out, float *stats,
+                 const Shape &shape, std::vector<float> &scratch) {
   const auto [T, S, D, Dv, scale] = shape;
   scratch.resize(size_t(kBlock * S));
   float *e = scratch.data();
   for (int64_t i0 = 0, block = 0; i0 < T; i0 += kBlock, ++block) {
     int64_t rows = std::min(kBlock, T - i0);
-    auto [first, last] = ranges[size_t(block)];
+    auto [first, last] = layout.ranges[size_t(block)];
     int64_t width = last - first;
     if (width > 0) {
       scores(q, kt, e, i0, rows, first, width, shape);
       for (int64_t i = 0; i < rows; ++i) {
-        float *row = e + i * width, *stat = stats + 2 * (i0 + i);
-        stat[0] = maskAndMax(row, mask + (i0 + i) * S + first, width);
-        stat[1] = stat[0] == -std::numeric_limits<float>::infinity()
-                      ? 0.0f
-                      : expAndSum(row, width, stat[0]);
+        float *stat = stats + 2 * (i0 + i);
+        std::tie(stat[0], stat[1]) =
+            exponentiateRow(e + i * width, layout, i0 + i, S, first, width);
       }
       // out = (E V) / sum, row by row.
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows),
@@ -223,17 +347,20 @@ void forwardPair(const float *q, const float *kt, const float *v,
   }
 }
 
+/// Zeroes columns [from, to) of a row-major [rows, S] matrix.
+void zeroColumns(float *m, int64_t rows, int64_t S, int64_t from, int64_t to) {
+  for (int64_t r = 0; r < rows && from < to; ++r)
+    std::fill(m + r * S + from, m + r * S + to, 0.0f);
+}
+
 void backwardPair(const float *q, const float *kt, const float *v,
-                  const uint8_t *mask, const std::vector<KeyRange> &ranges,
-                  const float *out, const float *stats, const float *dout,
-                  float *dq, float *dkt, float *dv, const Shape &shape,
-                  std::vector<float> &scratch) {
+                  const MaskLayout &layout, const float *out,
+                  const float *stats, const float *dout, float *dq, float *dkt,
+                  float *dv, const Shape &shape, std::vector<float> &scratch) {
   const auto [T, S, D, Dv, scale] = shape;
   scratch.resize(size_t(2 * kBlock * S + kBlock * Dv + T));
   float *e = scratch.data(), *dp = e + kBlock * S,
         *scaledDout = dp + kBlock * S, *rowDot = scaledDout + kBlock * Dv;
-  std::fill(dkt, dkt + D * S, 0.0f);
-  std::fill(dv, dv + S * Dv, 0.0f);
   // dot(dO_i, O_i): the softmax gradient's per-row term.
   for (int64_t i = 0; i < T; ++i) {
     float dot = 0;
@@ -241,32 +368,52 @@ void backwardPair(const float *q, const float *kt, const float *v,
       dot += dout[i * Dv + c] * out[i * Dv + c];
     rowDot[i] = dot;
   }
-  for (int64_t i0 = 0, block = 0; i0 < T; i0 += kBlock, ++block) {
-    int64_t rows = std::min(kBlock, T - i0);
-    auto [first, last] = ranges[size_t(block)];
+  // dKt and dV accumulate over the blocks. The block with the most keys
+  // (a causal mask's last) goes first and overwrites its columns; only the
+  // columns outside it are zeroed beforehand (none for a causal mask).
+  int64_t blocks = int64_t(layout.ranges.size()), widest = 0;
+  if (blocks == 0) { // no queries
+    std::fill(dkt, dkt + D * S, 0.0f);
+    std::fill(dv, dv + S * Dv, 0.0f);
+    return;
+  }
+  for (int64_t block = 0; block < blocks; ++block) {
+    const KeyRange &r = layout.ranges[size_t(block)],
+                   &w = layout.ranges[size_t(widest)];
+    if (r.last - r.first > w.last - w.first)
+      widest = block;
+  }
+  const KeyRange &w = layout.ranges[size_t(widest)];
+  zeroColumns(dkt, D, S, 0, w.first);
+  zeroColumns(dkt, D, S, w.last, S);
+  std::fill(dv, dv + w.first * Dv, 0.0f);
+  std::fill(dv + w.last * Dv, dv + S * Dv, 0.0f);
+  for (int64_t n = 0; n < blocks; ++n) {
+    // widest, then the others in order.
+    int64_t block = n == 0 ? widest : n <= widest ? n - 1 : n;
+    int64_t i0 = block * kBlock, rows = std::min(kBlock, T - i0);
+    auto [first, last] = layout.ranges[size_t(block)];
     int64_t width = last - first;
     if (width == 0) {
       std::fill(dq + i0 * D, dq + (i0 + rows) * D, 0.0f);
       continue;
     }
+    float accumulate = n == 0 ? 0.0f : 1.0f;
     scores(q, kt, e, i0, rows, first, width, shape);
     for (int64_t i = 0; i < rows; ++i) {
       const float *stat = stats + 2 * (i0 + i);
-      // The forward's exponentials, bitwise: the same two row passes from
-      // the same scores and maximum. A row with every key masked (sum 0)
-      // gets none (its NaN output makes the gradient NaN through its dot).
-      float *row = e + i * width;
-      maskAndMax(row, mask + (i0 + i) * S + first, width);
-      expAndSum(row, width,
-                stat[1] == 0 ? std::numeric_limits<float>::infinity()
-                             : stat[0]);
+      // The forward's exponentials, bitwise: the same row pass from the
+      // same scores and maximum. A row with every key masked (sum 0) gets
+      // none (its NaN output makes the gradient NaN through its dot).
+      exponentiateRow(e + i * width, layout, i0 + i, S, first, width, stat);
       for (int64_t c = 0; c < Dv; ++c)
         scaledDout[i * Dv + c] = dout[(i0 + i) * Dv + c] / stat[1];
     }
     // dV[first..last) += (E / sum)^T dO = E^T (dO / sum)
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(width),
                 blasint(Dv), blasint(rows), 1.0f, e, blasint(width),
-                scaledDout, blasint(Dv), 1.0f, dv + first * Dv, blasint(Dv));
+                scaledDout, blasint(Dv), accumulate, dv + first * Dv,
+                blasint(Dv));
     // dP = dO V^T
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(rows),
                 blasint(width), blasint(Dv), 1.0f, dout + i0 * Dv,
@@ -282,7 +429,7 @@ void backwardPair(const float *q, const float *kt, const float *v,
                 kt + first, blasint(S), 0.0f, dq + i0 * D, blasint(D));
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(D),
                 blasint(width), blasint(rows), 1.0f, q + i0 * D, blasint(D),
-                dp, blasint(width), 1.0f, dkt + first, blasint(S));
+                dp, blasint(width), accumulate, dkt + first, blasint(S));
   }
 }
 
@@ -310,9 +457,9 @@ extern "C" void lmc_rt_attention_f32(const float *q, const float *kt,
                                      int64_t T, int64_t S, int64_t D,
                                      int64_t Dv, float scale) {
   const Shape shape{T, S, D, Dv, scale};
-  const std::vector<KeyRange> ranges = keyRanges(mask, T, S);
+  const MaskLayout layout(mask, T, S);
   forEachPair(pairs, [&](int64_t b, std::vector<float> &scratch) {
-    forwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, mask, ranges,
+    forwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, layout,
                 out + b * T * Dv, stats + b * T * 2, shape, scratch);
   });
 }
@@ -323,9 +470,9 @@ extern "C" void lmc_rt_attention_grad_f32(
     float *dkt, float *dv, int64_t pairs, int64_t T, int64_t S, int64_t D,
     int64_t Dv, float scale) {
   const Shape shape{T, S, D, Dv, scale};
-  const std::vector<KeyRange> ranges = keyRanges(mask, T, S);
+  const MaskLayout layout(mask, T, S);
   forEachPair(pairs, [&](int64_t b, std::vector<float> &scratch) {
-    backwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, mask, ranges,
+    backwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, layout,
                  out + b * T * Dv, stats + b * T * 2, dout + b * T * Dv,
                  dq + b * T * D, dkt + b * D * S, dv + b * S * Dv, shape,
                  scratch);

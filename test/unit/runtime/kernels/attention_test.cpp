@@ -81,9 +81,11 @@ Result run(const Problem &p, const std::vector<float> &dout) {
   lmc_rt_attention_f32(p.q.data(), p.kt.data(), p.v.data(), p.mask.data(),
                        r.out.data(), r.stats.data(), p.pairs, p.T, p.S, p.D,
                        p.Dv, p.scale);
-  r.dq.resize(p.q.size());
-  r.dkt.resize(p.kt.size());
-  r.dv.resize(p.v.size());
+  // NaN before the call: every gradient entry must be written.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  r.dq.assign(p.q.size(), nan);
+  r.dkt.assign(p.kt.size(), nan);
+  r.dv.assign(p.v.size(), nan);
   lmc_rt_attention_grad_f32(p.q.data(), p.kt.data(), p.v.data(),
                             p.mask.data(), r.out.data(), r.stats.data(),
                             dout.data(), r.dq.data(), r.dkt.data(),
@@ -194,6 +196,47 @@ TEST(Attention, NoMask) {
   Problem p = makeProblem(1, 9, 13, 8, 8, rng);
   p.mask.assign(size_t(p.T * p.S), 0);
   check(p, rng);
+}
+
+/// Rows that see the keys [i - window, i]: one run each, not starting at
+/// key 0, and the block with the most keys is the middle one (the
+/// backward overwrites its key columns first and zeroes the others).
+TEST(Attention, SlidingWindowOverThreeBlocks) {
+  std::mt19937 rng(19);
+  Problem p = makeProblem(1, 140, 140, 3, 2, rng);
+  p.mask.assign(size_t(p.T * p.S), 1);
+  for (int64_t i = 0; i < p.T; ++i)
+    for (int64_t j = std::max<int64_t>(0, i - 12); j <= i; ++j)
+      p.mask[i * p.S + j] = 0;
+  check(p, rng);
+}
+
+/// Key padding (the last keys masked for every row) with one row that sees
+/// no key: the one-run path's empty row is NaN, the others exact.
+TEST(Attention, PaddingMaskWithAnEmptyRow) {
+  std::mt19937 rng(23);
+  Problem p = makeProblem(2, 70, 45, 4, 6, rng);
+  p.mask.assign(size_t(p.T * p.S), 0);
+  for (int64_t i = 0; i < p.T; ++i)
+    for (int64_t j = 40; j < p.S; ++j)
+      p.mask[i * p.S + j] = 1;
+  std::fill(p.mask.begin() + 66 * p.S, p.mask.begin() + 67 * p.S, 1);
+  check(p, rng, /*gradients=*/false);
+}
+
+/// A NaN query makes its row's scores NaN: that row's output is NaN (as
+/// the unfused softmax makes it), the other rows are unaffected.
+TEST(Attention, NaNScoreReachesOnlyItsRow) {
+  std::mt19937 rng(29);
+  Problem p = makeProblem(1, 70, 70, 4, 3, rng);
+  p.mask = causal(p.T, p.S);
+  p.q[size_t(65 * p.D + 1)] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> dout(size_t(p.T * p.Dv), 1.0f);
+  Result r = run(p, dout);
+  for (int64_t i = 0; i < p.T; ++i)
+    for (int64_t c = 0; c < p.Dv; ++c)
+      EXPECT_EQ(std::isnan(r.out[size_t(i * p.Dv + c)]), i == 65)
+          << "out[" << i << ", " << c << "]";
 }
 
 TEST(Attention, SameBitsOnOneAndTwoThreads) {
