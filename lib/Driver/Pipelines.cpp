@@ -175,8 +175,12 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
     return;
   if (!sharding.mesh.empty())
     pm.addPass(createLmcShardToRuntime());
+  // Sums to a scalar share the CPU threads in fixed chunks (the GPU path,
+  // and its emulation on the CPU, split reductions their own way).
+  bool cpuLoops = !target.cuda && !target.gpuLoopsOnCpu;
   std::string bufferization =
-      "func.func(lmc-fuse-elementwise),"
+      std::string("func.func(lmc-fuse-elementwise),") +
+      (cpuLoops ? "func.func(lmc-chunk-reductions)," : "") +
       "canonicalize,cse,"
       "lmc-untie-fills,"
       "lmc-attention-to-runtime,"

@@ -78,6 +78,29 @@ def LmcFuseElementwise : Pass<"lmc-fuse-elementwise"> {
                            "::mlir::affine::AffineDialect"];
 }
 
+def LmcChunkReductions : Pass<"lmc-chunk-reductions"> {
+  let summary = "Reduces long sums to a scalar in fixed contiguous chunks";
+  let description = [{
+    A `linalg.generic` (tensors) that reduces all of its identity-indexed
+    inputs to a 0-d result with one combiner (`out + x`, `max(out, x)`:
+    a gradient's squared norm, a loss's sum) has no parallel dimension,
+    so it runs on one thread. With at least `min-elements` iterations it
+    becomes a generic over `[C, n / C]` inputs (the largest C <= 64 that
+    divides n; the inputs reshaped, each chunk contiguous) whose first
+    dimension is parallel, starting each chunk from the combiner's neutral
+    element, and a reduction of the C values into the original init.
+    C depends on n only: the sum's order, and its bits, are the same on
+    any number of threads. Run on the CPU path after
+    `lmc-fuse-elementwise` (the GPU path splits reductions its own way).
+  }];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", /*default=*/"65536",
+           "Iterations below which a reduction stays one loop">];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def LmcApproximateMath : Pass<"lmc-approximate-math"> {
   let summary = "f32 exp, erf and tanh as vectorizable approximations";
   let description = [{

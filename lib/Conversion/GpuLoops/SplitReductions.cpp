@@ -12,7 +12,8 @@
 
 #include "SplitReductions.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
+#include "../Common/Reductions.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,32 +31,6 @@ constexpr int64_t kMinChunk = 32;
 
 /// Reductions this short stay in one thread per output.
 constexpr int64_t kMaxSerial = 256;
-
-/// The combiner of each of `op`'s outputs (the one op computing `out ⊕
-/// value`, with a neutral element), or failure.
-FailureOr<SmallVector<Operation *>> outputCombiners(linalg::GenericOp op) {
-  Block *body = op.getBody();
-  SmallVector<BlockArgument> outs(
-      body->getArguments().drop_front(op.getNumDpsInputs()));
-  SmallVector<Operation *> combiners;
-  for (unsigned i = 0; i < outs.size(); ++i) {
-    SmallVector<Operation *> chain;
-    if (!matchReduction(outs, i, chain) || chain.size() != 1 ||
-        chain[0]->getNumOperands() != 2 ||
-        !arith::getNeutralElement(chain[0]))
-      return failure();
-    combiners.push_back(chain[0]);
-  }
-  return combiners;
-}
-
-/// The largest divisor of `n` that is at most `bound` (at least 1).
-int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
-  for (int64_t d = std::min(n, bound); d > 1; --d)
-    if (n % d == 0)
-      return d;
-  return 1;
-}
 
 /// Whether the fastest-varying dimension of `op`'s first input is reduced
 /// (a row sum), rather than parallel (a column sum).
