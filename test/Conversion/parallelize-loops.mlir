@@ -104,3 +104,83 @@ func.func @nested(%a: memref<64x1024xf32>, %sum: memref<64x1xf32>) {
   }
   return
 }
+
+// -----
+
+// A bias gradient: a sum over 8 x 128 rows per column, the reduction loops
+// outside the columns' parallel loop (too little work per instance to fork
+// for). The columns move out in chunks of 128 (1024 / 128 = 8 chunks, each
+// its own range of columns), the rows' loops inside, in their order, and
+// the chunk's columns innermost.
+// CHECK-LABEL: func.func @column_sum
+// CHECK: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%c8{{.*}}) step
+// CHECK: %[[OFFSET:.*]] = arith.muli %[[C]], %c128{{.*}} : index
+// CHECK: %[[FIRST:.*]] = arith.addi %{{.*}}, %[[OFFSET]] : index
+// CHECK: %[[END:.*]] = arith.addi %[[FIRST]], %c128{{.*}} : index
+// CHECK: %[[LAST:.*]] = arith.minsi %[[END]], %{{.*}} : index
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT: scf.for %[[K:.*]] = %[[FIRST]] to %[[LAST]] step
+// CHECK-NEXT: memref.load %{{.*}}[%[[I]], %[[J]], %[[K]]]
+// CHECK-NEXT: memref.load %{{.*}}[%[[K]]]
+// CHECK-NOT: scf.parallel
+// ALL-LABEL: func.func @column_sum
+func.func @column_sum(%a: memref<8x128x1024xf32>, %sum: memref<1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %c1024 = arith.constant 1024 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %c128 step %c1 {
+      scf.parallel (%k) = (%c0) to (%c1024) step (%c1) {
+        %x = memref.load %a[%i, %j, %k] : memref<8x128x1024xf32>
+        %s = memref.load %sum[%k] : memref<1024xf32>
+        %t = arith.addf %s, %x : f32
+        memref.store %t, %sum[%k] : memref<1024xf32>
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// Left inside their loops (then sequential: under min-work): fewer than
+// two chunks of 128 columns, and a loop body that holds more than the
+// parallel loop (not a perfect nest: moving the parallel loop out would
+// move the other op's iterations too).
+// CHECK-LABEL: func.func @column_sums_left
+// CHECK-NOT: scf.parallel
+// ALL-LABEL: func.func @column_sums_left
+// ALL: scf.for
+// ALL-NEXT: scf.parallel
+// ALL: scf.for
+// ALL-NEXT: memref.store
+// ALL-NEXT: scf.parallel
+func.func @column_sums_left(%a: memref<512x200xf32>, %sum: memref<200xf32>, %b: memref<512x1024xf32>, %sum2: memref<1024xf32>, %rows: memref<512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c200 = arith.constant 200 : index
+  %c512 = arith.constant 512 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c512 step %c1 {
+    scf.parallel (%k) = (%c0) to (%c200) step (%c1) {
+      %x = memref.load %a[%i, %k] : memref<512x200xf32>
+      %s = memref.load %sum[%k] : memref<200xf32>
+      %t = arith.addf %s, %x : f32
+      memref.store %t, %sum[%k] : memref<200xf32>
+    }
+  }
+  scf.for %i = %c0 to %c512 step %c1 {
+    memref.store %zero, %rows[%i] : memref<512xf32>
+    scf.parallel (%k) = (%c0) to (%c1024) step (%c1) {
+      %x = memref.load %b[%i, %k] : memref<512x1024xf32>
+      %s = memref.load %sum2[%k] : memref<1024xf32>
+      %t = arith.addf %s, %x : f32
+      memref.store %t, %sum2[%k] : memref<1024xf32>
+    }
+  }
+  return
+}

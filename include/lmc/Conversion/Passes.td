@@ -305,7 +305,13 @@ def LmcParallelizeLoops : Pass<"lmc-parallelize-loops"> {
     dimension stays sequential unless it is the only one. A parallel loop
     nested in another (parallel dimensions inside a reduction's loop) runs
     sequentially: as a nested OpenMP region it would fork, serialized, once
-    per iteration of the outer loop.
+    per iteration of the outer loop. A parallel loop inside a perfect nest
+    of `scf.for` loops (a linalg op whose reductions come first: a bias or
+    layer-norm weight gradient, a sum over rows per column) moves out: its
+    first dimension is cut into chunks of at least 256 iterations (at most
+    64 chunks) that run in parallel, each with the reduction loops inside.
+    Each output element still accumulates in the reduction loops' order,
+    so results are bitwise those of one thread.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"32768",

@@ -3,12 +3,15 @@
 // `convert-linalg-to-parallel-loops` makes every parallel dimension of a
 // linalg op an `scf.parallel` dimension. Forking threads costs microseconds,
 // and a work-sharing loop over every dimension leaves no inner loop to
-// vectorize, so this pass keeps only what pays off (see Passes.td).
+// vectorize, so this pass keeps only what pays off (see Passes.td), and
+// moves the parallel loop of a sum over rows per column out of its
+// reduction loops.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lmc/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -79,11 +82,130 @@ void keepLeadingDims(scf::ParallelOp op, unsigned keep) {
   op.erase();
 }
 
+/// Columns (iterations of the first parallel dimension) per chunk when a
+/// column sum's parallel loop moves out of its reduction loops: each
+/// thread's slice of a row stays a run long enough for the prefetcher and
+/// the vector loop.
+constexpr int64_t kMinColumnsPerChunk = 128;
+
+/// The perfect nest of scf.for loops around `inner` (no results, nothing
+/// in their bodies but the next loop and constants), outermost first.
+SmallVector<scf::ForOp> enclosingForNest(scf::ParallelOp inner) {
+  SmallVector<scf::ForOp> loops;
+  Operation *current = inner;
+  while (auto loop = dyn_cast<scf::ForOp>(current->getParentOp())) {
+    if (loop.getNumResults() != 0 ||
+        !llvm::all_of(loop.getBody()->without_terminator(),
+                      [&](Operation &op) {
+                        return &op == current ||
+                               op.hasTrait<OpTrait::ConstantLike>();
+                      }))
+      break;
+    loops.push_back(loop);
+    current = loop;
+  }
+  std::reverse(loops.begin(), loops.end());
+  return loops;
+}
+
+/// A linalg op whose reductions come before its parallel dimensions (a
+/// bias or layer-norm weight gradient: a sum over rows per column) lowers
+/// to `for r.. { parallel p0, p.. { body } }`, whose parallel loop is too
+/// small to fork for. It becomes `parallel c { for r.. { for p0 in chunk c
+/// { for p.. { body } } } }`: each output element still accumulates in the
+/// order of the r loops, so the bits do not change, and the threads share
+/// the columns. Returns whether it did.
+bool hoistOverReductions(scf::ParallelOp inner, int64_t minWork) {
+  if (inner.getNumResults() != 0 ||
+      inner->getParentOfType<scf::ParallelOp>())
+    return false;
+  SmallVector<scf::ForOp> loops = enclosingForNest(inner);
+  if (loops.empty())
+    return false;
+  SmallVector<int64_t> lbs, ubs, steps;
+  int64_t work = sequentialWork(*inner.getBody());
+  auto addLoop = [&](Value lb, Value ub, Value step) {
+    std::optional<int64_t> l = getConstantIntValue(lb),
+                           u = getConstantIntValue(ub),
+                           s = getConstantIntValue(step);
+    std::optional<int64_t> trips = tripCount(lb, ub, step);
+    if (!l || !u || !s || !trips)
+      return false;
+    lbs.push_back(*l);
+    ubs.push_back(*u);
+    steps.push_back(*s);
+    work *= *trips;
+    return true;
+  };
+  for (scf::ForOp loop : loops)
+    if (!addLoop(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
+      return false;
+  unsigned firstParallel = lbs.size();
+  for (unsigned d = 0; d < inner.getNumLoops(); ++d)
+    if (!addLoop(inner.getLowerBound()[d], inner.getUpperBound()[d],
+                 inner.getStep()[d]))
+      return false;
+  int64_t columns = *tripCount(inner.getLowerBound()[0],
+                               inner.getUpperBound()[0], inner.getStep()[0]);
+  int64_t chunks = std::min(kParallelChunks, columns / kMinColumnsPerChunk);
+  if (work < minWork || chunks < 2)
+    return false;
+
+  OpBuilder b(loops.front());
+  Location loc = inner.getLoc();
+  auto constant = [&](OpBuilder &at, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(at, loc, v);
+  };
+  int64_t perChunk = llvm::divideCeil(columns, chunks) * steps[firstParallel];
+  scf::ParallelOp::create(
+      b, loc, constant(b, 0), constant(b, chunks), constant(b, 1),
+      [&](OpBuilder &pb, Location l, ValueRange chunk) {
+        SmallVector<Value> lo, hi, step;
+        for (unsigned d = 0; d < lbs.size(); ++d) {
+          lo.push_back(constant(pb, lbs[d]));
+          hi.push_back(constant(pb, ubs[d]));
+          step.push_back(constant(pb, steps[d]));
+        }
+        Value first = arith::AddIOp::create(
+            pb, l, lo[firstParallel],
+            arith::MulIOp::create(pb, l, chunk[0], constant(pb, perChunk)));
+        hi[firstParallel] = arith::MinSIOp::create(
+            pb, l, arith::AddIOp::create(pb, l, first, constant(pb, perChunk)),
+            hi[firstParallel]);
+        lo[firstParallel] = first;
+        scf::buildLoopNest(
+            pb, l, lo, hi, step,
+            [&](OpBuilder &nb, Location, ValueRange ivs) {
+              IRMapping mapping;
+              for (auto [loop, iv] : llvm::zip(loops, ivs)) {
+                mapping.map(loop.getInductionVar(), iv);
+                for (Operation &op : loop.getBody()->without_terminator())
+                  if (op.hasTrait<OpTrait::ConstantLike>())
+                    nb.clone(op, mapping);
+              }
+              mapping.map(inner.getInductionVars(),
+                          ivs.drop_front(firstParallel));
+              for (Operation &op : inner.getBody()->without_terminator())
+                nb.clone(op, mapping);
+            });
+      });
+  loops.front().erase();
+  return true;
+}
+
 struct ParallelizeLoopsPass
     : public impl::LmcParallelizeLoopsBase<ParallelizeLoopsPass> {
   using LmcParallelizeLoopsBase::LmcParallelizeLoopsBase;
 
   void runOnOperation() override {
+    // Column sums first: their parallel loops move out of the reductions.
+    SmallVector<scf::ParallelOp> columnSums;
+    getOperation()->walk([&](scf::ParallelOp op) {
+      if (isa<scf::ForOp>(op->getParentOp()))
+        columnSums.push_back(op);
+    });
+    for (scf::ParallelOp op : columnSums)
+      hoistOverReductions(op, minWork);
     // A parallel loop inside another (a linalg op whose parallel dimensions
     // are not all outside its reductions: the unit loops sharding adds)
     // would be a nested OpenMP region, forked serialized per iteration of
