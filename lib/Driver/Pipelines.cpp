@@ -175,12 +175,14 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
     return;
   if (!sharding.mesh.empty())
     pm.addPass(createLmcShardToRuntime());
-  // Sums to a scalar share the CPU threads in fixed chunks (the GPU path,
+  // On the CPU, cheap products are recomputed in the sums that read them
+  // and sums to a scalar share the threads in fixed chunks (the GPU path,
   // and its emulation on the CPU, split reductions their own way).
   bool cpuLoops = !target.cuda && !target.gpuLoopsOnCpu;
   std::string bufferization =
-      std::string("func.func(lmc-fuse-elementwise),") +
-      (cpuLoops ? "func.func(lmc-chunk-reductions)," : "") +
+      std::string(cpuLoops ? "func.func(lmc-fuse-elementwise{into-sums}),"
+                           "func.func(lmc-chunk-reductions),"
+                           : "func.func(lmc-fuse-elementwise),") +
       "canonicalize,cse,"
       "lmc-untie-fills,"
       "lmc-attention-to-runtime,"

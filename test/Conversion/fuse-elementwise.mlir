@@ -1,4 +1,5 @@
-// RUN: lmc-opt %s -split-input-file -lmc-fuse-elementwise | FileCheck %s
+// RUN: lmc-opt %s -split-input-file -lmc-fuse-elementwise=into-sums | FileCheck %s
+// RUN: lmc-opt %s -split-input-file -lmc-fuse-elementwise | FileCheck %s --check-prefix=GPU
 
 // A matmul fed by a collapse_shape stays a named linalg.matmul (upstream's
 // linalg-fuse-elementwise-ops expands it into a linalg.generic over the
@@ -363,4 +364,50 @@ func.func @consumer_writes_into_producer(%x: tensor<4x4xf32>, %y: tensor<4x4xf32
     linalg.yield %r : f32
   } -> tensor<4x4xf32>
   return %p, %n : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// Layer norm's backward: g = dY * gamma read by a row sum and by the input
+// gradient. A product is plain arithmetic and the reduction a sum: with
+// into-sums (the CPU path) g is recomputed in both and never written. Into
+// a row maximum it is not (the max in @kept above); without into-sums (the
+// GPU path) it is written once and read by both.
+// CHECK-LABEL: func.func @product_into_sum
+// CHECK-NOT: ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%arg0, %arg1 :
+// CHECK: arith.mulf
+// CHECK: arith.addf {{.*}} fastmath<reassoc>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg1, %arg2 :
+// CHECK: arith.mulf
+// CHECK: arith.subf
+// GPU-LABEL: func.func @product_into_sum
+// GPU: %[[G:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<4x8xf32>)
+// GPU: linalg.generic {{.*}} ins(%[[G]] : tensor<4x8xf32>) outs(%arg3 : tensor<4xf32>)
+// GPU: linalg.generic {{.*}} ins(%[[G]], %arg2 :
+#id2s = affine_map<(d0, d1) -> (d0, d1)>
+#gamma = affine_map<(d0, d1) -> (d1)>
+#rows2 = affine_map<(d0, d1) -> (d0)>
+func.func @product_into_sum(%dy: tensor<4x8xf32>, %gamma: tensor<8xf32>, %x: tensor<4x8xf32>, %acc: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %g = linalg.generic {indexing_maps = [#id2s, #gamma, #id2s], iterator_types = ["parallel", "parallel"]}
+      ins(%dy, %gamma : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id2s, #rows2], iterator_types = ["parallel", "reduction"]}
+      ins(%g : tensor<4x8xf32>) outs(%acc : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %dx = linalg.generic {indexing_maps = [#id2s, #id2s, #id2s], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %x : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %sum, %dx : tensor<4xf32>, tensor<4x8xf32>
 }

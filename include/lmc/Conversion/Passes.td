@@ -72,7 +72,15 @@ def LmcFuseElementwise : Pass<"lmc-fuse-elementwise"> {
     `tensor.collapse_shape` into a `linalg.generic` over the uncollapsed
     dimensions, which `lmc-matmul-to-runtime` can no longer send to BLAS (a
     4x-8x slower step on a GPT).
+
+    Cheap producers read by several consumers are recomputed in each
+    (lib/Conversion/FuseElementwise/Rematerialize.h); with `into-sums`
+    (the CPU path) a plain-arithmetic producer also into sum reductions,
+    which the GPU path splits across threads its own way.
   }];
+  let options = [
+    Option<"intoSums", "into-sums", "bool", /*default=*/"false",
+           "Also recompute plain-arithmetic producers in sum reductions">];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::affine::AffineDialect"];

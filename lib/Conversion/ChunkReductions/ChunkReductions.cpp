@@ -1,4 +1,4 @@
-//===- ChunkReductions.cpp - Long sums to a scalar in fixed chunks ---------===//
+//===- ChunkReductions.cpp - Long sums to a scalar in fixed chunks --------===//
 //
 // A reduction of a whole tensor to one value (a gradient's squared norm,
 // which the global-norm check and clipping need before any update) has no

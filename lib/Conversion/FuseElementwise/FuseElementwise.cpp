@@ -59,6 +59,8 @@ void populateFusionPatterns(RewritePatternSet &patterns) {
 
 struct FuseElementwisePass
     : public lmc::impl::LmcFuseElementwiseBase<FuseElementwisePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     RewritePatternSet fusionList(&getContext());
     populateFusionPatterns(fusionList);
@@ -72,7 +74,8 @@ struct FuseElementwisePass
       return signalPassFailure();
     for (int round = 0; round < kMaxRounds &&
                         (lmc::rematerializeBroadcasts(getOperation()) |
-                         lmc::rematerializeIntoConsumers(getOperation()));
+                         lmc::rematerializeIntoConsumers(getOperation(),
+                                                         intoSums));
          ++round)
       if (failed(applyPatternsGreedily(getOperation(), fusion, config)))
         return signalPassFailure();

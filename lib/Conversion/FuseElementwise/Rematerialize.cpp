@@ -4,6 +4,8 @@
 
 #include "GenericOps.h"
 
+#include "../Common/Reductions.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -74,6 +76,24 @@ llvm::SmallSetVector<Value, 8> fullReads(linalg::GenericOp op) {
   return reads;
 }
 
+/// A body of float multiplies, adds, subtractions and negations only.
+bool plainArithmetic(linalg::GenericOp op) {
+  return llvm::all_of(op.getRegion().front().without_terminator(),
+                      [](Operation &inner) {
+                        return isa<arith::MulFOp, arith::AddFOp,
+                                   arith::SubFOp, arith::NegFOp>(inner);
+                      });
+}
+
+/// A reduction whose every output is a float sum.
+bool sumsOnly(linalg::GenericOp op) {
+  FailureOr<SmallVector<Operation *>> combiners = outputCombiners(op);
+  return succeeded(combiners) &&
+         llvm::all_of(*combiners, [](Operation *combiner) {
+           return isa<arith::AddFOp>(combiner);
+         });
+}
+
 } // namespace
 
 bool rematerializeBroadcasts(Operation *root) {
@@ -100,7 +120,7 @@ bool rematerializeBroadcasts(Operation *root) {
   return changed;
 }
 
-bool rematerializeIntoConsumers(Operation *root) {
+bool rematerializeIntoConsumers(Operation *root, bool intoSums) {
   // Bounds on the recomputation: the producer's own work, and how big a
   // consumer may grow by absorbing producers.
   constexpr unsigned kMaxProducerOps = 8;
@@ -124,11 +144,14 @@ bool rematerializeIntoConsumers(Operation *root) {
     bool worthIt = llvm::all_of(producer->getUses(), [&](OpOperand &use) {
       if (!isFusableUse(use) || touched.contains(use.getOwner()))
         return false;
-      // Not into reductions: LLVM vectorizes a max or sum reduction only
-      // while its loop body stays simple (a select folded into a row
-      // maximum made it scalar).
+      // Into reductions only plain arithmetic, and only into sums: LLVM
+      // vectorizes a max or sum reduction only while its loop body stays
+      // simple (a select folded into a row maximum made it scalar); a
+      // product summed (layer norm's dY * gamma, read by its row sums and
+      // its input gradient) stays vectorized and is not written out.
       auto consumer = cast<linalg::GenericOp>(use.getOwner());
-      if (consumer.getNumReductionLoops() != 0 ||
+      if ((consumer.getNumReductionLoops() != 0 &&
+           !(intoSums && plainArithmetic(producer) && sumsOnly(consumer))) ||
           bodySize(consumer) + bodySize(producer) > kMaxConsumerOps)
         return false;
       llvm::SmallSetVector<Value, 8> reads = fullReads(consumer);

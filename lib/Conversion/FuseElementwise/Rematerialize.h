@@ -26,10 +26,10 @@ bool rematerializeBroadcasts(mlir::Operation *root);
 
 /// An elementwise op of a few ops is recomputed in all its consumers, so
 /// that its result is never written, when every consumer is an elementwise
-/// op that can fuse it and none then reads more full-size tensors than
-/// before (the op's operands replace its result among the consumer's
-/// reads).
-bool rematerializeIntoConsumers(mlir::Operation *root);
+/// op that can fuse it (or, with `intoSums`, a sum when the op is plain
+/// arithmetic) and none then reads more full-size tensors than before (the
+/// op's operands replace its result among the consumer's reads).
+bool rematerializeIntoConsumers(mlir::Operation *root, bool intoSums);
 
 } // namespace lmc
 

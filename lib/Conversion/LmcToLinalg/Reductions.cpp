@@ -450,17 +450,17 @@ struct SoftmaxCrossEntropyGradLowering
     Value zero = buildFloat(rewriter, loc, elementType, 0.0);
     Value one = buildFloat(rewriter, loc, elementType, 1.0);
     if (shardable) {
-      rewriter.replaceOp(
-          op, buildGeneric(
-                  rewriter, loc, logitsType, buildEmpty(rewriter, loc, logitsType),
-                  ValueRange{logits, labels, stats.max, stats.sumExp, cotangent},
-                  {full, row, row, row, scalar}, full,
-                  {utils::IteratorType::parallel, utils::IteratorType::parallel},
-                  [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                    Value oneHot =
-                        arith::SelectOp::create(b, l, isLabel(b, l, a[1]), one, zero);
-                    return gradient(b, l, a[0], a[2], a[3], oneHot, a[4]);
-                  }));
+      Value grad = buildGeneric(
+          rewriter, loc, logitsType, buildEmpty(rewriter, loc, logitsType),
+          ValueRange{logits, labels, stats.max, stats.sumExp, cotangent},
+          {full, row, row, row, scalar}, full,
+          {utils::IteratorType::parallel, utils::IteratorType::parallel},
+          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            Value oneHot =
+                arith::SelectOp::create(b, l, isLabel(b, l, a[1]), one, zero);
+            return gradient(b, l, a[0], a[2], a[3], oneHot, a[4]);
+          });
+      rewriter.replaceOp(op, grad);
       return success();
     }
     // Every class as if none were the label (p - 0 is p, bit for bit), then
