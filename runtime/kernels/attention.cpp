@@ -268,10 +268,13 @@ std::pair<float, float> exponentiateRow(float *row, const MaskLayout &layout,
                                         int64_t width,
                                         const float *stat = nullptr) {
   const float negInf = -std::numeric_limits<float>::infinity();
+  auto forwardMax = [&] {
+    return stat[1] == 0 ? std::numeric_limits<float>::infinity() : stat[0];
+  };
   if (layout.spans.empty()) {
     float max = maskAndMax(row, layout.mask + i * S + first, width);
     if (stat)
-      max = stat[1] == 0 ? std::numeric_limits<float>::infinity() : stat[0];
+      max = forwardMax();
     if (!stat && max == negInf) { // every key masked: no exponentials
       std::fill(row, row + width, 0.0f);
       return {max, 0.0f};
@@ -285,9 +288,7 @@ std::pair<float, float> exponentiateRow(float *row, const MaskLayout &layout,
   std::fill(row + hi, row + width, 0.0f);
   if (lo == hi)
     return {negInf, 0.0f};
-  float max = stat ? (stat[1] == 0 ? std::numeric_limits<float>::infinity()
-                                   : stat[0])
-                   : rowMax(row + lo, hi - lo);
+  float max = stat ? forwardMax() : rowMax(row + lo, hi - lo);
   return {max, expAndSum(row + lo, hi - lo, max)};
 }
 
@@ -371,19 +372,16 @@ void backwardPair(const float *q, const float *kt, const float *v,
   // dKt and dV accumulate over the blocks. The block with the most keys
   // (a causal mask's last) goes first and overwrites its columns; only the
   // columns outside it are zeroed beforehand (none for a causal mask).
-  int64_t blocks = int64_t(layout.ranges.size()), widest = 0;
-  if (blocks == 0) { // no queries
-    std::fill(dkt, dkt + D * S, 0.0f);
-    std::fill(dv, dv + S * Dv, 0.0f);
-    return;
-  }
-  for (int64_t block = 0; block < blocks; ++block) {
-    const KeyRange &r = layout.ranges[size_t(block)],
-                   &w = layout.ranges[size_t(widest)];
-    if (r.last - r.first > w.last - w.first)
-      widest = block;
-  }
-  const KeyRange &w = layout.ranges[size_t(widest)];
+  // With no queries (no blocks) every column is zeroed.
+  const std::vector<KeyRange> &ranges = layout.ranges;
+  int64_t blocks = int64_t(ranges.size());
+  int64_t widest = std::max_element(ranges.begin(), ranges.end(),
+                                    [](const KeyRange &a, const KeyRange &b) {
+                                      return a.last - a.first <
+                                             b.last - b.first;
+                                    }) -
+                   ranges.begin();
+  const KeyRange w = blocks ? ranges[size_t(widest)] : KeyRange{0, 0};
   zeroColumns(dkt, D, S, 0, w.first);
   zeroColumns(dkt, D, S, w.last, S);
   std::fill(dv, dv + w.first * Dv, 0.0f);

@@ -15,6 +15,7 @@
 #include "lmc/Conversion/Passes.h"
 
 #include "../Common/Reductions.h"
+#include "../LmcToLinalg/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -69,30 +70,18 @@ bool chunk(RewriterBase &rewriter, linalg::GenericOp op, int64_t minElements) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   // Each input as [chunks, elements / chunks], row-major as stored.
-  SmallVector<ReassociationIndices> all(1);
-  for (int64_t d = 0; d < int64_t(sizes.size()); ++d)
-    all.front().push_back(d);
   SmallVector<Value> chunked;
   for (OpOperand *input : op.getDpsInputOperands()) {
     auto type = cast<RankedTensorType>(input->get().getType());
-    Value flat = input->get();
-    if (type.getRank() != 1)
-      flat = tensor::CollapseShapeOp::create(rewriter, loc, flat, all);
-    auto chunkedType = RankedTensorType::get({chunks, elements / chunks},
-                                             type.getElementType());
-    chunked.push_back(tensor::ExpandShapeOp::create(
-        rewriter, loc, chunkedType, flat, {{0, 1}}));
+    chunked.push_back(lowering::buildStaticReshape(
+        rewriter, loc, input->get(),
+        RankedTensorType::get({chunks, elements / chunks},
+                              type.getElementType())));
   }
-  Type elementType = resultType.getElementType();
-  auto partialType = RankedTensorType::get({chunks}, elementType);
-  Value neutral = arith::ConstantOp::create(
-      rewriter, loc, *arith::getNeutralElement(combine));
-  Value partialInit =
-      linalg::FillOp::create(
-          rewriter, loc, neutral,
-          tensor::EmptyOp::create(rewriter, loc, partialType.getShape(),
-                                  elementType).getResult())
-          .getResult(0);
+  auto partialType =
+      RankedTensorType::get({chunks}, resultType.getElementType());
+  Value partialInit = lowering::buildFilled(
+      rewriter, loc, partialType, *arith::getNeutralElement(combine));
   AffineMap both = AffineMap::getMultiDimIdentityMap(2, ctx);
   AffineMap first = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
   SmallVector<AffineMap> partialMaps(chunked.size(), both);
