@@ -7,7 +7,7 @@ PACKAGES=(
   cmake ninja-build ccache g++
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
-  libopenblas-dev libgtest-dev libopenmpi-dev openmpi-bin libomp-22-dev
+  libopenblas-dev libdnnl-dev libgtest-dev libopenmpi-dev openmpi-bin libomp-22-dev
   libgloo-dev
   python3 python3-numpy
 )

@@ -305,7 +305,7 @@ LogicalResult linkExecutable(MLIRContext *ctx,
   if (cuda)
     args.append({"-Wl,--whole-archive", cudaSupport, "-Wl,--no-whole-archive"});
   // libomp is LLVM's, found where it was at build time (rpath).
-  args.append({runtime, kernels, "-lopenblas", "-lmpi", "-lgloo",
+  args.append({runtime, kernels, "-lopenblas", "-ldnnl", "-lmpi", "-lgloo",
                "-L" LMC_OPENMP_LIBDIR, "-lomp", "-Wl,-rpath," LMC_OPENMP_LIBDIR,
                "-lm", "-lpthread", "-o", outputPath});
   if (cuda)

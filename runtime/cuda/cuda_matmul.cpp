@@ -1,9 +1,9 @@
 //===- cuda_matmul.cpp - lmc_rt_cuda_matmul_* on cuBLAS -------------------===//
 //
 // The CUDA target's matmul kernels: the arguments and semantics of
-// lmc_rt_matmul_* (lmc/runtime/kernels.h: row-major, C[b] += op(A[b]) *
-// op(B[b])) on cublasGemmStridedBatchedEx. cuBLAS is column-major, so
-// each call computes C^T = op(B)^T op(A)^T. f32 products use f32 compute
+// lmc_rt_matmul_* (lmc/runtime/kernels.h: row-major, C[b] (+)= op(A[b]) *
+// op(B[b]), beta 1 or 0) on cublasGemmStridedBatchedEx. cuBLAS is
+// column-major, so each call computes C^T = op(B)^T op(A)^T. f32 products use f32 compute
 // (CUBLAS_COMPUTE_32F: no TF32 rounding), and bf16/f16 operands accumulate
 // in f32 on the tensor cores, as the CPU kernels accumulate in f32. The
 // runtime's gradient sums (lmc_rt_device_axpy_f32 / _scale_f32) use the same
@@ -48,14 +48,14 @@ cublasHandle_t handle() {
 
 void gemm(const void *a, const void *b, void *c, cudaDataType inType,
           cudaDataType outType, cublasComputeType_t compute,
-          const void *one, int64_t batch, int64_t m, int64_t n, int64_t k,
-          int64_t transA, int64_t transB) {
+          const void *one, const void *beta, int64_t batch, int64_t m,
+          int64_t n, int64_t k, int64_t transA, int64_t transB) {
   cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   checkBlas(cublasGemmStridedBatchedEx(
                 handle(), opB, opA, int(n), int(m), int(k), one, b, inType,
                 int(transB ? k : n), n * k, a, inType, int(transA ? m : k),
-                m * k, one, c, outType, int(n), m * n, int(batch), compute,
+                m * k, beta, c, outType, int(n), m * n, int(batch), compute,
                 CUBLAS_GEMM_DEFAULT),
             "cublasGemmStridedBatchedEx");
 }
@@ -66,34 +66,42 @@ extern "C" {
 
 void lmc_rt_cuda_matmul_f32(const float *A, const float *B, float *C,
                             int64_t batch, int64_t M, int64_t N, int64_t K,
-                            int64_t transA, int64_t transB) {
-  const float one = 1.0f;
-  gemm(A, B, C, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one,
+                            int64_t transA, int64_t transB,
+                            int64_t accumulate) {
+  const float one = 1.0f, zero = 0.0f;
+  const float *beta = accumulate ? &one : &zero;
+  gemm(A, B, C, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, beta,
        batch, M, N, K, transA, transB);
 }
 
 void lmc_rt_cuda_matmul_f64(const double *A, const double *B, double *C,
                             int64_t batch, int64_t M, int64_t N, int64_t K,
-                            int64_t transA, int64_t transB) {
-  const double one = 1.0;
-  gemm(A, B, C, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, &one,
+                            int64_t transA, int64_t transB,
+                            int64_t accumulate) {
+  const double one = 1.0, zero = 0.0;
+  const double *beta = accumulate ? &one : &zero;
+  gemm(A, B, C, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, &one, beta,
        batch, M, N, K, transA, transB);
 }
 
 void lmc_rt_cuda_matmul_bf16(const uint16_t *A, const uint16_t *B, float *C,
                              int64_t batch, int64_t M, int64_t N, int64_t K,
-                             int64_t transA, int64_t transB) {
-  const float one = 1.0f;
-  gemm(A, B, C, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, batch, M,
-       N, K, transA, transB);
+                             int64_t transA, int64_t transB,
+                            int64_t accumulate) {
+  const float one = 1.0f, zero = 0.0f;
+  const float *beta = accumulate ? &one : &zero;
+  gemm(A, B, C, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, beta, batch,
+       M, N, K, transA, transB);
 }
 
 void lmc_rt_cuda_matmul_f16(const uint16_t *A, const uint16_t *B, float *C,
                             int64_t batch, int64_t M, int64_t N, int64_t K,
-                            int64_t transA, int64_t transB) {
-  const float one = 1.0f;
-  gemm(A, B, C, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, batch, M,
-       N, K, transA, transB);
+                            int64_t transA, int64_t transB,
+                            int64_t accumulate) {
+  const float one = 1.0f, zero = 0.0f;
+  const float *beta = accumulate ? &one : &zero;
+  gemm(A, B, C, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, beta, batch,
+       M, N, K, transA, transB);
 }
 
 void lmc_rt_device_axpy_f32(int64_t n, float a, const float *x, float *y) {
@@ -121,14 +129,14 @@ double lmc_rt_device_matmul_flops(const char *precision) {
     if (std::strcmp(precision, "bf16") == 0)
       lmc_rt_cuda_matmul_bf16(static_cast<uint16_t *>(a),
                               static_cast<uint16_t *>(b),
-                              static_cast<float *>(c), 1, n, n, n, 0, 0);
+                              static_cast<float *>(c), 1, n, n, n, 0, 0, 1);
     else if (std::strcmp(precision, "f16") == 0)
       lmc_rt_cuda_matmul_f16(static_cast<uint16_t *>(a),
                              static_cast<uint16_t *>(b),
-                             static_cast<float *>(c), 1, n, n, n, 0, 0);
+                             static_cast<float *>(c), 1, n, n, n, 0, 0, 1);
     else
       lmc_rt_cuda_matmul_f32(static_cast<float *>(a), static_cast<float *>(b),
-                             static_cast<float *>(c), 1, n, n, n, 0, 0);
+                             static_cast<float *>(c), 1, n, n, n, 0, 0, 1);
   };
   multiply(); // cuBLAS start-up, kernel selection
   lmc::cuda::synchronize("a cuBLAS matmul");

@@ -5,9 +5,11 @@
 #include "lmc/runtime/half.h"
 
 #include <cblas.h>
+#include <dnnl.h>
 #include <dlfcn.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -25,17 +27,37 @@ namespace {
 using lmc::rt::bf16ToFloat;
 using lmc::rt::f16ToFloat;
 
+// C's rows (or columns, when it has more of them) in parts of at least
+// this many, at most kMaxParts: the parts the threads share. They follow
+// from the shape alone, so every part is the same library call on any
+// thread count and the result is bit for bit the same (a library may sum
+// K in a different order for a different M or N). Parts of 512 cost
+// oneDNN at most 1-2 % on one thread against one call (the MLP's and
+// GPT-2's shapes, 2026-12-05); parts of 256 cost 2-5 %.
+constexpr int64_t kMinPartExtent = 512;
+constexpr int64_t kMaxParts = 16;
+// Products of fewer multiply-adds run on the calling thread: a parallel
+// region costs more than it saves.
+constexpr double kSmallProduct = 1 << 20;
+
 // Shared by every precision: only the BLAS entry point differs. In is the
 // operands' element type, Out the accumulator's (C, alpha, beta).
+// `accumulate`: C += op(A) op(B) (beta = 1), else C = op(A) op(B) (beta = 0,
+// C is not read).
 template <typename In, typename Out, typename Gemm>
 void batchedMatmul(Gemm gemm, const In *A, const In *B, Out *C, int64_t batch,
                    int64_t M, int64_t N, int64_t K, int64_t transA,
-                   int64_t transB) {
+                   int64_t transB, int64_t accumulate) {
   if (batch <= 0 || M <= 0 || N <= 0)
     return;
-  // K == 0 means an empty sum: C += 0, nothing to do (and BLAS rejects lda 0).
-  if (K <= 0)
+  // K == 0 means an empty sum (and BLAS rejects lda 0): C += 0 leaves C,
+  // C = 0 zeroes it.
+  if (K <= 0) {
+    if (!accumulate)
+      std::fill(C, C + batch * M * N, Out(0));
     return;
+  }
+  const Out beta = accumulate ? Out(1) : Out(0);
   // This BLAS takes 32-bit int dimensions; a larger matrix is a compiler bug
   // (it should have tiled), not a user error, so fail loudly.
   if (M > INT_MAX || N > INT_MAX || K > INT_MAX) {
@@ -50,38 +72,48 @@ void batchedMatmul(Gemm gemm, const In *A, const In *B, Out *C, int64_t batch,
   // Leading dimension = row length of the matrix as stored.
   const int64_t lda = transA ? M : K;
   const int64_t ldb = transB ? K : N;
-  // One thread pool for the whole step: the OpenMP threads that run the
-  // compiled loops also share the GEMMs (each calls the single-threaded
-  // BLAS), by batch, else by rows of C, else by columns.
-  const int threads = omp_get_max_threads();
-  const bool small = double(batch) * M * N * K < 1 << 20;
-  if (threads == 1 || small || batch >= threads) {
-#pragma omp parallel for schedule(static) if (threads > 1 && !small)
-    for (int64_t b = 0; b < batch; ++b)
-      gemm(CblasRowMajor, ta, tb, blasint(M), blasint(N), blasint(K), Out(1),
-           A + b * M * K, blasint(lda), B + b * K * N, blasint(ldb), Out(1),
-           C + b * M * N, blasint(N));
-    return;
-  }
   const bool byRows = M >= N;
   const int64_t extent = byRows ? M : N;
-  for (int64_t b = 0; b < batch; ++b) {
+  const int64_t parts =
+      std::clamp<int64_t>(extent / kMinPartExtent, 1, kMaxParts);
+  // One thread pool for the whole step: the OpenMP threads that run the
+  // compiled loops also share the GEMMs (each part a single-threaded
+  // library call), by batch entry and part.
+  const int threads = omp_get_max_threads();
+  const bool small = double(batch) * M * N * K < kSmallProduct;
+#pragma omp parallel for schedule(static) if (threads > 1 && !small)
+  for (int64_t job = 0; job < batch * parts; ++job) {
+    const int64_t b = job / parts, part = job % parts;
     const In *a = A + b * M * K, *bm = B + b * K * N;
     Out *c = C + b * M * N;
-#pragma omp parallel for schedule(static)
-    for (int t = 0; t < threads; ++t) {
-      int64_t lo = extent * t / threads, hi = extent * (t + 1) / threads;
-      if (hi <= lo)
-        continue;
-      if (byRows) // rows lo..hi of A (a column block when transposed) and C
-        gemm(CblasRowMajor, ta, tb, blasint(hi - lo), blasint(N), blasint(K),
-             Out(1), a + (transA ? lo : lo * K), blasint(lda), bm,
-             blasint(ldb), Out(1), c + lo * N, blasint(N));
-      else // columns lo..hi of B (a row block when transposed) and C
-        gemm(CblasRowMajor, ta, tb, blasint(M), blasint(hi - lo), blasint(K),
-             Out(1), a, blasint(lda), bm + (transB ? lo * K : lo),
-             blasint(ldb), Out(1), c + lo, blasint(N));
-    }
+    const int64_t lo = extent * part / parts, hi = extent * (part + 1) / parts;
+    if (byRows) // rows lo..hi of A (a column block when transposed) and C
+      gemm(CblasRowMajor, ta, tb, blasint(hi - lo), blasint(N), blasint(K),
+           Out(1), a + (transA ? lo : lo * K), blasint(lda), bm, blasint(ldb),
+           beta, c + lo * N, blasint(N));
+    else // columns lo..hi of B (a row block when transposed) and C
+      gemm(CblasRowMajor, ta, tb, blasint(M), blasint(hi - lo), blasint(K),
+           Out(1), a, blasint(lda), bm + (transB ? lo * K : lo), blasint(ldb),
+           beta, c + lo, blasint(N));
+  }
+}
+
+/// oneDNN's sgemm behind cblas_sgemm's signature (row-major only, as
+/// batchedMatmul calls it). Called inside an OpenMP region, or with one
+/// OpenMP thread, it runs on the calling thread alone.
+void dnnlSgemm(CBLAS_ORDER, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint M,
+               blasint N, blasint K, float alpha, const float *A, blasint lda,
+               const float *B, blasint ldb, float beta, float *C,
+               blasint ldc) {
+  dnnl_status_t status =
+      dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', M,
+                 N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  if (status != dnnl_success) {
+    std::fprintf(stderr,
+                 "lmc runtime: oneDNN sgemm failed (status %d, M=%d N=%d "
+                 "K=%d) [%s:%d]\n",
+                 int(status), int(M), int(N), int(K), __FILE__, __LINE__);
+    std::abort();
   }
 }
 
@@ -96,14 +128,16 @@ const float *widen(const uint16_t *in, size_t count, float (*convert)(uint16_t),
 
 void widenedMatmul(float (*convert)(uint16_t), const uint16_t *A,
                    const uint16_t *B, float *C, int64_t batch, int64_t M,
-                   int64_t N, int64_t K, int64_t transA, int64_t transB) {
+                   int64_t N, int64_t K, int64_t transA, int64_t transB,
+                   int64_t accumulate) {
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0)
-    return;
+    return batchedMatmul<float, float>(cblas_sgemm, nullptr, nullptr, C, batch,
+                                       M, N, K, transA, transB, accumulate);
   thread_local std::vector<float> wideA, wideB;
   const float *a = widen(A, size_t(batch * M * K), convert, wideA);
   const float *b = widen(B, size_t(batch * K * N), convert, wideB);
   batchedMatmul<float, float>(cblas_sgemm, a, b, C, batch, M, N, K, transA,
-                              transB);
+                              transB, accumulate);
 }
 
 using SbgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE,
@@ -133,32 +167,43 @@ SbgemmFn nativeSbgemm() {
 extern "C" void lmc_rt_matmul_bf16(const uint16_t *A, const uint16_t *B,
                                    float *C, int64_t batch, int64_t M,
                                    int64_t N, int64_t K, int64_t transA,
-                                   int64_t transB) {
+                                   int64_t transB, int64_t accumulate) {
   if (SbgemmFn sbgemm = nativeSbgemm())
     batchedMatmul<uint16_t, float>(sbgemm, A, B, C, batch, M, N, K, transA,
-                                   transB);
+                                   transB, accumulate);
   else
-    widenedMatmul(bf16ToFloat, A, B, C, batch, M, N, K, transA, transB);
+    widenedMatmul(bf16ToFloat, A, B, C, batch, M, N, K, transA, transB,
+                  accumulate);
 }
 
 extern "C" void lmc_rt_matmul_f16(const uint16_t *A, const uint16_t *B,
                                   float *C, int64_t batch, int64_t M, int64_t N,
-                                  int64_t K, int64_t transA, int64_t transB) {
-  widenedMatmul(f16ToFloat, A, B, C, batch, M, N, K, transA, transB);
+                                  int64_t K, int64_t transA, int64_t transB,
+                                  int64_t accumulate) {
+  widenedMatmul(f16ToFloat, A, B, C, batch, M, N, K, transA, transB,
+                accumulate);
 }
 
 extern "C" void lmc_rt_matmul_f32(const float *A, const float *B, float *C,
                                   int64_t batch, int64_t M, int64_t N,
-                                  int64_t K, int64_t transA, int64_t transB) {
-  batchedMatmul<float, float>(cblas_sgemm, A, B, C, batch, M, N, K, transA,
-                              transB);
+                                  int64_t K, int64_t transA, int64_t transB,
+                                  int64_t accumulate) {
+  // oneDNN, measured faster than OpenBLAS on the training steps' shapes
+  // and, overwriting C, without OpenBLAS's pass zeroing C first
+  // (docs/perf.md). Small products run outside any OpenMP region, where
+  // oneDNN would start threads of its own; the single-threaded OpenBLAS
+  // does them.
+  const bool small = double(batch) * M * N * K < kSmallProduct;
+  batchedMatmul<float, float>(small ? cblas_sgemm : dnnlSgemm, A, B, C, batch,
+                              M, N, K, transA, transB, accumulate);
 }
 
 extern "C" void lmc_rt_matmul_f64(const double *A, const double *B, double *C,
                                   int64_t batch, int64_t M, int64_t N,
-                                  int64_t K, int64_t transA, int64_t transB) {
+                                  int64_t K, int64_t transA, int64_t transB,
+                                  int64_t accumulate) {
   batchedMatmul<double, double>(cblas_dgemm, A, B, C, batch, M, N, K, transA,
-                                transB);
+                                transB, accumulate);
 }
 
 // Weak: the CUDA support library defines the GPU's (runtime/cuda).

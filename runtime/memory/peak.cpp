@@ -26,11 +26,11 @@ double measureMatmulFlops(const std::string &precision) {
   std::vector<float> a(low ? 0 : n * n, 0.5f), b(a), c(n * n, 0.0f);
   auto multiply = [&] {
     if (precision == "bf16")
-      lmc_rt_matmul_bf16(a16.data(), b16.data(), c.data(), 1, n, n, n, 0, 0);
+      lmc_rt_matmul_bf16(a16.data(), b16.data(), c.data(), 1, n, n, n, 0, 0, 1);
     else if (precision == "f16")
-      lmc_rt_matmul_f16(a16.data(), b16.data(), c.data(), 1, n, n, n, 0, 0);
+      lmc_rt_matmul_f16(a16.data(), b16.data(), c.data(), 1, n, n, n, 0, 0, 1);
     else
-      lmc_rt_matmul_f32(a.data(), b.data(), c.data(), 1, n, n, n, 0, 0);
+      lmc_rt_matmul_f32(a.data(), b.data(), c.data(), 1, n, n, n, 0, 0, 1);
   };
   multiply(); // thread pool start-up, page faults
   double best = 0;

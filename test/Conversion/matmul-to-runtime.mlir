@@ -1,15 +1,15 @@
 // RUN: lmc-opt %s -split-input-file -lmc-matmul-to-runtime | FileCheck %s
 
 // A transposed-rhs matmul on dense buffers becomes one BLAS call with
-// (batch, M, N, K, transA, transB) = (1, 3, 4, 5, 0, 1).
-// CHECK: func.func private @lmc_rt_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64)
+// (batch, M, N, K, transA, transB, accumulate) = (1, 3, 4, 5, 0, 1, 1).
+// CHECK: func.func private @lmc_rt_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64)
 // CHECK-LABEL: func.func @nt
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
 // CHECK-DAG: %[[M:.*]] = arith.constant 3 : i64
 // CHECK-DAG: %[[N:.*]] = arith.constant 4 : i64
 // CHECK-DAG: %[[K:.*]] = arith.constant 5 : i64
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
-// CHECK: call @lmc_rt_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %[[M]], %[[N]], %[[K]], %[[ZERO]], %[[ONE]])
+// CHECK: call @lmc_rt_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %[[M]], %[[N]], %[[K]], %[[ZERO]], %[[ONE]], %[[ONE]])
 // CHECK-NOT: linalg.matmul
 #a = affine_map<(m, n, k) -> (m, k)>
 #bt = affine_map<(m, n, k) -> (n, k)>
@@ -71,4 +71,53 @@ func.func @strided(%a: memref<3x5xf32, strided<[10, 1]>>, %b: memref<5x4xf32>, %
 func.func @on_tensors(%a: tensor<3x5xf32>, %b: tensor<5x4xf32>, %c: tensor<3x4xf32>) -> tensor<3x4xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<3x5xf32>, tensor<5x4xf32>) outs(%c : tensor<3x4xf32>) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// A +0.0 fill of the output right before the product: the fill goes and
+// the call overwrites C (accumulate = 0, the last argument).
+// CHECK-LABEL: func.func @into_zero_fill
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-NOT: linalg.fill
+// CHECK: call @lmc_rt_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO]], %[[ZERO]], %[[ZERO]])
+// CHECK-NEXT: return
+func.func @into_zero_fill(%a: memref<3x5xf32>, %b: memref<5x4xf32>, %c: memref<3x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<3x4xf32>)
+  linalg.matmul ins(%a, %b : memref<3x5xf32>, memref<5x4xf32>) outs(%c : memref<3x4xf32>)
+  return
+}
+
+// -----
+
+// Fills the call cannot stand for stay, and the call accumulates: a value
+// other than +0.0 (-0.0 + x keeps the sign of a -0.0 sum), a fill of
+// another buffer, and a zero fill that something reads before the product.
+// CHECK-LABEL: func.func @fills_that_stay
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg2
+// CHECK: call @lmc_rt_matmul_f32({{.*}}, %[[ONE]])
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg2
+// CHECK: call @lmc_rt_matmul_f32({{.*}}, %[[ONE]])
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg3
+// CHECK: call @lmc_rt_matmul_f32({{.*}}, %[[ONE]])
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg2
+// CHECK: memref.copy %arg2, %arg3
+// CHECK: call @lmc_rt_matmul_f32({{.*}}, %[[ONE]])
+func.func @fills_that_stay(%a: memref<3x5xf32>, %b: memref<5x4xf32>, %c: memref<3x4xf32>, %d: memref<3x4xf32>) {
+  %one = arith.constant 1.0 : f32
+  %negzero = arith.constant -0.0 : f32
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%one : f32) outs(%c : memref<3x4xf32>)
+  linalg.matmul ins(%a, %b : memref<3x5xf32>, memref<5x4xf32>) outs(%c : memref<3x4xf32>)
+  linalg.fill ins(%negzero : f32) outs(%c : memref<3x4xf32>)
+  linalg.matmul ins(%a, %b : memref<3x5xf32>, memref<5x4xf32>) outs(%c : memref<3x4xf32>)
+  linalg.fill ins(%zero : f32) outs(%d : memref<3x4xf32>)
+  linalg.matmul ins(%a, %b : memref<3x5xf32>, memref<5x4xf32>) outs(%c : memref<3x4xf32>)
+  linalg.fill ins(%zero : f32) outs(%c : memref<3x4xf32>)
+  memref.copy %c, %d : memref<3x4xf32> to memref<3x4xf32>
+  linalg.matmul ins(%a, %b : memref<3x5xf32>, memref<5x4xf32>) outs(%c : memref<3x4xf32>)
+  return
 }

@@ -18,7 +18,7 @@
 module {
   // CHECK-DAG: func.func private @lmc_rt_profile_begin() -> i64
   // CHECK-DAG: func.func private @lmc_rt_profile_end(i64, i64)
-  func.func private @lmc_rt_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64)
+  func.func private @lmc_rt_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64)
   func.func private @helper()
 
   // CHECK-LABEL: func.func @step
@@ -43,7 +43,7 @@ module {
     %c1 = arith.constant 1 : i64
     %c0 = arith.constant 0 : i64
     func.call @step_loop0() : () -> () loc(fused["/blocks.0/fc/MatMul", "/blocks.0/fc/Add"])
-    func.call @lmc_rt_matmul_f32(%p, %p, %p, %c1, %c1, %c1, %c1, %c0, %c0) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64) -> () loc(fused<"backward">["/blocks.0/fc/MatMul"])
+    func.call @lmc_rt_matmul_f32(%p, %p, %p, %c1, %c1, %c1, %c1, %c0, %c0, %c1) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64) -> () loc(fused<"backward">["/blocks.0/fc/MatMul"])
     func.call @step_loop0() : () -> () loc("model.lmc":3:7)
     func.call @step_loop0() : () -> () loc(fused["a", "b", "c", "d", "e", "a"])
     func.call @step_loop0() : () -> () loc(unknown)

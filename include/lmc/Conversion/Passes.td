@@ -28,7 +28,10 @@ def LmcMatmulToRuntime : Pass<"lmc-matmul-to-runtime", "::mlir::ModuleOp"> {
     (optionally fed by `linalg.transpose` of a whole operand) on dense
     identity-layout memrefs into calls to `lmc_rt_matmul_f32` /
     `lmc_rt_matmul_f64` (runtime/kernels), which accumulate into the output
-    like the linalg ops do. The CUDA target calls `lmc_rt_cuda_matmul_*`
+    like the linalg ops do. A `linalg.fill` of +0.0 into the output right
+    before the product is erased and the call overwrites the output instead
+    (its last argument, `accumulate`, 0: BLAS beta = 0), one pass over the
+    output instead of two. The CUDA target calls `lmc_rt_cuda_matmul_*`
     (cuBLAS, runtime/cuda) with the same arguments.
   }];
   let options = [

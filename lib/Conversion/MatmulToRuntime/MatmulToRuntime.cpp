@@ -3,9 +3,12 @@
 // Runs after bufferization: a linalg.matmul / linalg.batch_matmul on dense
 // memrefs becomes one call to lmc_rt_matmul_{f32,f64,bf16,f16}
 // (runtime/kernels; bf16/f16 operands accumulate into f32),
-// which accumulates into the output exactly like the linalg op. Transposed
-// operands (from the indexing maps) become BLAS transpose flags; strided
-// operands (views of slices) are copied into dense buffers first.
+// which accumulates into the output exactly like the linalg op. A product
+// into a buffer zero-filled just before it (most are: the lowering's
+// products start from zero) takes the fill's place: the call overwrites C
+// (BLAS beta = 0), and the step makes one pass over C instead of two.
+// Transposed operands (from the indexing maps) become BLAS transpose flags;
+// strided operands (views of slices) are copied into dense buffers first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +17,7 @@
 #include "../Common/RuntimeCalls.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -78,12 +82,24 @@ FailureOr<std::pair<bool, bool>> transposeFlags(linalg::LinalgOp op,
   return std::make_pair(transA, transB);
 }
 
+/// The linalg.fill of +0.0 into `c` right before `op`, if any: nothing
+/// between them reads or writes C, so the call may overwrite C instead.
+linalg::FillOp zeroFillJustBefore(Operation *op, Value c) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics() ||
+      fill.getDpsInits()[0] != c)
+    return nullptr;
+  return matchPattern(fill.getDpsInputs()[0], m_PosZeroFloat()) ? fill
+                                                                 : nullptr;
+}
+
 func::FuncOp getOrDeclareKernel(ModuleOp module, OpBuilder &b, StringRef name) {
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   Type i64 = b.getI64Type();
   return declareRuntimeFunction(
       module, b, name,
-      b.getFunctionType({ptr, ptr, ptr, i64, i64, i64, i64, i64, i64}, {}));
+      b.getFunctionType({ptr, ptr, ptr, i64, i64, i64, i64, i64, i64, i64},
+                        {}));
 }
 
 template <typename MatmulLikeOp>
@@ -129,6 +145,10 @@ struct MatmulToCall : public OpRewritePattern<MatmulLikeOp> {
     int64_t k = flags->first ? aShape[aShape.size() - 2] : aShape.back();
 
     Location loc = op.getLoc();
+    linalg::FillOp zeroFill = zeroFillJustBefore(op, c);
+    bool accumulate = !zeroFill;
+    if (zeroFill)
+      rewriter.eraseOp(zeroFill);
     auto module = op->template getParentOfType<ModuleOp>();
     func::FuncOp callee = getOrDeclareKernel(module, rewriter, kernel);
     SmallVector<Value> temporaries;
@@ -138,7 +158,7 @@ struct MatmulToCall : public OpRewritePattern<MatmulLikeOp> {
     for (Value buffer : {a, b, c})
       args.push_back(bufferPointer(rewriter, loc, buffer));
     for (int64_t v : {batch, m, n, k, int64_t(flags->first),
-                      int64_t(flags->second)})
+                      int64_t(flags->second), int64_t(accumulate)})
       args.push_back(arith::ConstantIntOp::create(rewriter, loc, v, 64));
     func::CallOp::create(rewriter, loc, callee, args);
     for (Value temporary : temporaries)

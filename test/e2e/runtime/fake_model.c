@@ -11,7 +11,6 @@
 #include "lmc/runtime/kernels.h"
 #include "lmc/runtime/model_abi.h"
 
-#include <string.h>
 
 enum { B = 4, F = 3 };
 
@@ -50,8 +49,7 @@ const uint64_t lmc_model_weights_size = sizeof(lmc_model_weights);
 /* pred = x . w + b; returns the MSE against targets, residual in diff. */
 static float forward(const float *w, const float *b, const float *x,
                      const float *targets, float *pred, float *diff) {
-  memset(pred, 0, sizeof(float) * B);
-  lmc_rt_matmul_f32(x, w, pred, 1, B, 1, F, 0, 0);
+  lmc_rt_matmul_f32(x, w, pred, 1, B, 1, F, 0, 0, /*accumulate=*/0);
   float loss = 0;
   for (int i = 0; i < B; ++i) {
     pred[i] += b[0];
@@ -74,7 +72,7 @@ void lmc_train_step(void **buffers) {
     scaled[i] = 2.0f * diff[i] / B;
     gradB += scaled[i];
   }
-  lmc_rt_matmul_f32(x, scaled, gradW, 1, F, 1, B, 1, 0);
+  lmc_rt_matmul_f32(x, scaled, gradW, 1, F, 1, B, 1, 0, /*accumulate=*/1);
   for (int j = 0; j < F; ++j)
     wOut[j] = w[j] - *lr * gradW[j];
   bOut[0] = b[0] - *lr * gradB;

@@ -13,29 +13,31 @@
 extern "C" {
 #endif
 
-/// For each b in [0, batch): C[b] += op(A[b]) * op(B[b]) (beta = 1).
+/// For each b in [0, batch): C[b] += op(A[b]) * op(B[b]) when `accumulate`
+/// is non-zero (beta = 1), else C[b] = op(A[b]) * op(B[b]) (beta = 0: C is
+/// not read; what the compiler calls for a product into a fresh zero fill).
 /// A[b] is M x K (K x M if transA), B[b] is K x N (N x K if transB),
 /// C[b] is M x N. transA / transB are 0 or non-zero.
 void lmc_rt_matmul_f32(const float *A, const float *B, float *C, int64_t batch,
                        int64_t M, int64_t N, int64_t K, int64_t transA,
-                       int64_t transB);
+                       int64_t transB, int64_t accumulate);
 
 /// Same as lmc_rt_matmul_f32 for double.
 void lmc_rt_matmul_f64(const double *A, const double *B, double *C,
                        int64_t batch, int64_t M, int64_t N, int64_t K,
-                       int64_t transA, int64_t transB);
+                       int64_t transA, int64_t transB, int64_t accumulate);
 
 /// Mixed precision: A and B hold bf16 (resp. IEEE f16) bit patterns, C is
-/// f32 and accumulates in f32: C[b] += op(A[b]) * op(B[b]). Products of
+/// f32 and accumulates in f32: C[b] (+)= op(A[b]) * op(B[b]). Products of
 /// bf16/f16 values are exact in f32, so every path (OpenBLAS's sbgemm on
 /// CPUs with AVX512-BF16, or widening to f32 and sgemm elsewhere) computes
 /// the same sums up to the f32 summation order.
 void lmc_rt_matmul_bf16(const uint16_t *A, const uint16_t *B, float *C,
                         int64_t batch, int64_t M, int64_t N, int64_t K,
-                        int64_t transA, int64_t transB);
+                        int64_t transA, int64_t transB, int64_t accumulate);
 void lmc_rt_matmul_f16(const uint16_t *A, const uint16_t *B, float *C,
                        int64_t batch, int64_t M, int64_t N, int64_t K,
-                       int64_t transA, int64_t transB);
+                       int64_t transA, int64_t transB, int64_t accumulate);
 
 /// Masked attention (lmc.attention), for each of `pairs` (batch, head)
 /// pairs b: out[b] = softmax(select(mask, -inf, scale * q[b] kt[b])) v[b],

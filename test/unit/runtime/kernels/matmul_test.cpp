@@ -46,7 +46,7 @@ void checkAllTransposes(Fn matmul, double tolerance) {
       auto B = random<T>(batch * K * N, rng);
       auto C = random<T>(batch * M * N, rng); // non-zero: checks beta = 1
       auto want = naive(A, B, C, batch, M, N, K, ta, tb);
-      matmul(A.data(), B.data(), C.data(), batch, M, N, K, ta, tb);
+      matmul(A.data(), B.data(), C.data(), batch, M, N, K, ta, tb, 1);
       for (size_t i = 0; i < C.size(); ++i)
         ASSERT_NEAR(C[i], want[i], tolerance)
             << "transA=" << ta << " transB=" << tb << " index " << i;
@@ -63,9 +63,89 @@ TEST(Matmul, F64AllTransposesBatched) {
 
 TEST(Matmul, EmptyDimensionsAreNoOps) {
   std::vector<float> C = {1, 2};
-  lmc_rt_matmul_f32(nullptr, nullptr, C.data(), 1, 1, 2, 0, 0, 0);
-  lmc_rt_matmul_f32(nullptr, nullptr, C.data(), 0, 1, 2, 3, 0, 0);
+  lmc_rt_matmul_f32(nullptr, nullptr, C.data(), 1, 1, 2, 0, 0, 0, 1);
+  lmc_rt_matmul_f32(nullptr, nullptr, C.data(), 0, 1, 2, 3, 0, 0, 1);
+  lmc_rt_matmul_f32(nullptr, nullptr, C.data(), 0, 1, 2, 3, 0, 0, 0);
   EXPECT_EQ(C, (std::vector<float>{1, 2}));
+}
+
+TEST(Matmul, OverwritingAnEmptySumZeroes) {
+  std::vector<float> C = {1, 2};
+  lmc_rt_matmul_f32(nullptr, nullptr, C.data(), 1, 1, 2, 0, 0, 0, 0);
+  EXPECT_EQ(C, (std::vector<float>{0, 0}));
+}
+
+/// Shapes on both libraries' paths: a small product (OpenBLAS, one call)
+/// and products of a million multiply-adds or more (oneDNN), whose C the
+/// threads share in parts by rows (M >= N) or by columns, batched or not.
+struct Shape {
+  int64_t batch, M, N, K;
+};
+constexpr Shape kShapes[] = {
+    {2, 5, 7, 4},     {1, 1100, 48, 24}, {1, 40, 1300, 24},
+    {3, 1030, 20, 20}, {1, 64, 48, 4096}};
+
+TEST(Matmul, F32OverwritesWithoutReadingC) {
+  std::mt19937 rng(7);
+  for (const Shape &s : kShapes)
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        auto A = random<float>(s.batch * s.M * s.K, rng);
+        auto B = random<float>(s.batch * s.K * s.N, rng);
+        std::vector<float> zeros(s.batch * s.M * s.N, 0.0f);
+        auto want = naive(A, B, zeros, s.batch, s.M, s.N, s.K, ta, tb);
+        // NaN in C: any read of it would show in the result.
+        std::vector<float> C(zeros.size(), std::nanf(""));
+        lmc_rt_matmul_f32(A.data(), B.data(), C.data(), s.batch, s.M, s.N,
+                          s.K, ta, tb, /*accumulate=*/0);
+        for (size_t i = 0; i < C.size(); ++i)
+          ASSERT_NEAR(C[i], want[i], 1e-4)
+              << "M=" << s.M << " N=" << s.N << " transA=" << ta
+              << " transB=" << tb << " index " << i;
+      }
+}
+
+TEST(Matmul, F32LargeProductsAccumulate) {
+  std::mt19937 rng(8);
+  for (const Shape &s : kShapes)
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        auto A = random<float>(s.batch * s.M * s.K, rng);
+        auto B = random<float>(s.batch * s.K * s.N, rng);
+        auto C = random<float>(s.batch * s.M * s.N, rng);
+        auto want = naive(A, B, C, s.batch, s.M, s.N, s.K, ta, tb);
+        lmc_rt_matmul_f32(A.data(), B.data(), C.data(), s.batch, s.M, s.N,
+                          s.K, ta, tb, /*accumulate=*/1);
+        for (size_t i = 0; i < C.size(); ++i)
+          ASSERT_NEAR(C[i], want[i], 1e-4)
+              << "M=" << s.M << " N=" << s.N << " transA=" << ta
+              << " transB=" << tb << " index " << i;
+      }
+}
+
+TEST(Matmul, F32SameBitsOnOneAndTwoThreads) {
+  // Parts follow from the shape alone, so each is the same library call
+  // however many threads share them.
+  std::mt19937 rng(9);
+  for (const Shape &s : kShapes)
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        auto A = random<float>(s.batch * s.M * s.K, rng);
+        auto B = random<float>(s.batch * s.K * s.N, rng);
+        std::vector<float> results[2];
+        for (int threads : {1, 2}) {
+          lmc_rt_set_threads(threads);
+          std::vector<float> &C = results[threads - 1];
+          C.assign(s.batch * s.M * s.N, 0.0f);
+          lmc_rt_matmul_f32(A.data(), B.data(), C.data(), s.batch, s.M, s.N,
+                            s.K, ta, tb, /*accumulate=*/0);
+        }
+        lmc_rt_set_threads(1);
+        EXPECT_EQ(0, std::memcmp(results[0].data(), results[1].data(),
+                                 results[0].size() * sizeof(float)))
+            << "M=" << s.M << " N=" << s.N << " transA=" << ta
+            << " transB=" << tb;
+      }
 }
 
 } // namespace
@@ -102,7 +182,7 @@ TEST(Matmul, Bf16OperandsAccumulateInF32) {
         b16.push_back(toBf16Exact(x));
       std::vector<float> want = naive(a, b, c, batch, M, N, K, ta, tb);
       lmc_rt_matmul_bf16(a16.data(), b16.data(), c.data(), batch, M, N, K, ta,
-                         tb);
+                         tb, 1);
       EXPECT_EQ(c, want) << "transA=" << ta << " transB=" << tb;
     }
 }
@@ -124,13 +204,13 @@ TEST(Matmul, F16SpecialValuesWiden) {
   const uint16_t one = 0x3c00;
   for (const auto &c : cases) {
     float out = 0;
-    lmc_rt_matmul_f16(&c.half, &one, &out, 1, 1, 1, 1, 0, 0);
+    lmc_rt_matmul_f16(&c.half, &one, &out, 1, 1, 1, 1, 0, 0, 1);
     EXPECT_EQ(out, c.value) << std::hex << c.half;
   }
   float inf = 0, nan = 0;
   const uint16_t infBits = 0x7c00, nanBits = 0x7e00;
-  lmc_rt_matmul_f16(&infBits, &one, &inf, 1, 1, 1, 1, 0, 0);
-  lmc_rt_matmul_f16(&nanBits, &one, &nan, 1, 1, 1, 1, 0, 0);
+  lmc_rt_matmul_f16(&infBits, &one, &inf, 1, 1, 1, 1, 0, 0, 1);
+  lmc_rt_matmul_f16(&nanBits, &one, &nan, 1, 1, 1, 1, 0, 0, 1);
   EXPECT_TRUE(std::isinf(inf) && inf > 0);
   EXPECT_TRUE(std::isnan(nan));
 }
