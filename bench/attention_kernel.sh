@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Times the CPU attention kernel alone (bench/attention_kernel.cpp), built
-# from runtime/kernels/attention.cpp as the runtime builds it, on the
-# machine's full OpenBLAS kernels (OPENBLAS_CORETYPE unset, as for every
-# benchmark here). To compare two versions of the kernel, run it on each.
+# from runtime/kernels/attention.cpp as the runtime builds it (its products
+# on oneDNN, runtime/kernels/sgemm.cpp), with OPENBLAS_CORETYPE unset as for
+# every benchmark here. To compare two versions of the kernel, run it on
+# each.
 #
 #   THREADS=1 bash bench/attention_kernel.sh
 set -euo pipefail
@@ -12,6 +13,7 @@ mkdir -p "$OUT"
 c++ -O3 -fopenmp -std=gnu++17 -I"$ROOT/runtime/include" \
   -I/usr/include/x86_64-linux-gnu/openblas-pthread \
   "$ROOT/bench/attention_kernel.cpp" "$ROOT/runtime/kernels/attention.cpp" \
-  -o "$OUT/attention_kernel" -lopenblas
+  "$ROOT/runtime/kernels/sgemm.cpp" \
+  -o "$OUT/attention_kernel" -lopenblas -ldnnl
 exec env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS="${THREADS:-1}" \
   "$OUT/attention_kernel"

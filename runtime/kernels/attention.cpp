@@ -18,6 +18,8 @@
 
 #include "lmc/runtime/kernels.h"
 
+#include "sgemm.h"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -29,6 +31,8 @@
 #include <vector>
 
 namespace {
+
+using lmc::rt::sgemm;
 
 /// Query rows per block: the scores of a block (kBlock x S floats) stay in
 /// the L2 cache for S up to a few thousand keys.
@@ -298,14 +302,14 @@ struct Shape {
 };
 
 /// Scores of rows [i0, i0 + rows) over keys [first, first + width):
-/// scale * Q Kt (BLAS applies alpha to each finished sum, as the unfused
-/// graph's scale does).
+/// scale * Q Kt (the GEMM applies alpha to each finished sum, as the
+/// unfused graph's scale does).
 void scores(const float *q, const float *kt, float *s, int64_t i0,
             int64_t rows, int64_t first, int64_t width, const Shape &shape) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows),
-              blasint(width), blasint(shape.D), shape.scale, q + i0 * shape.D,
-              blasint(shape.D), kt + first, blasint(shape.S), 0.0f, s,
-              blasint(width));
+  sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows),
+        blasint(width), blasint(shape.D), shape.scale, q + i0 * shape.D,
+        blasint(shape.D), kt + first, blasint(shape.S), 0.0f, s,
+        blasint(width));
 }
 
 void forwardPair(const float *q, const float *kt, const float *v,
@@ -326,10 +330,10 @@ void forwardPair(const float *q, const float *kt, const float *v,
             exponentiateRow(e + i * width, layout, i0 + i, S, first, width);
       }
       // out = (E V) / sum, row by row.
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows),
-                  blasint(Dv), blasint(width), 1.0f, e, blasint(width),
-                  v + first * Dv, blasint(Dv), 0.0f, out + i0 * Dv,
-                  blasint(Dv));
+      sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows),
+            blasint(Dv), blasint(width), 1.0f, e, blasint(width),
+            v + first * Dv, blasint(Dv), 0.0f, out + i0 * Dv,
+            blasint(Dv));
     }
     for (int64_t i = i0; i < i0 + rows; ++i) {
       float *row = out + i * Dv, max = stats[2 * i], sum = stats[2 * i + 1];
@@ -408,26 +412,26 @@ void backwardPair(const float *q, const float *kt, const float *v,
         scaledDout[i * Dv + c] = dout[(i0 + i) * Dv + c] / stat[1];
     }
     // dV[first..last) += (E / sum)^T dO = E^T (dO / sum)
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(width),
-                blasint(Dv), blasint(rows), 1.0f, e, blasint(width),
-                scaledDout, blasint(Dv), accumulate, dv + first * Dv,
-                blasint(Dv));
+    sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(width),
+          blasint(Dv), blasint(rows), 1.0f, e, blasint(width),
+          scaledDout, blasint(Dv), accumulate, dv + first * Dv,
+          blasint(Dv));
     // dP = dO V^T
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(rows),
-                blasint(width), blasint(Dv), 1.0f, dout + i0 * Dv,
-                blasint(Dv), v + first * Dv, blasint(Dv), 0.0f, dp,
-                blasint(width));
+    sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(rows),
+          blasint(width), blasint(Dv), 1.0f, dout + i0 * Dv,
+          blasint(Dv), v + first * Dv, blasint(Dv), 0.0f, dp,
+          blasint(width));
     // dS = (E / sum) (dP - dot(dO, O)) scale (the mask's zeros stay zero).
     for (int64_t i = 0; i < rows; ++i)
       softmaxGrad(dp + i * width, e + i * width, width, rowDot[i0 + i],
                   scale / stats[2 * (i0 + i) + 1]);
     // dQ = dS Kt^T, dKt[:, first..last) += Q^T dS
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(rows),
-                blasint(D), blasint(width), 1.0f, dp, blasint(width),
-                kt + first, blasint(S), 0.0f, dq + i0 * D, blasint(D));
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(D),
-                blasint(width), blasint(rows), 1.0f, q + i0 * D, blasint(D),
-                dp, blasint(width), accumulate, dkt + first, blasint(S));
+    sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(rows),
+          blasint(D), blasint(width), 1.0f, dp, blasint(width),
+          kt + first, blasint(S), 0.0f, dq + i0 * D, blasint(D));
+    sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(D),
+          blasint(width), blasint(rows), 1.0f, q + i0 * D, blasint(D),
+          dp, blasint(width), accumulate, dkt + first, blasint(S));
   }
 }
 

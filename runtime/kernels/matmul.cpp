@@ -4,8 +4,9 @@
 
 #include "lmc/runtime/half.h"
 
+#include "sgemm.h"
+
 #include <cblas.h>
-#include <dnnl.h>
 #include <dlfcn.h>
 #include <sys/mman.h>
 
@@ -98,25 +99,6 @@ void batchedMatmul(Gemm gemm, const In *A, const In *B, Out *C, int64_t batch,
   }
 }
 
-/// oneDNN's sgemm behind cblas_sgemm's signature (row-major only, as
-/// batchedMatmul calls it). Called inside an OpenMP region, or with one
-/// OpenMP thread, it runs on the calling thread alone.
-void dnnlSgemm(CBLAS_ORDER, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint M,
-               blasint N, blasint K, float alpha, const float *A, blasint lda,
-               const float *B, blasint ldb, float beta, float *C,
-               blasint ldc) {
-  dnnl_status_t status =
-      dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', M,
-                 N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-  if (status != dnnl_success) {
-    std::fprintf(stderr,
-                 "lmc runtime: oneDNN sgemm failed (status %d, M=%d N=%d "
-                 "K=%d) [%s:%d]\n",
-                 int(status), int(M), int(N), int(K), __FILE__, __LINE__);
-    std::abort();
-  }
-}
-
 /// Widens a bf16/f16 operand to f32 (exact) in a per-thread scratch buffer.
 const float *widen(const uint16_t *in, size_t count, float (*convert)(uint16_t),
                    std::vector<float> &scratch) {
@@ -188,14 +170,12 @@ extern "C" void lmc_rt_matmul_f32(const float *A, const float *B, float *C,
                                   int64_t batch, int64_t M, int64_t N,
                                   int64_t K, int64_t transA, int64_t transB,
                                   int64_t accumulate) {
-  // oneDNN, measured faster than OpenBLAS on the training steps' shapes
-  // and, overwriting C, without OpenBLAS's pass zeroing C first
-  // (docs/perf.md). Small products run outside any OpenMP region, where
+  // oneDNN (sgemm.h). Small products run outside any OpenMP region, where
   // oneDNN would start threads of its own; the single-threaded OpenBLAS
   // does them.
   const bool small = double(batch) * M * N * K < kSmallProduct;
-  batchedMatmul<float, float>(small ? cblas_sgemm : dnnlSgemm, A, B, C, batch,
-                              M, N, K, transA, transB, accumulate);
+  batchedMatmul<float, float>(small ? cblas_sgemm : lmc::rt::sgemm, A, B, C,
+                              batch, M, N, K, transA, transB, accumulate);
 }
 
 extern "C" void lmc_rt_matmul_f64(const double *A, const double *B, double *C,
