@@ -11,8 +11,9 @@ reported apart) — same initial weights, data, optimizer (AdamW) and thread
 count — and report the median step time of each, the ratio of lmc to the
 best PyTorch, lmc's achieved GFLOP/s (FLOPs per step as lmc's --info
 counts them) and its share of the measured OpenBLAS sgemm peak, the matmul
-floor (the step's matrix products timed alone through OpenBLAS,
-bench/gemm_floor.c: what no step calling this BLAS can beat) and its ratio
+floor (the step's matrix products timed alone through the faster of
+OpenBLAS and oneDNN per shape, bench/gemm_floor.c: what no step calling
+these libraries can beat) and its ratio
 to the best PyTorch, and the peak resident memory of each side's training
 process (separate runs). Needs torch and numpy (bench/run.sh installs them
 into a virtual environment of the benchmark's own; not a test dependency).
@@ -203,13 +204,14 @@ class TorchSide:
 
 
 def run_blas_tool(work, name, threads, stdin=None):
-    """Builds bench/NAME.c against OpenBLAS and runs it on `threads`
-    threads; returns its one printed number."""
+    """Builds bench/NAME.c against OpenBLAS and oneDNN and runs it on
+    `threads` threads; returns its one printed number."""
     exe = os.path.join(work, name)
     subprocess.run(["cc", "-O2", os.path.join(ROOT, "bench", f"{name}.c"),
                     "-I/usr/include/x86_64-linux-gnu/openblas-pthread",
-                    "-lopenblas", "-o", exe], check=True)
-    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
+                    "-lopenblas", "-ldnnl", "-o", exe], check=True)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads),
+               OMP_NUM_THREADS=str(threads))
     return float(subprocess.run([exe], check=True, capture_output=True,
                                 text=True, env=env, input=stdin).stdout)
 
@@ -255,8 +257,8 @@ def gemm_shapes(name, work):
 
 
 def gemm_floor_ms(shapes, work, threads):
-    """The step's matmuls (gemm_shapes) timed alone through OpenBLAS
-    (bench/gemm_floor.c)."""
+    """The step's matmuls (gemm_shapes) timed alone through the faster of
+    OpenBLAS and oneDNN (bench/gemm_floor.c)."""
     return run_blas_tool(work, "gemm_floor", threads, stdin=shapes)
 
 

@@ -1,10 +1,13 @@
 /* The time a training step's matrix products take on their own: reads one
  * product per line on stdin, "batch M N K transA transB" (row-major, as
  * lmc's runtime calls BLAS: one sgemm per batch entry), times each distinct
- * shape alone (best of 10, warm caches) and prints the sum over the lines
- * in milliseconds. No step can run its matmuls faster through this BLAS:
- * bench.py reports it as the floor under lmc's step time. */
+ * shape alone through OpenBLAS and through oneDNN (best of 10 each, warm
+ * caches, C overwritten: beta = 0) and prints the sum over the lines of the
+ * faster library's time, in milliseconds. No step can run its matmuls
+ * faster through these libraries: bench.py reports it as the floor under
+ * lmc's step time. */
 #include <cblas.h>
+#include <dnnl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -32,20 +35,27 @@ static float *filled(long count, int mod) {
   return p;
 }
 
-/* Best time of one call sequence for `s`, in seconds. */
-static double best_seconds(const struct Shape *s) {
+/* Best time of one call sequence for `s`, in seconds, through oneDNN
+ * (`dnnl`) or OpenBLAS. */
+static double best_seconds(const struct Shape *s, int dnnl) {
   float *a = filled(s->batch * s->m * s->k, 7);
   float *b = filled(s->batch * s->k * s->n, 5);
   float *c = filled(s->batch * s->m * s->n, 3);
   double best = 1e30;
   for (int r = 0; r < kReps; ++r) {
     double t0 = now();
-    for (long i = 0; i < s->batch; ++i)
-      cblas_sgemm(CblasRowMajor, s->ta ? CblasTrans : CblasNoTrans,
-                  s->tb ? CblasTrans : CblasNoTrans, s->m, s->n, s->k, 1,
-                  a + i * s->m * s->k, s->ta ? s->m : s->k,
-                  b + i * s->k * s->n, s->tb ? s->k : s->n, 1,
-                  c + i * s->m * s->n, s->n);
+    for (long i = 0; i < s->batch; ++i) {
+      const float *ai = a + i * s->m * s->k, *bi = b + i * s->k * s->n;
+      float *ci = c + i * s->m * s->n;
+      long lda = s->ta ? s->m : s->k, ldb = s->tb ? s->k : s->n;
+      if (dnnl)
+        dnnl_sgemm(s->ta ? 'T' : 'N', s->tb ? 'T' : 'N', s->m, s->n, s->k, 1,
+                   ai, lda, bi, ldb, 0, ci, s->n);
+      else
+        cblas_sgemm(CblasRowMajor, s->ta ? CblasTrans : CblasNoTrans,
+                    s->tb ? CblasTrans : CblasNoTrans, s->m, s->n, s->k, 1,
+                    ai, lda, bi, ldb, 0, ci, s->n);
+    }
     double t = now() - t0;
     if (t < best)
       best = t;
@@ -79,8 +89,11 @@ int main(void) {
     ++shapes[i].count;
   }
   double total = 0;
-  for (int i = 0; i < count; ++i)
-    total += shapes[i].count * best_seconds(&shapes[i]);
+  for (int i = 0; i < count; ++i) {
+    double openblas = best_seconds(&shapes[i], 0);
+    double onednn = best_seconds(&shapes[i], 1);
+    total += shapes[i].count * (onednn < openblas ? onednn : openblas);
+  }
   printf("%.3f\n", total * 1e3);
   return 0;
 }
