@@ -5,11 +5,14 @@
  * caches, C overwritten: beta = 0) and prints the sum over the lines of the
  * faster library's time, in milliseconds. No step can run its matmuls
  * faster through these libraries: bench.py reports it as the floor under
- * lmc's step time. */
+ * lmc's step time. With --per-shape it first prints, for each distinct
+ * shape, its line, its count and both libraries' times in milliseconds
+ * (bench/gemm_libraries.sh). */
 #include <cblas.h>
 #include <dnnl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 enum { kMaxShapes = 256, kReps = 10 };
@@ -66,7 +69,8 @@ static double best_seconds(const struct Shape *s, int dnnl) {
   return best;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  int per_shape = argc > 1 && strcmp(argv[1], "--per-shape") == 0;
   struct Shape shapes[kMaxShapes];
   int count = 0;
   struct Shape s;
@@ -92,6 +96,11 @@ int main(void) {
   for (int i = 0; i < count; ++i) {
     double openblas = best_seconds(&shapes[i], 0);
     double onednn = best_seconds(&shapes[i], 1);
+    if (per_shape)
+      printf("%ld %ld %ld %ld %ld %ld x%ld: OpenBLAS %.3f ms, oneDNN %.3f ms\n",
+             shapes[i].batch, shapes[i].m, shapes[i].n, shapes[i].k,
+             shapes[i].ta, shapes[i].tb, shapes[i].count, openblas * 1e3,
+             onednn * 1e3);
     total += shapes[i].count * (onednn < openblas ? onednn : openblas);
   }
   printf("%.3f\n", total * 1e3);
