@@ -3,11 +3,11 @@
 // The CUDA target's matmul kernels: the arguments and semantics of
 // lmc_rt_matmul_* (lmc/runtime/kernels.h: row-major, C[b] (+)= op(A[b]) *
 // op(B[b]), beta 1 or 0) on cublasGemmStridedBatchedEx. cuBLAS is
-// column-major, so each call computes C^T = op(B)^T op(A)^T. f32 products use f32 compute
-// (CUBLAS_COMPUTE_32F: no TF32 rounding), and bf16/f16 operands accumulate
-// in f32 on the tensor cores, as the CPU kernels accumulate in f32. The
-// runtime's gradient sums (lmc_rt_device_axpy_f32 / _scale_f32) use the same
-// handle, on the same stream.
+// column-major, so each call computes C^T = op(B)^T op(A)^T. f32 products
+// use f32 compute (CUBLAS_COMPUTE_32F: no TF32 rounding), and bf16/f16
+// operands accumulate in f32 on the tensor cores, as the CPU kernels
+// accumulate in f32. The runtime's gradient sums (lmc_rt_device_axpy_f32 /
+// _scale_f32) use the same handle, on the same stream.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,17 +46,21 @@ cublasHandle_t handle() {
   return h;
 }
 
+/// C = op(A) op(B), plus C when `accumulate` (beta 1, else 0). Scalar is
+/// alpha's and beta's type: C's element type.
+template <typename Scalar>
 void gemm(const void *a, const void *b, void *c, cudaDataType inType,
-          cudaDataType outType, cublasComputeType_t compute,
-          const void *one, const void *beta, int64_t batch, int64_t m,
-          int64_t n, int64_t k, int64_t transA, int64_t transB) {
+          cudaDataType outType, cublasComputeType_t compute, int64_t batch,
+          int64_t m, int64_t n, int64_t k, int64_t transA, int64_t transB,
+          int64_t accumulate) {
+  const Scalar one = 1, zero = 0;
   cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   checkBlas(cublasGemmStridedBatchedEx(
-                handle(), opB, opA, int(n), int(m), int(k), one, b, inType,
+                handle(), opB, opA, int(n), int(m), int(k), &one, b, inType,
                 int(transB ? k : n), n * k, a, inType, int(transA ? m : k),
-                m * k, beta, c, outType, int(n), m * n, int(batch), compute,
-                CUBLAS_GEMM_DEFAULT),
+                m * k, accumulate ? &one : &zero, c, outType, int(n), m * n,
+                int(batch), compute, CUBLAS_GEMM_DEFAULT),
             "cublasGemmStridedBatchedEx");
 }
 
@@ -68,40 +72,32 @@ void lmc_rt_cuda_matmul_f32(const float *A, const float *B, float *C,
                             int64_t batch, int64_t M, int64_t N, int64_t K,
                             int64_t transA, int64_t transB,
                             int64_t accumulate) {
-  const float one = 1.0f, zero = 0.0f;
-  const float *beta = accumulate ? &one : &zero;
-  gemm(A, B, C, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, beta,
-       batch, M, N, K, transA, transB);
+  gemm<float>(A, B, C, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, batch, M, N,
+              K, transA, transB, accumulate);
 }
 
 void lmc_rt_cuda_matmul_f64(const double *A, const double *B, double *C,
                             int64_t batch, int64_t M, int64_t N, int64_t K,
                             int64_t transA, int64_t transB,
                             int64_t accumulate) {
-  const double one = 1.0, zero = 0.0;
-  const double *beta = accumulate ? &one : &zero;
-  gemm(A, B, C, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, &one, beta,
-       batch, M, N, K, transA, transB);
+  gemm<double>(A, B, C, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, batch, M,
+               N, K, transA, transB, accumulate);
 }
 
 void lmc_rt_cuda_matmul_bf16(const uint16_t *A, const uint16_t *B, float *C,
                              int64_t batch, int64_t M, int64_t N, int64_t K,
                              int64_t transA, int64_t transB,
-                            int64_t accumulate) {
-  const float one = 1.0f, zero = 0.0f;
-  const float *beta = accumulate ? &one : &zero;
-  gemm(A, B, C, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, beta, batch,
-       M, N, K, transA, transB);
+                             int64_t accumulate) {
+  gemm<float>(A, B, C, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F, batch, M,
+              N, K, transA, transB, accumulate);
 }
 
 void lmc_rt_cuda_matmul_f16(const uint16_t *A, const uint16_t *B, float *C,
                             int64_t batch, int64_t M, int64_t N, int64_t K,
                             int64_t transA, int64_t transB,
                             int64_t accumulate) {
-  const float one = 1.0f, zero = 0.0f;
-  const float *beta = accumulate ? &one : &zero;
-  gemm(A, B, C, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, beta, batch,
-       M, N, K, transA, transB);
+  gemm<float>(A, B, C, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, batch, M, N,
+              K, transA, transB, accumulate);
 }
 
 void lmc_rt_device_axpy_f32(int64_t n, float a, const float *x, float *y) {

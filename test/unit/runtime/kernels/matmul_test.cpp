@@ -85,42 +85,27 @@ constexpr Shape kShapes[] = {
     {2, 5, 7, 4},     {1, 1100, 48, 24}, {1, 40, 1300, 24},
     {3, 1030, 20, 20}, {1, 64, 48, 4096}};
 
-TEST(Matmul, F32OverwritesWithoutReadingC) {
+TEST(Matmul, F32OverwritesOrAccumulates) {
   std::mt19937 rng(7);
-  for (const Shape &s : kShapes)
-    for (int ta = 0; ta < 2; ++ta)
-      for (int tb = 0; tb < 2; ++tb) {
-        auto A = random<float>(s.batch * s.M * s.K, rng);
-        auto B = random<float>(s.batch * s.K * s.N, rng);
-        std::vector<float> zeros(s.batch * s.M * s.N, 0.0f);
-        auto want = naive(A, B, zeros, s.batch, s.M, s.N, s.K, ta, tb);
-        // NaN in C: any read of it would show in the result.
-        std::vector<float> C(zeros.size(), std::nanf(""));
-        lmc_rt_matmul_f32(A.data(), B.data(), C.data(), s.batch, s.M, s.N,
-                          s.K, ta, tb, /*accumulate=*/0);
-        for (size_t i = 0; i < C.size(); ++i)
-          ASSERT_NEAR(C[i], want[i], 1e-4)
-              << "M=" << s.M << " N=" << s.N << " transA=" << ta
-              << " transB=" << tb << " index " << i;
-      }
-}
-
-TEST(Matmul, F32LargeProductsAccumulate) {
-  std::mt19937 rng(8);
-  for (const Shape &s : kShapes)
-    for (int ta = 0; ta < 2; ++ta)
-      for (int tb = 0; tb < 2; ++tb) {
-        auto A = random<float>(s.batch * s.M * s.K, rng);
-        auto B = random<float>(s.batch * s.K * s.N, rng);
-        auto C = random<float>(s.batch * s.M * s.N, rng);
-        auto want = naive(A, B, C, s.batch, s.M, s.N, s.K, ta, tb);
-        lmc_rt_matmul_f32(A.data(), B.data(), C.data(), s.batch, s.M, s.N,
-                          s.K, ta, tb, /*accumulate=*/1);
-        for (size_t i = 0; i < C.size(); ++i)
-          ASSERT_NEAR(C[i], want[i], 1e-4)
-              << "M=" << s.M << " N=" << s.N << " transA=" << ta
-              << " transB=" << tb << " index " << i;
-      }
+  for (int accumulate : {0, 1})
+    for (const Shape &s : kShapes)
+      for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+          auto A = random<float>(s.batch * s.M * s.K, rng);
+          auto B = random<float>(s.batch * s.K * s.N, rng);
+          const size_t size = s.batch * s.M * s.N;
+          // Overwritten, C starts as NaN: any read of it would show.
+          auto C = accumulate ? random<float>(size, rng)
+                              : std::vector<float>(size, std::nanf(""));
+          auto want = naive(A, B, accumulate ? C : std::vector<float>(size),
+                            s.batch, s.M, s.N, s.K, ta, tb);
+          lmc_rt_matmul_f32(A.data(), B.data(), C.data(), s.batch, s.M, s.N,
+                            s.K, ta, tb, accumulate);
+          for (size_t i = 0; i < size; ++i)
+            ASSERT_NEAR(C[i], want[i], 1e-4)
+                << "accumulate=" << accumulate << " M=" << s.M << " N=" << s.N
+                << " transA=" << ta << " transB=" << tb << " index " << i;
+        }
 }
 
 TEST(Matmul, F32SameBitsOnOneAndTwoThreads) {
