@@ -28,9 +28,12 @@ namespace {
 using lmc::rt::bf16ToFloat;
 using lmc::rt::f16ToFloat;
 
-// Products of fewer multiply-adds run on the calling thread in one call: a
-// parallel region costs more than it saves.
-constexpr double kSmallProduct = 1 << 20;
+/// Under a million multiply-adds: such a product runs on the calling thread
+/// in one call (a parallel region costs more than it saves), and f32 ones
+/// on OpenBLAS (lmc_rt_matmul_f32).
+bool isSmallProduct(int64_t batch, int64_t M, int64_t N, int64_t K) {
+  return double(batch) * M * N * K < double(1 << 20);
+}
 
 /// How many parts of C's rows (or columns, when it has more of them) the
 /// threads share: the largest power of two, at most 16, leaving parts of
@@ -83,7 +86,7 @@ void batchedMatmul(Gemm gemm, const In *A, const In *B, Out *C, int64_t batch,
   const int64_t ldb = transB ? K : N;
   const bool byRows = M >= N;
   const int64_t extent = byRows ? M : N;
-  const bool small = double(batch) * M * N * K < kSmallProduct;
+  const bool small = isSmallProduct(batch, M, N, K);
   const int64_t parts = small ? 1 : partCount(extent);
   // One thread pool for the whole step: the OpenMP threads that run the
   // compiled loops also share the GEMMs (each part a single-threaded
@@ -180,7 +183,7 @@ extern "C" void lmc_rt_matmul_f32(const float *A, const float *B, float *C,
   // oneDNN (sgemm.h). Small products run outside any OpenMP region, where
   // oneDNN would start threads of its own; the single-threaded OpenBLAS
   // does them.
-  const bool small = double(batch) * M * N * K < kSmallProduct;
+  const bool small = isSmallProduct(batch, M, N, K);
   batchedMatmul<float, float>(small ? cblas_sgemm : lmc::rt::sgemm, A, B, C,
                               batch, M, N, K, transA, transB, accumulate);
 }
