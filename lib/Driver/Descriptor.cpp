@@ -172,7 +172,8 @@ void describeSchedule(llvm::raw_ostream &os, DictionaryAttr schedule) {
 
 } // namespace
 
-FailureOr<ModelDescription> describeModel(ModuleOp module) {
+FailureOr<ModelDescription>
+describeModel(ModuleOp module, std::optional<int64_t> matmulParts) {
   auto train = module.lookupSymbol<func::FuncOp>(attrs::kTrainStep);
   auto eval = module.lookupSymbol<func::FuncOp>(attrs::kEvalStep);
   auto grad = module.lookupSymbol<func::FuncOp>(attrs::kGradStep);
@@ -199,6 +200,8 @@ FailureOr<ModelDescription> describeModel(ModuleOp module) {
   os << "flops " << countFlops(train) << '\n';
   auto precision = module->getAttrOfType<StringAttr>(attrs::kPrecision);
   os << "precision " << (precision ? precision.getValue() : "f32") << '\n';
+  if (matmulParts)
+    os << "matmul_parts " << *matmulParts << '\n';
   os << "activations " << peakLiveBytes(grad) << '\n';
   if (auto remat = module->getAttrOfType<DictionaryAttr>(attrs::kRemat))
     os << "remat " << remat.getAs<StringAttr>("policy").getValue() << " cuts "

@@ -100,6 +100,8 @@ std::string formatModelInfo(const Descriptor &desc) {
                 desc.precision == "f32" ? "\n"
                                         : " matmuls, f32 parameters and "
                                           "accumulation\n");
+  out += concat("matmul parts: up to ", desc.matmulParts,
+                " per product (the same results on any --threads)\n");
   if (desc.hasLossScaling())
     out += "loss scaling: dynamic (initial scale 65536; a step with a "
            "non-finite gradient is skipped and halves it)\n";

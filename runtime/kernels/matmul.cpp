@@ -4,6 +4,7 @@
 
 #include "lmc/runtime/half.h"
 
+#include "matmul_parts.h"
 #include "sgemm.h"
 
 #include <cblas.h>
@@ -35,22 +36,10 @@ bool isSmallProduct(int64_t batch, int64_t M, int64_t N, int64_t K) {
   return double(batch) * M * N * K < double(1 << 20);
 }
 
-/// How many parts of C's rows (or columns, when it has more of them) the
-/// threads share: the largest power of two, at most 16, leaving parts of
-/// at least 384, else two parts when there are 256 or more. They follow
-/// from the shape alone, so every part is the same library call on any
-/// thread count and the result is bit for bit the same (a library may
-/// block K differently for a different M or N). A power of two shares
-/// evenly among 2, 4, 8 threads. Narrow parts cost on one thread: oneDNN
-/// on the MLP's 2048 x 2048 x 256 weight gradient, 11.96 ms in one call,
-/// 12.42 in 4 parts, 12.64 in 8, 13.54 in 16 (2026-12-05).
-int64_t partCount(int64_t extent) {
-  constexpr int64_t kMaxParts = 16, kMinPart = 384, kMinHalf = 128;
-  int64_t parts = 1;
-  while (parts < kMaxParts && extent / (2 * parts) >= kMinPart)
-    parts *= 2;
-  return parts == 1 && extent >= 2 * kMinHalf ? 2 : parts;
-}
+/// The most parts a product is cut into (matmulPartCount): set by
+/// lmc_rt_set_matmul_parts(), which the executable calls with its
+/// compiled-in budget (lmc --matmul-parts).
+int64_t maxParts = 16;
 
 // Shared by every precision: only the BLAS entry point differs. In is the
 // operands' element type, Out the accumulator's (C, alpha, beta).
@@ -87,7 +76,7 @@ void batchedMatmul(Gemm gemm, const In *A, const In *B, Out *C, int64_t batch,
   const bool byRows = M >= N;
   const int64_t extent = byRows ? M : N;
   const bool small = isSmallProduct(batch, M, N, K);
-  const int64_t parts = small ? 1 : partCount(extent);
+  const int64_t parts = small ? 1 : lmc::rt::matmulPartCount(extent, maxParts);
   // One thread pool for the whole step: the OpenMP threads that run the
   // compiled loops also share the GEMMs (each part a single-threaded
   // library call), by batch entry and part.
@@ -236,6 +225,10 @@ __attribute__((weak)) void *lmc_rt_step_arena(int64_t bytes) {
 // Weak: the runtime's data-parallel step defines the one that starts
 // all-reduces (split_step.cpp); a JIT-run step needs none.
 __attribute__((weak)) void lmc_rt_gradient_ready(int64_t) {}
+
+void lmc_rt_set_matmul_parts(int64_t parts) {
+  maxParts = std::clamp<int64_t>(parts, 1, 16);
+}
 
 void lmc_rt_set_threads(int n) {
   // The OpenMP threads run everything parallel, GEMM slices included; a

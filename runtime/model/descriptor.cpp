@@ -99,6 +99,7 @@ enum class LineKind {
   Hparam,
   Flops,
   Precision,
+  MatmulParts,
   Activations,
   Remat,
   Schedule,
@@ -335,6 +336,15 @@ private:
                 "expected 'precision f32|bf16|f16'");
       desc_.precision = f[1];
       break;
+    case LineKind::MatmulParts: {
+      LMC_CHECK(f.size() == 2, "expected 'matmul_parts <count>'");
+      uint64_t parts = parseUnsigned(f[1], "matmul_parts count");
+      LMC_CHECK(parts >= 1 && parts <= 16 && (parts & (parts - 1)) == 0,
+                "matmul_parts must be a power of two from 1 to 16, not ",
+                f[1]);
+      desc_.matmulParts = int64_t(parts);
+      break;
+    }
     case LineKind::Activations:
       LMC_CHECK(f.size() == 2, "expected 'activations <bytes>'");
       desc_.activationBytes = parseUnsigned(f[1], "activation bytes");
@@ -464,6 +474,8 @@ private:
       return LineKind::Flops;
     if (k == "precision")
       return LineKind::Precision;
+    if (k == "matmul_parts")
+      return LineKind::MatmulParts;
     if (k == "activations")
       return LineKind::Activations;
     if (k == "remat")

@@ -106,6 +106,9 @@ struct Descriptor {
   std::vector<std::pair<std::string, double>> hparams; // in file order
   uint64_t flops = 0; // forward + backward FLOPs per train step
   std::string precision = "f32"; // compute precision of the matmuls
+  /// The most parts a product is cut into for the threads (lmc
+  /// --matmul-parts; lmc_rt_set_matmul_parts).
+  int64_t matmulParts = 16;
   /// Estimated peak bytes of grad_step's intermediates (0: not given).
   uint64_t activationBytes = 0;
   /// Activation checkpointing (lmc --remat), when compiled with it.

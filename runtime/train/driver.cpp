@@ -199,6 +199,7 @@ void train(const Config &config, const CompiledModel &model,
   LMC_CHECK(!desc.trainArgsWithRole(Role::Input).empty(),
             "the model takes no inputs; nothing to train on");
 
+  lmc_rt_set_matmul_parts(desc.matmulParts);
   if (config.threads)
     lmc_rt_set_threads(static_cast<int>(std::min<int64_t>(*config.threads, 1024)));
   else // all cores, shared with the other local processes

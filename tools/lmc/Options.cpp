@@ -168,6 +168,15 @@ cl::opt<std::string> gpuFormat(
     cl::desc("--target cuda: what the executable embeds, fatbin (SASS for "
              "--gpu-arch) or ptx (default fatbin)"),
     cl::init("fatbin"), cl::cat(targetCategory));
+cl::opt<int64_t> matmulParts(
+    "matmul-parts",
+    cl::desc("the most parts a matrix product is cut into for the threads "
+             "to share: a power of two from 1 to 16 (default: this "
+             "machine's cores, rounded down to one). The executable gives "
+             "the same bits on any --threads; a different budget may "
+             "change the last bits. More parts than threads cost time: "
+             "each part repacks an operand"),
+    cl::value_desc("N"), cl::init(0), cl::cat(targetCategory));
 cl::opt<bool> fuseAttention(
     "fuse-attention",
     cl::desc("compute masked attention (scores, mask, softmax, product "
@@ -365,6 +374,14 @@ bool checkFlagCombinations(bool mlirInput,
         refuse(("--" + flag + " applies to --target cuda; this compile is for " +
                 target.getValue() + ": pass --target cuda or drop it")
                    .str());
+  if (given("matmul-parts") && target == "cuda")
+    refuse("--matmul-parts cuts the CPU's products for its threads; with "
+           "--target cuda each product is one cuBLAS call: drop it");
+  if (given("matmul-parts") &&
+      (matmulParts < 1 || matmulParts > 16 ||
+       (matmulParts & (matmulParts - 1)) != 0))
+    refuse("--matmul-parts " + std::to_string(matmulParts) +
+           " is not a power of two from 1 to 16");
   if (gpuLoopsOnCpu && target == "cuda")
     refuse("--gpu-loops-on-cpu builds a CPU executable; drop --target cuda "
            "or the flag");

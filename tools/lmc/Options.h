@@ -39,6 +39,7 @@ extern cl::list<std::string> shard;
 // Target.
 extern cl::opt<std::string> target, gpuArch, cudaPath, gpuFormat;
 extern cl::opt<bool> gpuLoopsOnCpu, fuseAttention;
+extern cl::opt<int64_t> matmulParts;
 // Output and phases.
 extern cl::opt<std::string> outputPath;
 extern cl::opt<lmc::Phase> compileTo;

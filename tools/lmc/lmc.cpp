@@ -40,7 +40,9 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -104,6 +106,23 @@ LogicalResult writeText(llvm::function_ref<void(llvm::raw_ostream &)> print) {
   print(out->os());
   out->keep();
   return success();
+}
+
+/// The executable's budget of parts per product (--matmul-parts; by default
+/// this machine's cores, rounded down to a power of two, at most 16); none
+/// for --target cuda, whose products are cuBLAS calls.
+std::optional<int64_t> cpuMatmulParts() {
+  if (target == "cuda")
+    return std::nullopt;
+  if (givenOnCommandLine("matmul-parts"))
+    return matmulParts.getValue();
+  unsigned cores = std::thread::hardware_concurrency();
+  if (cores == 0) // unknown: the runtime's default
+    return std::nullopt;
+  int64_t parts = 1;
+  while (parts < 16 && 2 * parts <= int64_t(cores))
+    parts *= 2;
+  return parts;
 }
 
 /// The lowering target of --target/--gpu-arch/--cuda-path, or failure
@@ -340,7 +359,8 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
     return writeText([&](llvm::raw_ostream &os) { module->print(os, printingFlags()); });
 
   progress.enter("descriptor");
-  FailureOr<lmc::ModelDescription> model = lmc::describeModel(*module);
+  FailureOr<lmc::ModelDescription> model =
+      lmc::describeModel(*module, cpuMatmulParts());
   if (failed(model))
     return failure();
   model->buildInfo = buildInfo;

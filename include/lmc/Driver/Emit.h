@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,11 @@ struct ModelDescription {
 
 /// Reads the tagged entry points of a module after the
 /// optimizer phase, then drops the tags (and the large `lmc.init` values).
-mlir::FailureOr<ModelDescription> describeModel(mlir::ModuleOp module);
+/// `matmulParts`: the executable's budget of parts per product (lmc
+/// --matmul-parts), a `matmul_parts` line when given.
+mlir::FailureOr<ModelDescription>
+describeModel(mlir::ModuleOp module,
+              std::optional<int64_t> matmulParts = std::nullopt);
 
 /// The estimated peak of the training step's intermediates, as the
 /// descriptor's `activations` line gives it: the most bytes of grad_step's

@@ -83,6 +83,13 @@ void lmc_rt_gradient_ready(int64_t gradient);
 /// (OpenMP) may use; n >= 1.
 void lmc_rt_set_threads(int n);
 
+/// Sets the most parts (a power of two, 1 to 16; default 16) a large f32
+/// or f64 product is cut into for the threads to share: the executable's
+/// compiled-in budget (the descriptor's `matmul_parts`). The parts follow
+/// from the shape and this budget, never from the thread count, so that
+/// results are the same bits on any number of threads.
+void lmc_rt_set_matmul_parts(int64_t parts);
+
 /// A timed region of a step (lmc-profile-regions brackets each loop nest
 /// and runtime call): begin returns a timestamp in nanoseconds (0 while not
 /// profiling), end adds the time since `begin` to region `region`'s total.

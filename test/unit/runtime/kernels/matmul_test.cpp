@@ -1,5 +1,7 @@
 #include "lmc/runtime/kernels.h"
 
+#include "kernels/matmul_parts.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -109,28 +111,48 @@ TEST(Matmul, F32OverwritesOrAccumulates) {
 }
 
 TEST(Matmul, F32SameBitsOnOneAndTwoThreads) {
-  // Parts follow from the shape alone, so each is the same library call
-  // however many threads share them.
+  // Parts follow from the shape and the budget alone, so each is the same
+  // library call however many threads share them, under any budget.
   std::mt19937 rng(9);
-  for (const Shape &s : kShapes)
-    for (int ta = 0; ta < 2; ++ta)
-      for (int tb = 0; tb < 2; ++tb) {
-        auto A = random<float>(s.batch * s.M * s.K, rng);
-        auto B = random<float>(s.batch * s.K * s.N, rng);
-        std::vector<float> results[2];
-        for (int threads : {1, 2}) {
-          lmc_rt_set_threads(threads);
-          std::vector<float> &C = results[threads - 1];
-          C.assign(s.batch * s.M * s.N, 0.0f);
-          lmc_rt_matmul_f32(A.data(), B.data(), C.data(), s.batch, s.M, s.N,
-                            s.K, ta, tb, /*accumulate=*/0);
+  for (int64_t budget : {1, 2, 16}) {
+    lmc_rt_set_matmul_parts(budget);
+    for (const Shape &s : kShapes)
+      for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+          auto A = random<float>(s.batch * s.M * s.K, rng);
+          auto B = random<float>(s.batch * s.K * s.N, rng);
+          std::vector<float> results[2];
+          for (int threads : {1, 2}) {
+            lmc_rt_set_threads(threads);
+            std::vector<float> &C = results[threads - 1];
+            C.assign(s.batch * s.M * s.N, 0.0f);
+            lmc_rt_matmul_f32(A.data(), B.data(), C.data(), s.batch, s.M,
+                              s.N, s.K, ta, tb, /*accumulate=*/0);
+          }
+          lmc_rt_set_threads(1);
+          EXPECT_EQ(0, std::memcmp(results[0].data(), results[1].data(),
+                                   results[0].size() * sizeof(float)))
+              << "budget " << budget << " M=" << s.M << " N=" << s.N
+              << " transA=" << ta << " transB=" << tb;
         }
-        lmc_rt_set_threads(1);
-        EXPECT_EQ(0, std::memcmp(results[0].data(), results[1].data(),
-                                 results[0].size() * sizeof(float)))
-            << "M=" << s.M << " N=" << s.N << " transA=" << ta
-            << " transB=" << tb;
-      }
+  }
+  lmc_rt_set_matmul_parts(16);
+}
+
+/// The parts of GPT-2 124M's products (extents 768 to 50304) and of small
+/// ones under the budgets a 1-, 2- and 16-core machine compiles in.
+TEST(Matmul, PartsFollowTheShapeAndTheBudget) {
+  struct Case {
+    int64_t extent, budget, parts;
+  } cases[] = {
+      {3072, 16, 8},  {3072, 2, 2},  {3072, 1, 1},  {50304, 16, 16},
+      {50304, 4, 4},  {768, 16, 2},  {768, 2, 2},   {1024, 16, 2},
+      {2304, 16, 4},  {256, 16, 2},  {256, 1, 1},   {255, 16, 1},
+      {6144, 16, 16}, {6143, 16, 8},
+  };
+  for (const Case &c : cases)
+    EXPECT_EQ(lmc::rt::matmulPartCount(c.extent, c.budget), c.parts)
+        << "extent " << c.extent << ", budget " << c.budget;
 }
 
 } // namespace

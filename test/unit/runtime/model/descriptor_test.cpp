@@ -82,13 +82,16 @@ TEST(Descriptor, ParsesValid) {
 TEST(Descriptor, PrecisionActivationsAndSchedule) {
   Descriptor plain = parseDescriptor(kValid, 60);
   EXPECT_EQ(plain.precision, "f32");
+  EXPECT_EQ(plain.matmulParts, 16);
   EXPECT_EQ(plain.activationBytes, 0u);
   EXPECT_FALSE(plain.schedule);
   Descriptor d = parseDescriptor(
-      mutate("flops 1234", "flops 1234\nprecision bf16\nactivations 4096\n"
+      mutate("flops 1234", "flops 1234\nprecision bf16\nmatmul_parts 4\n"
+                           "activations 4096\n"
                            "schedule wsd decay_steps 30 lr_min 1e-05 warmup 7"),
       60);
   EXPECT_EQ(d.precision, "bf16");
+  EXPECT_EQ(d.matmulParts, 4);
   EXPECT_EQ(d.activationBytes, 4096u);
   ASSERT_TRUE(d.schedule);
   EXPECT_EQ(d.schedule->kind, ScheduleKind::Wsd);
@@ -202,6 +205,18 @@ TEST(Descriptor, RejectsMalformed) {
       {"flops 1234\n", "flops 1234\n\n", "empty line"},
       {"flops 1234", "flips 1234", "unknown line 'flips 1234'"},
       {"flops 1234", "flops 1234\nprecision f8", "expected 'precision f32"},
+      {"flops 1234", "flops 1234\nmatmul_parts 3",
+       "matmul_parts must be a power of two from 1 to 16, not 3"},
+      {"flops 1234", "flops 1234\nmatmul_parts 0",
+       "matmul_parts must be a power of two from 1 to 16, not 0"},
+      {"flops 1234", "flops 1234\nmatmul_parts 32",
+       "matmul_parts must be a power of two from 1 to 16, not 32"},
+      {"flops 1234", "flops 1234\nmatmul_parts",
+       "expected 'matmul_parts <count>'"},
+      {"flops 1234", "flops 1234\nmatmul_parts two",
+       "invalid matmul_parts count 'two'"},
+      {"flops 1234", "flops 1234\nactivations 8\nmatmul_parts 2",
+       "line 'matmul_parts' is out of order or repeated"},
       {"flops 1234", "flops 1234\nactivations many",
        "invalid activation bytes 'many'"},
       {"flops 1234", "flops 1234\nschedule cosine\nprecision bf16",
