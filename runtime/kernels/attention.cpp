@@ -14,6 +14,15 @@
 // row's unmasked keys are one run (causal, sliding-window and padding
 // masks) the row loops touch only that run and read no mask bytes.
 //
+// Each matrix is read and written where the caller's layout puts it: the
+// compiler passes the heads inside a fused q/k/v projection, the keys
+// untransposed, and the results in the order their consumers read them,
+// instead of transposing each into dense [pairs, rows, cols] blocks and
+// back. A pair's operands with rows far apart are copied dense first (its
+// products read them many times, and rows a whole projection apart spread
+// a block over many pages and few cache sets), such results computed
+// dense and copied out.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lmc/runtime/kernels.h"
@@ -301,23 +310,114 @@ struct Shape {
   float scale;
 };
 
+/// A thread's buffers, kept from call to call: a block's scores are
+/// hundreds of kilobytes, which malloc would map and fault in anew on
+/// every call.
+struct Scratch {
+  std::vector<float> blocks;           // scores and their gradient
+  std::vector<float> q, keys, v, dout; // dense copies of strided operands
+  std::vector<float> dq, dkeys, dv;    // dense results, then copied out
+};
+
+/// One pair's matrix: element (i, j) at p[i * row + j * col].
+template <typename Float> struct Matrix {
+  Float *p;
+  int64_t row, col;
+
+  Float *rowAt(int64_t i) const { return p + i * row; } // col == 1
+};
+
+/// Whether a pair's matrix is read or written in place: rows dense, or
+/// strided over at most 1 MiB (half a core's L2 here). Wider, one head's
+/// block spreads over many pages and few cache sets, and a dense copy
+/// pays (the kernel alone, one thread, a GPT-2 124M layer's 48 pairs x 256
+/// tokens read inside the fused projection: backward 15.4 ms strided,
+/// 12.7 copied, 11.7 dense; the 4-layer GPT's 32 x 128, whose rows span
+/// 384 KiB: 2.52 strided, 2.63 copied, 2.30 dense).
+bool inPlace(int64_t rows, int64_t rowStride, int64_t cols) {
+  constexpr int64_t kSpan = int64_t(1) << 20;
+  return rowStride == cols ||
+         rows * rowStride * int64_t(sizeof(float)) <= kSpan;
+}
+
+/// `m` (rows x cols, col 1) itself when inPlace(), else a dense copy in
+/// `buffer`.
+Matrix<const float> denseRows(const Matrix<const float> &m, int64_t rows,
+                              int64_t cols, std::vector<float> &buffer) {
+  if (inPlace(rows, m.row, cols))
+    return m;
+  buffer.resize(size_t(rows * cols));
+  for (int64_t i = 0; i < rows; ++i)
+    std::copy(m.rowAt(i), m.rowAt(i) + cols, buffer.data() + i * cols);
+  return {buffer.data(), cols, 1};
+}
+
+/// The same for kt (D x S), either way it is stored: stored as the keys
+/// (row 1), the copy is the keys [S, D].
+Matrix<const float> denseKeys(const Matrix<const float> &kt, int64_t D,
+                              int64_t S, std::vector<float> &buffer) {
+  if (kt.col == 1)
+    return denseRows(kt, D, S, buffer);
+  Matrix<const float> keys = denseRows({kt.p, kt.col, 1}, S, D, buffer);
+  return {keys.p, 1, keys.row};
+}
+
+/// Where to compute a rows x cols result `m` lays out: `m` itself when
+/// inPlace(), else `buffer` (then copyRows() to `m`).
+Matrix<float> denseTarget(const Matrix<float> &m, int64_t rows, int64_t cols,
+                          std::vector<float> &buffer) {
+  if (inPlace(rows, m.row, cols))
+    return m;
+  buffer.resize(size_t(rows * cols));
+  return {buffer.data(), cols, 1};
+}
+
+void copyRows(const Matrix<float> &from, const Matrix<float> &to,
+              int64_t rows, int64_t cols) {
+  if (from.p == to.p)
+    return;
+  for (int64_t i = 0; i < rows; ++i)
+    std::copy(from.rowAt(i), from.rowAt(i) + cols, to.rowAt(i));
+}
+
+/// kt (D x S) as a product's operand from key `first` on: stored [D, S]
+/// (col 1) or as the keys [S, D] (row 1).
+struct KeyOperand {
+  CBLAS_TRANSPOSE asStored;   // op() that reads it as D x S
+  CBLAS_TRANSPOSE transposed; // op() that reads it as S x D
+  int64_t ld, offset;
+};
+
+template <typename Float>
+KeyOperand keyOperand(const Matrix<Float> &kt, int64_t first) {
+  if (kt.col == 1)
+    return {CblasNoTrans, CblasTrans, kt.row, first};
+  return {CblasTrans, CblasNoTrans, kt.col, first * kt.col};
+}
+
 /// Scores of rows [i0, i0 + rows) over keys [first, first + width):
 /// scale * Q Kt (the GEMM applies alpha to each finished sum, as the
 /// unfused graph's scale does).
-void scores(const float *q, const float *kt, float *s, int64_t i0,
-            int64_t rows, int64_t first, int64_t width, const Shape &shape) {
-  sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows),
-        blasint(width), blasint(shape.D), shape.scale, q + i0 * shape.D,
-        blasint(shape.D), kt + first, blasint(shape.S), 0.0f, s,
+void scores(const Matrix<const float> &q, const Matrix<const float> &kt,
+            float *s, int64_t i0, int64_t rows, int64_t first, int64_t width,
+            const Shape &shape) {
+  const KeyOperand k = keyOperand(kt, first);
+  sgemm(CblasRowMajor, CblasNoTrans, k.asStored, blasint(rows),
+        blasint(width), blasint(shape.D), shape.scale, q.rowAt(i0),
+        blasint(q.row), kt.p + k.offset, blasint(k.ld), 0.0f, s,
         blasint(width));
 }
 
-void forwardPair(const float *q, const float *kt, const float *v,
-                 const MaskLayout &layout, float *out, float *stats,
-                 const Shape &shape, std::vector<float> &scratch) {
+void forwardPair(Matrix<const float> q, Matrix<const float> kt,
+                 Matrix<const float> v, const MaskLayout &layout,
+                 const Matrix<float> &out, float *stats, const Shape &shape,
+                 Scratch &scratch) {
   const auto [T, S, D, Dv, scale] = shape;
-  scratch.resize(size_t(kBlock * S));
-  float *e = scratch.data();
+  q = denseRows(q, T, D, scratch.q);
+  kt = denseKeys(kt, D, S, scratch.keys);
+  v = denseRows(v, S, Dv, scratch.v);
+  scratch.blocks.resize(size_t(kBlock * S));
+  float *e = scratch.blocks.data();
   for (int64_t i0 = 0, block = 0; i0 < T; i0 += kBlock, ++block) {
     int64_t rows = std::min(kBlock, T - i0);
     auto [first, last] = layout.ranges[size_t(block)];
@@ -332,11 +432,11 @@ void forwardPair(const float *q, const float *kt, const float *v,
       // out = (E V) / sum, row by row.
       sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows),
             blasint(Dv), blasint(width), 1.0f, e, blasint(width),
-            v + first * Dv, blasint(Dv), 0.0f, out + i0 * Dv,
-            blasint(Dv));
+            v.rowAt(first), blasint(v.row), 0.0f, out.rowAt(i0),
+            blasint(out.row));
     }
     for (int64_t i = i0; i < i0 + rows; ++i) {
-      float *row = out + i * Dv, max = stats[2 * i], sum = stats[2 * i + 1];
+      float *row = out.rowAt(i), max = stats[2 * i], sum = stats[2 * i + 1];
       if (width == 0) {
         max = stats[2 * i] = -std::numeric_limits<float>::infinity();
         sum = stats[2 * i + 1] = 0;
@@ -352,31 +452,66 @@ void forwardPair(const float *q, const float *kt, const float *v,
   }
 }
 
-/// Zeroes columns [from, to) of a row-major [rows, S] matrix.
-void zeroColumns(float *m, int64_t rows, int64_t S, int64_t from, int64_t to) {
-  for (int64_t r = 0; r < rows && from < to; ++r)
-    std::fill(m + r * S + from, m + r * S + to, 0.0f);
+/// Zeroes keys [from, to) of dkt (D x S, either way it is stored).
+void zeroKeys(const Matrix<float> &dkt, int64_t D, int64_t from, int64_t to) {
+  if (from >= to)
+    return;
+  if (dkt.col == 1)
+    for (int64_t d = 0; d < D; ++d)
+      std::fill(dkt.rowAt(d) + from, dkt.rowAt(d) + to, 0.0f);
+  else
+    for (int64_t j = from; j < to; ++j)
+      std::fill(dkt.p + j * dkt.col, dkt.p + j * dkt.col + D, 0.0f);
 }
 
-void backwardPair(const float *q, const float *kt, const float *v,
-                  const MaskLayout &layout, const float *out,
-                  const float *stats, const float *dout, float *dq, float *dkt,
-                  float *dv, const Shape &shape, std::vector<float> &scratch) {
+/// Zeroes rows [from, to) of a matrix with `cols` columns.
+void zeroRows(const Matrix<float> &m, int64_t cols, int64_t from,
+              int64_t to) {
+  for (int64_t i = from; i < to; ++i)
+    std::fill(m.rowAt(i), m.rowAt(i) + cols, 0.0f);
+}
+
+/// A pair's operands, results and cotangents.
+struct GradPair {
+  Matrix<const float> q, kt, v, out, dout;
+  const float *stats;
+  Matrix<float> dq, dkt, dv;
+};
+
+void backwardPair(GradPair g, const MaskLayout &layout, const Shape &shape,
+                  Scratch &scratch) {
   const auto [T, S, D, Dv, scale] = shape;
-  scratch.resize(size_t(2 * kBlock * S + kBlock * Dv + T));
-  float *e = scratch.data(), *dp = e + kBlock * S,
+  const float *stats = g.stats;
+  g.q = denseRows(g.q, T, D, scratch.q);
+  g.kt = denseKeys(g.kt, D, S, scratch.keys);
+  g.v = denseRows(g.v, S, Dv, scratch.v);
+  g.dout = denseRows(g.dout, T, Dv, scratch.dout);
+  // Results computed dense where their layout is not (dkt stored as the
+  // keys as dense keys [S, D]), copied out at the end.
+  const Matrix<float> dq = g.dq, dkt = g.dkt, dv = g.dv;
+  const bool keysStored = dkt.col != 1;
+  g.dq = denseTarget(dq, T, D, scratch.dq);
+  g.dv = denseTarget(dv, S, Dv, scratch.dv);
+  if (keysStored) {
+    Matrix<float> keys =
+        denseTarget({dkt.p, dkt.col, 1}, S, D, scratch.dkeys);
+    g.dkt = {keys.p, 1, keys.row};
+  }
+  scratch.blocks.resize(size_t(2 * kBlock * S + kBlock * Dv + T));
+  float *e = scratch.blocks.data(), *dp = e + kBlock * S,
         *scaledDout = dp + kBlock * S, *rowDot = scaledDout + kBlock * Dv;
   // dot(dO_i, O_i): the softmax gradient's per-row term.
   for (int64_t i = 0; i < T; ++i) {
     float dot = 0;
+    const float *dout = g.dout.rowAt(i), *out = g.out.rowAt(i);
     for (int64_t c = 0; c < Dv; ++c)
-      dot += dout[i * Dv + c] * out[i * Dv + c];
+      dot += dout[c] * out[c];
     rowDot[i] = dot;
   }
   // dKt and dV accumulate over the blocks. The block with the most keys
-  // (a causal mask's last) goes first and overwrites its columns; only the
-  // columns outside it are zeroed beforehand (none for a causal mask).
-  // With no queries (no blocks) every column is zeroed.
+  // (a causal mask's last) goes first and overwrites its keys; only the
+  // keys outside it are zeroed beforehand (none for a causal mask). With
+  // no queries (no blocks) every key is zeroed.
   const std::vector<KeyRange> &ranges = layout.ranges;
   int64_t blocks = int64_t(ranges.size());
   int64_t widest = std::max_element(ranges.begin(), ranges.end(),
@@ -386,10 +521,10 @@ void backwardPair(const float *q, const float *kt, const float *v,
                                     }) -
                    ranges.begin();
   const KeyRange w = blocks ? ranges[size_t(widest)] : KeyRange{0, 0};
-  zeroColumns(dkt, D, S, 0, w.first);
-  zeroColumns(dkt, D, S, w.last, S);
-  std::fill(dv, dv + w.first * Dv, 0.0f);
-  std::fill(dv + w.last * Dv, dv + S * Dv, 0.0f);
+  zeroKeys(g.dkt, D, 0, w.first);
+  zeroKeys(g.dkt, D, w.last, S);
+  zeroRows(g.dv, Dv, 0, w.first);
+  zeroRows(g.dv, Dv, w.last, S);
   for (int64_t n = 0; n < blocks; ++n) {
     // widest, then the others in order.
     int64_t block = n == 0 ? widest : n <= widest ? n - 1 : n;
@@ -397,86 +532,112 @@ void backwardPair(const float *q, const float *kt, const float *v,
     auto [first, last] = layout.ranges[size_t(block)];
     int64_t width = last - first;
     if (width == 0) {
-      std::fill(dq + i0 * D, dq + (i0 + rows) * D, 0.0f);
+      zeroRows(g.dq, D, i0, i0 + rows);
       continue;
     }
     float accumulate = n == 0 ? 0.0f : 1.0f;
-    scores(q, kt, e, i0, rows, first, width, shape);
+    scores(g.q, g.kt, e, i0, rows, first, width, shape);
     for (int64_t i = 0; i < rows; ++i) {
       const float *stat = stats + 2 * (i0 + i);
       // The forward's exponentials, bitwise: the same row pass from the
       // same scores and maximum. A row with every key masked (sum 0) gets
       // none (its NaN output makes the gradient NaN through its dot).
       exponentiateRow(e + i * width, layout, i0 + i, S, first, width, stat);
+      const float *dout = g.dout.rowAt(i0 + i);
       for (int64_t c = 0; c < Dv; ++c)
-        scaledDout[i * Dv + c] = dout[(i0 + i) * Dv + c] / stat[1];
+        scaledDout[i * Dv + c] = dout[c] / stat[1];
     }
     // dV[first..last) += (E / sum)^T dO = E^T (dO / sum)
     sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(width),
-          blasint(Dv), blasint(rows), 1.0f, e, blasint(width),
-          scaledDout, blasint(Dv), accumulate, dv + first * Dv,
-          blasint(Dv));
+          blasint(Dv), blasint(rows), 1.0f, e, blasint(width), scaledDout,
+          blasint(Dv), accumulate, g.dv.rowAt(first), blasint(g.dv.row));
     // dP = dO V^T
     sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(rows),
-          blasint(width), blasint(Dv), 1.0f, dout + i0 * Dv,
-          blasint(Dv), v + first * Dv, blasint(Dv), 0.0f, dp,
+          blasint(width), blasint(Dv), 1.0f, g.dout.rowAt(i0),
+          blasint(g.dout.row), g.v.rowAt(first), blasint(g.v.row), 0.0f, dp,
           blasint(width));
     // dS = (E / sum) (dP - dot(dO, O)) scale (the mask's zeros stay zero).
     for (int64_t i = 0; i < rows; ++i)
       softmaxGrad(dp + i * width, e + i * width, width, rowDot[i0 + i],
                   scale / stats[2 * (i0 + i) + 1]);
-    // dQ = dS Kt^T, dKt[:, first..last) += Q^T dS
-    sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(rows),
+    // dQ = dS Kt^T
+    const KeyOperand k = keyOperand(g.kt, first);
+    sgemm(CblasRowMajor, CblasNoTrans, k.transposed, blasint(rows),
           blasint(D), blasint(width), 1.0f, dp, blasint(width),
-          kt + first, blasint(S), 0.0f, dq + i0 * D, blasint(D));
-    sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(D),
-          blasint(width), blasint(rows), 1.0f, q + i0 * D, blasint(D),
-          dp, blasint(width), accumulate, dkt + first, blasint(S));
+          g.kt.p + k.offset, blasint(k.ld), 0.0f, g.dq.rowAt(i0),
+          blasint(g.dq.row));
+    // dKt[:, first..last) += Q^T dS, or, stored as the keys,
+    // dK[first..last) += dS^T Q.
+    if (g.dkt.col == 1)
+      sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(D),
+            blasint(width), blasint(rows), 1.0f, g.q.rowAt(i0),
+            blasint(g.q.row), dp, blasint(width), accumulate,
+            g.dkt.p + first, blasint(g.dkt.row));
+    else
+      sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(width),
+            blasint(D), blasint(rows), 1.0f, dp, blasint(width),
+            g.q.rowAt(i0), blasint(g.q.row), accumulate,
+            g.dkt.p + first * g.dkt.col, blasint(g.dkt.col));
   }
+  copyRows(g.dq, dq, T, D);
+  copyRows(g.dv, dv, S, Dv);
+  if (keysStored)
+    copyRows({g.dkt.p, g.dkt.col, 1}, {dkt.p, dkt.col, 1}, S, D);
 }
 
-/// Calls pair(b, scratch) for every pair on the OpenMP pool. Pairs are
+/// Calls pair(p, scratch) for every pair on the OpenMP pool. Pairs are
 /// independent and each is computed the same way whichever thread takes
 /// it: results do not depend on the thread count.
 template <typename PairFn> void forEachPair(int64_t pairs, PairFn pair) {
 #pragma omp parallel
   {
-    // Kept by each thread of the pool from call to call: a block's scores
-    // are hundreds of kilobytes, which malloc would map and fault in anew
-    // on every call.
-    thread_local std::vector<float> scratch;
+    thread_local Scratch scratch;
 #pragma omp for schedule(static)
-    for (int64_t b = 0; b < pairs; ++b)
-      pair(b, scratch);
+    for (int64_t p = 0; p < pairs; ++p)
+      pair(p, scratch);
   }
+}
+
+/// Pair p's matrix of `base`, laid out by `m`.
+template <typename Float>
+Matrix<Float> pairMatrix(Float *base, const lmc_rt_matrix_layout &m,
+                         const lmc_rt_attention_layout &layout, int64_t p) {
+  int64_t p0 = p / layout.pairs[1], p1 = p % layout.pairs[1];
+  return {base + m.offset + p0 * m.pair[0] + p1 * m.pair[1], m.row, m.col};
 }
 
 } // namespace
 
 extern "C" void lmc_rt_attention_f32(const float *q, const float *kt,
                                      const float *v, const uint8_t *mask,
-                                     float *out, float *stats, int64_t pairs,
+                                     float *out, float *stats,
+                                     const lmc_rt_attention_layout *layout,
                                      int64_t T, int64_t S, int64_t D,
                                      int64_t Dv, float scale) {
   const Shape shape{T, S, D, Dv, scale};
-  const MaskLayout layout(mask, T, S);
-  forEachPair(pairs, [&](int64_t b, std::vector<float> &scratch) {
-    forwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, layout,
-                out + b * T * Dv, stats + b * T * 2, shape, scratch);
+  const MaskLayout masks(mask, T, S);
+  const lmc_rt_attention_layout &l = *layout;
+  forEachPair(l.pairs[0] * l.pairs[1], [&](int64_t p, Scratch &scratch) {
+    forwardPair(pairMatrix(q, l.q, l, p), pairMatrix(kt, l.kt, l, p),
+                pairMatrix(v, l.v, l, p), masks, pairMatrix(out, l.out, l, p),
+                stats + p * T * 2, shape, scratch);
   });
 }
 
 extern "C" void lmc_rt_attention_grad_f32(
     const float *q, const float *kt, const float *v, const uint8_t *mask,
     const float *out, const float *stats, const float *dout, float *dq,
-    float *dkt, float *dv, int64_t pairs, int64_t T, int64_t S, int64_t D,
-    int64_t Dv, float scale) {
+    float *dkt, float *dv, const lmc_rt_attention_layout *layout, int64_t T,
+    int64_t S, int64_t D, int64_t Dv, float scale) {
   const Shape shape{T, S, D, Dv, scale};
-  const MaskLayout layout(mask, T, S);
-  forEachPair(pairs, [&](int64_t b, std::vector<float> &scratch) {
-    backwardPair(q + b * T * D, kt + b * D * S, v + b * S * Dv, layout,
-                 out + b * T * Dv, stats + b * T * 2, dout + b * T * Dv,
-                 dq + b * T * D, dkt + b * D * S, dv + b * S * Dv, shape,
-                 scratch);
+  const MaskLayout masks(mask, T, S);
+  const lmc_rt_attention_layout &l = *layout;
+  forEachPair(l.pairs[0] * l.pairs[1], [&](int64_t p, Scratch &scratch) {
+    backwardPair({pairMatrix(q, l.q, l, p), pairMatrix(kt, l.kt, l, p),
+                  pairMatrix(v, l.v, l, p), pairMatrix(out, l.out, l, p),
+                  pairMatrix(dout, l.dout, l, p), stats + p * T * 2,
+                  pairMatrix(dq, l.dq, l, p), pairMatrix(dkt, l.dkt, l, p),
+                  pairMatrix(dv, l.dv, l, p)},
+                 masks, shape, scratch);
   });
 }

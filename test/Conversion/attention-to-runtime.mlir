@@ -1,34 +1,45 @@
 // RUN: lmc-opt %s -lmc-attention-to-runtime | FileCheck %s
 
-// The forward and the gradient each become one call: operands read in
-// place through read-only to_buffer (their pointers first), results in
-// fresh buffers turned back into tensors (restrict: nothing else aliases
-// them), then pairs = 2 * 4, T = 8, S = 6, D = 16, Dv = 5 and the scale.
-// CHECK-DAG: func.func private @lmc_rt_attention_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, f32)
-// CHECK-DAG: func.func private @lmc_rt_attention_grad_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, f32)
+// Dense operands: the forward and the gradient each become one call on the
+// operands' buffers (read-only to_buffer, pointers in the callee's order),
+// fresh result buffers turned back into tensors (restrict: nothing else
+// aliases them), a constant layout table (lmc_rt_attention_layout: the
+// pairs 1 x 8, then per matrix offset, two pair strides, row and column
+// strides) and T = 8, S = 6, D = 16, Dv = 5 and the scale.
+// CHECK-DAG: func.func private @lmc_rt_attention_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, f32)
+// CHECK-DAG: func.func private @lmc_rt_attention_grad_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, f32)
+// CHECK-DAG: memref.global "private" constant @[[FWD:__lmc_attention_layout[_0-9]*]] : memref<42xi64> = dense<[1, 8, 0, 0, 128, 16, 1, 0, 0, 96, 6, 1, 0, 0, 30, 5, 1, 0, 0, 40, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]>
+// CHECK-DAG: memref.global "private" constant @[[BWD:__lmc_attention_layout[_0-9]*]] : memref<42xi64> = dense<[1, 8, 0, 0, 128, 16, 1, 0, 0, 96, 6, 1, 0, 0, 30, 5, 1, 0, 0, 40, 5, 1, 0, 0, 40, 5, 1, 0, 0, 128, 16, 1, 0, 0, 96, 6, 1, 0, 0, 30, 5, 1]>
+// CHECK-DAG: memref.global "private" constant @[[GPTF:__lmc_attention_layout[_0-9]*]] : memref<42xi64> = dense<[2, 4, 0, 1536, 16, 192, 1, 64, 1536, 16, 1, 192, 128, 1536, 16, 192, 1, 0, 512, 16, 64, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]>
+// CHECK-DAG: memref.global "private" constant @[[GPTB:__lmc_attention_layout[_0-9]*]] : memref<42xi64> = dense<[2, 4, 0, 1536, 16, 192, 1, 64, 1536, 16, 1, 192, 128, 1536, 16, 192, 1, 0, 512, 16, 64, 1, 0, 512, 16, 64, 1, 0, 512, 16, 64, 1, 0, 512, 16, 1, 64, 0, 512, 16, 64, 1]>
 // CHECK-LABEL: func.func @step
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4x8x16xf32>, %[[KT:.*]]: tensor<2x4x16x6xf32>, %[[V:.*]]: tensor<2x4x6x5xf32>, %[[M:.*]]: tensor<1x1x8x6xi1>, %[[G:.*]]: tensor<2x4x8x5xf32>)
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<2x4x8x5xf32>
 // CHECK: bufferization.to_buffer %[[Q]] read_only : tensor<2x4x8x16xf32> to memref<2x4x8x16xf32>
 // CHECK: bufferization.to_buffer %[[KT]] read_only
 // CHECK: bufferization.to_buffer %[[V]] read_only
 // CHECK: bufferization.to_buffer %[[M]] read_only : tensor<1x1x8x6xi1> to memref<1x1x8x6xi1>
-// CHECK: %[[OUT:.*]] = memref.alloc() : memref<2x4x8x5xf32>
 // CHECK: %[[STATS:.*]] = memref.alloc() : memref<2x4x8x2xf32>
-// CHECK: %[[PAIRS:.*]] = arith.constant 8 : i64
+// CHECK: memref.get_global @[[FWD]] : memref<42xi64>
 // CHECK: arith.constant 8 : i64
 // CHECK: arith.constant 6 : i64
 // CHECK: arith.constant 16 : i64
 // CHECK: arith.constant 5 : i64
 // CHECK: %[[SCALE:.*]] = arith.constant 2.500000e-01 : f32
-// CHECK: call @lmc_rt_attention_f32({{.*}}, %[[PAIRS]], {{.*}}, %[[SCALE]])
+// CHECK: call @lmc_rt_attention_f32({{.*}}, %[[SCALE]])
 // CHECK: %[[O:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<2x4x8x5xf32> to tensor<2x4x8x5xf32>
 // CHECK: %[[S:.*]] = bufferization.to_tensor %[[STATS]] restrict writable
-// CHECK: bufferization.to_buffer %[[O]] read_only
-// CHECK: bufferization.to_buffer %[[S]] read_only
-// CHECK: bufferization.to_buffer %[[G]] read_only
 // CHECK: memref.alloc() : memref<2x4x8x16xf32>
 // CHECK: memref.alloc() : memref<2x4x16x6xf32>
 // CHECK: memref.alloc() : memref<2x4x6x5xf32>
+// CHECK: bufferization.to_buffer %[[Q]] read_only
+// CHECK: bufferization.to_buffer %[[KT]] read_only
+// CHECK: bufferization.to_buffer %[[V]] read_only
+// CHECK: bufferization.to_buffer %[[M]] read_only
+// CHECK: bufferization.to_buffer %[[O]] read_only
+// CHECK: bufferization.to_buffer %[[S]] read_only
+// CHECK: bufferization.to_buffer %[[G]] read_only
+// CHECK: memref.get_global @[[BWD]]
 // CHECK: call @lmc_rt_attention_grad_f32(
 // CHECK-NOT: lmc.attention
 func.func @step(%q: tensor<2x4x8x16xf32>, %kt: tensor<2x4x16x6xf32>,
@@ -38,4 +49,55 @@ func.func @step(%q: tensor<2x4x8x16xf32>, %kt: tensor<2x4x16x6xf32>,
   %o, %s = lmc.attention %q, %kt, %v, %m {scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x16x6xf32>, tensor<2x4x6x5xf32>, tensor<1x1x8x6xi1> -> tensor<2x4x8x5xf32>, tensor<2x4x8x2xf32>
   %dq, %dkt, %dv = lmc.attention_grad %q, %kt, %v, %m, %o, %s, %g {scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x16x6xf32>, tensor<2x4x6x5xf32>, tensor<1x1x8x6xi1>, tensor<2x4x8x5xf32>, tensor<2x4x8x2xf32>, tensor<2x4x8x5xf32>
   return %o, %dq, %dkt, %dv : tensor<2x4x8x5xf32>, tensor<2x4x8x16xf32>, tensor<2x4x16x6xf32>, tensor<2x4x6x5xf32>
+}
+
+// A GPT's heads: q, k and v are transposed slices of one [B, T, 3 H D]
+// projection (B 2, T 8, H 4, D 16), read there (offsets 0, 64, 128; pair
+// strides 1536 and 16; rows 192 apart, the keys' row stride 1: kt is read
+// as the keys); out is written in the order its transpose reads it ([B, T,
+// H, D]: rows 64 apart), and the gradient reads it, and the cotangent,
+// there. dq, dkt and dv are written in their transposes' order. No
+// transpose is left: each became a stride. (The layout tables: GPTF and
+// GPTB, checked with the others at the module's start.)
+// CHECK-LABEL: func.func @gpt
+// CHECK-SAME: (%[[QKV:.*]]: tensor<2x8x192xf32>, %[[MASK:.*]]: tensor<1x1x8x8xi1>, %[[DY:.*]]: tensor<2x8x4x16xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[OUTB:.*]] = memref.alloc() : memref<2x8x4x16xf32>
+// CHECK: bufferization.to_buffer %[[QKV]] read_only : tensor<2x8x192xf32>
+// CHECK: bufferization.to_buffer %[[QKV]] read_only
+// CHECK: bufferization.to_buffer %[[QKV]] read_only
+// CHECK: memref.get_global @[[GPTF]]
+// CHECK: call @lmc_rt_attention_f32(
+// CHECK: %[[OUTT:.*]] = bufferization.to_tensor %[[OUTB]] restrict writable : memref<2x8x4x16xf32> to tensor<2x8x4x16xf32>
+// CHECK: memref.alloc() : memref<2x8x4x16xf32>
+// CHECK: memref.alloc() : memref<2x8x4x16xf32>
+// CHECK: memref.alloc() : memref<2x8x4x16xf32>
+// CHECK: bufferization.to_buffer %[[OUTT]] read_only
+// CHECK: bufferization.to_buffer %[[DY]] read_only
+// CHECK: memref.get_global @[[GPTB]]
+// CHECK: call @lmc_rt_attention_grad_f32(
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[OUTT]]
+func.func @gpt(%qkv: tensor<2x8x192xf32>, %m: tensor<1x1x8x8xi1>, %dy: tensor<2x8x4x16xf32>)
+    -> (tensor<2x8x4x16xf32>, tensor<2x8x4x16xf32>, tensor<2x8x4x16xf32>, tensor<2x8x4x16xf32>) {
+  %qs = tensor.extract_slice %qkv[0, 0, 0] [2, 8, 64] [1, 1, 1] : tensor<2x8x192xf32> to tensor<2x8x64xf32>
+  %ks = tensor.extract_slice %qkv[0, 0, 64] [2, 8, 64] [1, 1, 1] : tensor<2x8x192xf32> to tensor<2x8x64xf32>
+  %vs = tensor.extract_slice %qkv[0, 0, 128] [2, 8, 64] [1, 1, 1] : tensor<2x8x192xf32> to tensor<2x8x64xf32>
+  %qh = tensor.expand_shape %qs [[0], [1], [2, 3]] output_shape [2, 8, 4, 16] : tensor<2x8x64xf32> into tensor<2x8x4x16xf32>
+  %kh = tensor.expand_shape %ks [[0], [1], [2, 3]] output_shape [2, 8, 4, 16] : tensor<2x8x64xf32> into tensor<2x8x4x16xf32>
+  %vh = tensor.expand_shape %vs [[0], [1], [2, 3]] output_shape [2, 8, 4, 16] : tensor<2x8x64xf32> into tensor<2x8x4x16xf32>
+  %e0 = tensor.empty() : tensor<2x4x8x16xf32>
+  %e1 = tensor.empty() : tensor<2x4x16x8xf32>
+  %e2 = tensor.empty() : tensor<2x8x4x16xf32>
+  %q = linalg.transpose ins(%qh : tensor<2x8x4x16xf32>) outs(%e0 : tensor<2x4x8x16xf32>) permutation = [0, 2, 1, 3]
+  %kt = linalg.transpose ins(%kh : tensor<2x8x4x16xf32>) outs(%e1 : tensor<2x4x16x8xf32>) permutation = [0, 2, 3, 1]
+  %v = linalg.transpose ins(%vh : tensor<2x8x4x16xf32>) outs(%e0 : tensor<2x4x8x16xf32>) permutation = [0, 2, 1, 3]
+  %o, %s = lmc.attention %q, %kt, %v, %m {scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>, tensor<2x4x8x16xf32>, tensor<1x1x8x8xi1> -> tensor<2x4x8x16xf32>, tensor<2x4x8x2xf32>
+  %ot = linalg.transpose ins(%o : tensor<2x4x8x16xf32>) outs(%e2 : tensor<2x8x4x16xf32>) permutation = [0, 2, 1, 3]
+  %g = linalg.transpose ins(%dy : tensor<2x8x4x16xf32>) outs(%e0 : tensor<2x4x8x16xf32>) permutation = [0, 2, 1, 3]
+  %dq, %dkt, %dv = lmc.attention_grad %q, %kt, %v, %m, %o, %s, %g {scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>, tensor<2x4x8x16xf32>, tensor<1x1x8x8xi1>, tensor<2x4x8x16xf32>, tensor<2x4x8x2xf32>, tensor<2x4x8x16xf32>
+  %dqt = linalg.transpose ins(%dq : tensor<2x4x8x16xf32>) outs(%e2 : tensor<2x8x4x16xf32>) permutation = [0, 2, 1, 3]
+  %dkh = linalg.transpose ins(%dkt : tensor<2x4x16x8xf32>) outs(%e2 : tensor<2x8x4x16xf32>) permutation = [0, 3, 1, 2]
+  %dvt = linalg.transpose ins(%dv : tensor<2x4x8x16xf32>) outs(%e2 : tensor<2x8x4x16xf32>) permutation = [0, 2, 1, 3]
+  return %ot, %dqt, %dkh, %dvt : tensor<2x8x4x16xf32>, tensor<2x8x4x16xf32>, tensor<2x8x4x16xf32>, tensor<2x8x4x16xf32>
 }

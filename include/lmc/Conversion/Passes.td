@@ -334,10 +334,15 @@ def LmcAttentionToRuntime : Pass<"lmc-attention-to-runtime", "::mlir::ModuleOp">
   let summary = "Lowers lmc.attention and lmc.attention_grad to runtime calls";
   let description = [{
     Each op becomes a call of `lmc_rt_attention_f32` /
-    `lmc_rt_attention_grad_f32` (runtime/kernels/attention.cpp) on its
-    operands' buffers (`bufferization.to_buffer`, read only) and fresh
-    result buffers (`memref.alloc`, back to tensors with
-    `bufferization.to_tensor restrict`). Run after the last CSE, right
+    `lmc_rt_attention_grad_f32` (runtime/kernels/attention.cpp) on
+    buffers (`bufferization.to_buffer`, read only) and fresh result
+    buffers (`memref.alloc`, back to tensors with
+    `bufferization.to_tensor restrict`), with a constant table of each
+    matrix's strides (`memref.global`): an operand made from a dense
+    tensor by `linalg.transpose`, reshapes and unit-stride
+    `tensor.extract_slice` is read in that tensor's buffer, a result that
+    a transpose reads is written in the transpose's order, and the
+    transposes are erased. Run after the last CSE, right
     before one-shot bufferization: CSE merges identical `to_buffer`s, and
     a merged read placed at the forward's call would let bufferization
     reuse the buffer before the backward's call reads it. f32 only (an

@@ -1,9 +1,14 @@
 //===- AttentionToRuntime.cpp - lmc.attention as runtime calls ------------===//
 //
 // The blocked computation (runtime/kernels/attention.cpp) has no linalg
-// form worth having: each op becomes one call on buffers — the operands'
-// own buffers read in place (identity layout; bufferization copies a view
-// first), the results in fresh buffers the arena plan places.
+// form worth having: each op becomes one call on buffers. An operand is
+// read where the dense tensor it is a view of lies (a GPT's heads are
+// transposed slices of its fused q/k/v projection: the kernel reads them
+// there, and the transposes, no longer read, go), and a result that a
+// transpose reads is written in the transpose's order into a fresh buffer
+// the arena plan places; the call gets each matrix's strides in a constant
+// table (lmc_rt_attention_layout, OperandViews.h). An operand no view
+// reaches is its own dense buffer (bufferization copies a view first).
 //
 // Run right before one-shot bufferization, after the last CSE: a
 // `bufferization.to_buffer` is pure, and CSE would merge the forward's and
@@ -16,7 +21,12 @@
 #include "lmc/Conversion/Passes.h"
 
 #include "../Common/RuntimeCalls.h"
+#include "OperandViews.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/SymbolTable.h"
 
 namespace lmc {
 #define GEN_PASS_DEF_LMCATTENTIONTORUNTIME
@@ -28,85 +38,279 @@ using namespace mlir;
 namespace lmc {
 namespace {
 
+using attention::MatrixLayout;
+using attention::View;
+
 constexpr llvm::StringLiteral kForward = "lmc_rt_attention_f32";
 constexpr llvm::StringLiteral kBackward = "lmc_rt_attention_grad_f32";
+
+/// The layout table's matrices, in lmc_rt_attention_layout's order.
+enum Matrix { Q, Kt, V, Out, Dout, Dq, Dkt, Dv, kMatrices };
 
 MemRefType bufferType(Type tensor) {
   auto type = cast<RankedTensorType>(tensor);
   return MemRefType::get(type.getShape(), type.getElementType());
 }
 
-/// Builds the call: `inputs` read in place, one fresh buffer per result
-/// type, then the sizes; returns the results as tensors.
-SmallVector<Value> callRuntime(OpBuilder &b, Operation *op, StringRef callee,
-                               ValueRange inputs, TypeRange resultTypes,
-                               ArrayRef<int64_t> sizes, float scale) {
-  Location loc = op->getLoc();
-  MLIRContext *ctx = b.getContext();
-  Type ptr = LLVM::LLVMPointerType::get(ctx);
-  SmallVector<Value> args;
-  SmallVector<Type> argTypes;
-  for (Value input : inputs) {
-    Value buffer = bufferization::ToBufferOp::create(
-        b, loc, bufferType(input.getType()), input,
-        /*read_only=*/true);
-    args.push_back(bufferPointer(b, loc, buffer));
+/// Whether the kernel can take matrix `m` laid out by `view` (its last
+/// two dimensions the matrix): rows of contiguous elements, or for the
+/// transposed keys contiguous rows either way.
+bool kernelReads(Matrix m, const View &view) {
+  int64_t rank = int64_t(view.strides.size());
+  bool rowsDense = view.strides[rank - 1] == 1;
+  return rowsDense || ((m == Kt || m == Dkt) && view.strides[rank - 2] == 1);
+}
+
+/// A result buffer: dense in the order of the one transpose that reads the
+/// result (its other readers, if any, attention_grad ops), else dense.
+struct ResultBuffer {
+  Value buffer;
+  View view;                        // the result's elements in `buffer`
+  linalg::TransposeOp reorderedFor; // the transpose it replaces, if any
+};
+
+ResultBuffer resultBuffer(OpBuilder &b, Location loc, Value result) {
+  linalg::TransposeOp transpose;
+  for (Operation *user : result.getUsers()) {
+    if (isa<AttentionGradOp>(user))
+      continue;
+    auto t = dyn_cast<linalg::TransposeOp>(user);
+    if (!t || transpose || !t.hasPureTensorSemantics() ||
+        t.getInput() != result) {
+      transpose = nullptr;
+      break;
+    }
+    transpose = t;
+  }
+  if (transpose && llvm::any_of(result.getUsers(), [&](Operation *user) {
+        return !isa<AttentionGradOp>(user) && user != transpose;
+      }))
+    transpose = nullptr;
+  if (!transpose) {
+    Value buffer = memref::AllocOp::create(b, loc, bufferType(result.getType()));
+    return {buffer, View{result, 0, attention::denseStrides(
+                                        bufferType(result.getType()).getShape())},
+            nullptr};
+  }
+  Type type = transpose.getResult()[0].getType();
+  Value buffer = memref::AllocOp::create(b, loc, bufferType(type));
+  SmallVector<int64_t> dense =
+      attention::denseStrides(bufferType(type).getShape());
+  SmallVector<int64_t> strides(dense.size());
+  for (auto [i, from] : llvm::enumerate(transpose.getPermutation()))
+    strides[from] = dense[i];
+  return {buffer, View{result, 0, strides}, transpose};
+}
+
+/// The constant table lmc_rt_attention_layout, as a private global of the
+/// module, and its address.
+Value layoutTable(OpBuilder &b, Location loc, ModuleOp module,
+                  const int64_t pairs[2],
+                  ArrayRef<std::optional<MatrixLayout>> matrices) {
+  SmallVector<int64_t> values{pairs[0], pairs[1]};
+  for (const std::optional<MatrixLayout> &m : matrices) {
+    MatrixLayout l = m.value_or(MatrixLayout{0, {0, 0}, 0, 0});
+    values.append({l.offset, l.pair[0], l.pair[1], l.row, l.col});
+  }
+  auto type = MemRefType::get({int64_t(values.size())}, b.getI64Type());
+  auto init = DenseIntElementsAttr::get(
+      RankedTensorType::get(type.getShape(), b.getI64Type()), values);
+  OpBuilder detached(b.getContext());
+  auto table = memref::GlobalOp::create(
+      detached, loc, "__lmc_attention_layout", b.getStringAttr("private"),
+      type, init, /*constant=*/true, /*alignment=*/IntegerAttr());
+  // At the module's start, renamed if the name is taken.
+  SymbolTable(module).insert(table, module.getBody()->begin());
+  Value address = memref::GetGlobalOp::create(b, loc, type, table.getName());
+  return bufferPointer(b, loc, address);
+}
+
+struct Lowering {
+  ModuleOp module;
+  /// Transposes, reshapes and slices the calls read through: erased when
+  /// nothing else reads them.
+  SmallVector<Operation *> lookedThrough;
+
+  /// Lowers `op` (lmc.attention or lmc.attention_grad) to a call of
+  /// `callee` with `inputs` in the callee's order (a matrix of the layout
+  /// table, or a dense operand: the mask, the stats), then the results (the
+  /// first `resultMatrices.size()` matrices, the rest dense: the stats),
+  /// the table, the sizes and the scale.
+  void lower(Operation *op, StringRef callee,
+             ArrayRef<std::pair<Value, std::optional<Matrix>>> inputs,
+             ArrayRef<Matrix> resultMatrices, float scale) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    SmallVector<Value> matrices;
+    SmallVector<Matrix> inputMatrices;
+    for (auto [value, m] : inputs)
+      if (m) {
+        matrices.push_back(value);
+        inputMatrices.push_back(*m);
+      }
+    auto qType = cast<RankedTensorType>(op->getOperand(0).getType());
+    ArrayRef<int64_t> batchShape = qType.getShape().drop_back(2);
+
+    // Where each input and result lies: views where the kernel can read
+    // them, dense otherwise.
+    SmallVector<View> views;
+    SmallVector<SmallVector<Operation *>> chains;
+    for (auto [value, m] : llvm::zip(matrices, inputMatrices)) {
+      SmallVector<Operation *> chain;
+      View view = attention::viewOf(value, &chain);
+      if (!kernelReads(m, view)) {
+        view = View{value, 0,
+                    attention::denseStrides(bufferType(value.getType())
+                                                .getShape())};
+        chain.clear();
+      }
+      views.push_back(view);
+      chains.push_back(chain);
+    }
+    SmallVector<ResultBuffer> results;
+    for (auto [result, m] :
+         llvm::zip(op->getResults().take_front(resultMatrices.size()),
+                   resultMatrices)) {
+      results.push_back(resultBuffer(b, loc, result));
+      if (!kernelReads(m, results.back().view)) {
+        results.back().buffer.getDefiningOp()->erase();
+        Value buffer = memref::AllocOp::create(b, loc, bufferType(result.getType()));
+        results.back() = {buffer,
+                          View{result, 0,
+                               attention::denseStrides(
+                                   bufferType(result.getType()).getShape())},
+                          nullptr};
+      }
+    }
+    SmallVector<View> all(views);
+    for (const ResultBuffer &r : results)
+      all.push_back(r.view);
+    int64_t pairs[2];
+    std::optional<SmallVector<MatrixLayout>> layouts =
+        attention::pairLayouts(batchShape, all, pairs);
+    if (!layouts) { // some view's batch strides do not nest: all dense
+      for (auto [value, view, chain] : llvm::zip(matrices, views, chains)) {
+        view = View{value, 0,
+                    attention::denseStrides(bufferType(value.getType())
+                                                .getShape())};
+        chain.clear();
+      }
+      for (auto [result, r] : llvm::zip(op->getResults(), results)) {
+        if (!r.reorderedFor)
+          continue;
+        r.buffer.getDefiningOp()->erase();
+        r = {memref::AllocOp::create(b, loc, bufferType(result.getType())),
+             View{result, 0,
+                  attention::denseStrides(
+                      bufferType(result.getType()).getShape())},
+             nullptr};
+      }
+      all.assign(views.begin(), views.end());
+      for (const ResultBuffer &r : results)
+        all.push_back(r.view);
+      layouts = attention::pairLayouts(batchShape, all, pairs);
+    }
+    SmallVector<std::optional<MatrixLayout>> table(kMatrices);
+    SmallVector<Matrix> order(inputMatrices);
+    order.append(resultMatrices.begin(), resultMatrices.end());
+    for (auto [m, layout] : llvm::zip(order, *layouts))
+      table[m] = layout;
+
+    // The call: input pointers (roots, read only), extras (mask, stats),
+    // result pointers, the layout table, the sizes and the scale.
+    Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+    SmallVector<Value> args;
+    SmallVector<Type> argTypes;
+    auto readOnly = [&](Value tensor) {
+      Value buffer = bufferization::ToBufferOp::create(
+          b, loc, bufferType(tensor.getType()), tensor, /*read_only=*/true);
+      args.push_back(bufferPointer(b, loc, buffer));
+      argTypes.push_back(ptr);
+    };
+    for (size_t i = 0, next = 0; i < inputs.size(); ++i)
+      readOnly(inputs[i].second ? views[next++].root : inputs[i].first);
+    SmallVector<Value> extraResults;
+    for (Type type : TypeRange(op->getResultTypes()).drop_front(resultMatrices.size()))
+      extraResults.push_back(memref::AllocOp::create(b, loc, bufferType(type)));
+    for (const ResultBuffer &r : results) {
+      args.push_back(bufferPointer(b, loc, r.buffer));
+      argTypes.push_back(ptr);
+    }
+    for (Value buffer : extraResults) {
+      args.push_back(bufferPointer(b, loc, buffer));
+      argTypes.push_back(ptr);
+    }
+    args.push_back(layoutTable(b, loc, module, pairs, table));
     argTypes.push_back(ptr);
-  }
-  SmallVector<Value> buffers;
-  for (Type type : resultTypes) {
-    buffers.push_back(memref::AllocOp::create(b, loc, bufferType(type)));
-    args.push_back(bufferPointer(b, loc, buffers.back()));
-    argTypes.push_back(ptr);
-  }
-  for (int64_t size : sizes) {
-    args.push_back(arith::ConstantIntOp::create(b, loc, size, 64));
-    argTypes.push_back(b.getI64Type());
-  }
-  args.push_back(arith::ConstantOp::create(b, loc,
-                                           b.getF32FloatAttr(scale)));
-  argTypes.push_back(b.getF32Type());
-  auto module = op->getParentOfType<ModuleOp>();
-  func::CallOp::create(
-      b, loc,
-      declareRuntimeFunction(module, b, callee,
-                             b.getFunctionType(argTypes, {})),
-      args);
-  SmallVector<Value> results;
-  for (auto [buffer, type] : llvm::zip(buffers, resultTypes))
-    results.push_back(bufferization::ToTensorOp::create(
-        b, loc, type, buffer, /*restrict=*/true, /*writable=*/true));
-  return results;
-}
+    ArrayRef<int64_t> qShape = qType.getShape();
+    ArrayRef<int64_t> vShape =
+        cast<RankedTensorType>(op->getOperand(2).getType()).getShape();
+    for (int64_t size : {qShape[qShape.size() - 2], vShape[vShape.size() - 2],
+                         qShape.back(), vShape.back()}) {
+      args.push_back(arith::ConstantIntOp::create(b, loc, size, 64));
+      argTypes.push_back(b.getI64Type());
+    }
+    args.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(scale)));
+    argTypes.push_back(b.getF32Type());
+    func::CallOp::create(
+        b, loc,
+        declareRuntimeFunction(module, b, callee,
+                               b.getFunctionType(argTypes, {})),
+        args);
 
-/// pairs (the batch dimensions' product), T, S, D, Dv.
-SmallVector<int64_t> sizesOf(Value q, Value v) {
-  ArrayRef<int64_t> qShape = cast<RankedTensorType>(q.getType()).getShape();
-  ArrayRef<int64_t> vShape = cast<RankedTensorType>(v.getType()).getShape();
-  int64_t pairs = 1;
-  for (int64_t d : qShape.drop_back(2))
-    pairs *= d;
-  return {pairs, qShape[qShape.size() - 2], vShape[vShape.size() - 2],
-          qShape.back(), vShape.back()};
-}
+    // The results as tensors: a reordered one replaces its transpose, and
+    // the gradient ops that read it read it through the inverse transpose
+    // (which their own lowering looks through).
+    for (auto [result, r] : llvm::zip(op->getResults(), results)) {
+      if (!r.reorderedFor) {
+        result.replaceAllUsesWith(bufferization::ToTensorOp::create(
+            b, loc, result.getType(), r.buffer, /*restrict=*/true,
+            /*writable=*/true));
+        continue;
+      }
+      Value reordered = bufferization::ToTensorOp::create(
+          b, loc, r.reorderedFor.getResult()[0].getType(), r.buffer,
+          /*restrict=*/true, /*writable=*/true);
+      SmallVector<int64_t> inverse(r.reorderedFor.getPermutation().size());
+      for (auto [i, from] : llvm::enumerate(r.reorderedFor.getPermutation()))
+        inverse[from] = int64_t(i);
+      r.reorderedFor.getResult()[0].replaceAllUsesWith(reordered);
+      r.reorderedFor.erase();
+      if (!result.use_empty()) {
+        auto type = cast<RankedTensorType>(result.getType());
+        Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                             type.getElementType());
+        Value back = linalg::TransposeOp::create(b, loc, reordered, init,
+                                                 inverse)
+                         .getResult()[0];
+        result.replaceAllUsesWith(back);
+      }
+    }
+    for (auto [result, buffer] :
+         llvm::zip(op->getResults().drop_front(resultMatrices.size()),
+                   extraResults))
+      result.replaceAllUsesWith(bufferization::ToTensorOp::create(
+          b, loc, result.getType(), buffer, /*restrict=*/true,
+          /*writable=*/true));
+    for (const SmallVector<Operation *> &chain : chains)
+      lookedThrough.append(chain.begin(), chain.end());
+  }
 
-void lower(AttentionOp op) {
-  OpBuilder b(op);
-  op->replaceAllUsesWith(callRuntime(
-      b, op, kForward, {op.getQ(), op.getKt(), op.getV(), op.getMask()},
-      op->getResultTypes(), sizesOf(op.getQ(), op.getV()),
-      op.getScale().convertToFloat()));
-}
-
-void lower(AttentionGradOp op) {
-  OpBuilder b(op);
-  op->replaceAllUsesWith(callRuntime(
-      b, op, kBackward,
-      {op.getQ(), op.getKt(), op.getV(), op.getMask(), op.getOut(),
-       op.getStats(), op.getDout()},
-      op->getResultTypes(), sizesOf(op.getQ(), op.getV()),
-      op.getScale().convertToFloat()));
-}
+  /// Erases the looked-through ops nothing reads any more (users first).
+  void eraseUnread() {
+    bool erased = true;
+    llvm::SmallPtrSet<Operation *, 16> gone;
+    while (erased) {
+      erased = false;
+      for (Operation *op : lookedThrough)
+        if (!gone.contains(op) && op->use_empty()) {
+          gone.insert(op);
+          op->erase();
+          erased = true;
+        }
+    }
+  }
+};
 
 struct AttentionToRuntime
     : public impl::LmcAttentionToRuntimeBase<AttentionToRuntime> {
@@ -117,18 +321,38 @@ struct AttentionToRuntime
       if (isa<AttentionOp, AttentionGradOp>(op))
         ops.push_back(op);
     });
+    Lowering lowering{getOperation(), {}};
+    // In order: a forward's reordered result reaches its gradient op as a
+    // transpose that the gradient's lowering then looks through.
     for (Operation *op : ops) {
       auto type = cast<RankedTensorType>(op->getOperand(0).getType());
       if (!type.getElementType().isF32()) {
         op->emitError("lmc runs '") << op->getName() << "' on f32 only";
         return signalPassFailure();
       }
-      if (auto attention = dyn_cast<AttentionOp>(op))
-        lower(attention);
-      else
-        lower(cast<AttentionGradOp>(op));
+      constexpr std::optional<Matrix> dense = std::nullopt;
+      if (auto forward = dyn_cast<AttentionOp>(op)) {
+        lowering.lower(op, kForward,
+                       {{forward.getQ(), Q},
+                        {forward.getKt(), Kt},
+                        {forward.getV(), V},
+                        {forward.getMask(), dense}},
+                       {Out}, forward.getScale().convertToFloat());
+      } else {
+        auto grad = cast<AttentionGradOp>(op);
+        lowering.lower(op, kBackward,
+                       {{grad.getQ(), Q},
+                        {grad.getKt(), Kt},
+                        {grad.getV(), V},
+                        {grad.getMask(), dense},
+                        {grad.getOut(), Out},
+                        {grad.getStats(), dense},
+                        {grad.getDout(), Dout}},
+                       {Dq, Dkt, Dv}, grad.getScale().convertToFloat());
+      }
       op->erase();
     }
+    lowering.eraseUnread();
   }
 };
 

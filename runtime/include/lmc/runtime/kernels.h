@@ -1,7 +1,8 @@
 //===- kernels.h - Runtime kernels called by compiled model code ---------===//
 //
-// C ABI: compiled model objects call these by name. All matrices are dense,
-// row-major; batch strides are the dense matrix sizes.
+// C ABI: compiled model objects call these by name. Matrices are dense and
+// row-major, batch strides the dense matrix sizes, except where a kernel
+// takes a layout (attention).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LMC_RUNTIME_KERNELS_H
@@ -39,26 +40,49 @@ void lmc_rt_matmul_f16(const uint16_t *A, const uint16_t *B, float *C,
                        int64_t batch, int64_t M, int64_t N, int64_t K,
                        int64_t transA, int64_t transB, int64_t accumulate);
 
-/// Masked attention (lmc.attention), for each of `pairs` (batch, head)
-/// pairs b: out[b] = softmax(select(mask, -inf, scale * q[b] kt[b])) v[b],
-/// q[b] T x D, kt[b] D x S (the keys transposed), v[b] S x Dv, mask T x S
-/// bytes (non-zero: masked) shared by all pairs, out[b] T x Dv; stats[b]
-/// T x 2 receives each row's softmax maximum and sum of exponentials. Key
-/// blocks a block of query rows cannot see are skipped. A row with every
-/// key masked is NaN. Results do not depend on the thread count.
+/// Where one operand or result of masked attention lies: element (i, j)
+/// of pair (p0, p1) at `offset + p0 * pair[0] + p1 * pair[1] + i * row +
+/// j * col` elements from its pointer, so that the compiler hands the
+/// kernel views (the heads inside a fused q/k/v projection, transposed)
+/// instead of copying them into dense [pairs, rows, cols] blocks. `col` is
+/// 1 for q, v, out, dout, dq and dv; kt and dkt have `col` 1 (stored
+/// [D, S]) or `row` 1 (stored as the keys, [S, D]).
+typedef struct {
+  int64_t offset, pair[2], row, col;
+} lmc_rt_matrix_layout;
+
+/// The (batch, head) pairs, pairs[0] x pairs[1] enumerated row-major (pair
+/// p is (p / pairs[1], p % pairs[1]); stats are dense, pair p's at p T 2),
+/// and where each matrix lies. The forward reads q, kt, v and out only.
+typedef struct {
+  int64_t pairs[2];
+  lmc_rt_matrix_layout q, kt, v, out, dout, dq, dkt, dv;
+} lmc_rt_attention_layout;
+
+/// Masked attention (lmc.attention), for each (batch, head) pair b:
+/// out[b] = softmax(select(mask, -inf, scale * q[b] kt[b])) v[b], q[b]
+/// T x D, kt[b] D x S (the keys transposed), v[b] S x Dv, mask T x S bytes
+/// (non-zero: masked) shared by all pairs, out[b] T x Dv, each where
+/// `layout` puts it; stats[b] T x 2 receives each row's softmax maximum and
+/// sum of exponentials. Key blocks a block of query rows cannot see are
+/// skipped. A row with every key masked is NaN. Results do not depend on
+/// the thread count.
 void lmc_rt_attention_f32(const float *q, const float *kt, const float *v,
                           const uint8_t *mask, float *out, float *stats,
-                          int64_t pairs, int64_t T, int64_t S, int64_t D,
-                          int64_t Dv, float scale);
+                          const lmc_rt_attention_layout *layout, int64_t T,
+                          int64_t S, int64_t D, int64_t Dv, float scale);
 
 /// The gradient of lmc_rt_attention_f32 from its operands, results and the
-/// cotangent dout of out: dq, dkt and dv (each the shape of its operand).
+/// cotangent dout of out: dq, dkt and dv (each the shape of its operand,
+/// where `layout` puts it).
 void lmc_rt_attention_grad_f32(const float *q, const float *kt,
                                const float *v, const uint8_t *mask,
                                const float *out, const float *stats,
                                const float *dout, float *dq, float *dkt,
-                               float *dv, int64_t pairs, int64_t T, int64_t S,
-                               int64_t D, int64_t Dv, float scale);
+                               float *dv,
+                               const lmc_rt_attention_layout *layout,
+                               int64_t T, int64_t S, int64_t D, int64_t Dv,
+                               float scale);
 
 /// Copies `bytes` from `src` (a constant table in the executable) to `dst`
 /// (a buffer of the step): memcpy here; the CUDA support library replaces

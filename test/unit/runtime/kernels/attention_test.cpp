@@ -4,7 +4,8 @@
 // reference: causal and arbitrary masks, more than one block of query
 // rows, a row with every key masked (NaN, as the unfused softmax gives it;
 // its gradient is NaN everywhere, there as here, so it is checked forward
-// only), and the same bits on 1 and 2 threads.
+// only), views inside a fused projection against dense blocks, and the
+// same bits on 1 and 2 threads.
 #include "lmc/runtime/kernels.h"
 
 #include <gtest/gtest.h>
@@ -74,12 +75,23 @@ struct Result {
   std::vector<float> out, stats, dq, dkt, dv;
 };
 
+/// Every matrix dense, [pairs, rows, cols].
+lmc_rt_attention_layout denseLayout(const Problem &p) {
+  auto dense = [&](int64_t rows, int64_t cols) {
+    return lmc_rt_matrix_layout{0, {0, rows * cols}, cols, 1};
+  };
+  lmc_rt_matrix_layout q = dense(p.T, p.D), kt = dense(p.D, p.S),
+                       v = dense(p.S, p.Dv), out = dense(p.T, p.Dv);
+  return {{1, p.pairs}, q, kt, v, out, out, q, kt, v};
+}
+
 Result run(const Problem &p, const std::vector<float> &dout) {
+  const lmc_rt_attention_layout layout = denseLayout(p);
   Result r;
   r.out.resize(size_t(p.pairs * p.T * p.Dv));
   r.stats.resize(size_t(p.pairs * p.T * 2));
   lmc_rt_attention_f32(p.q.data(), p.kt.data(), p.v.data(), p.mask.data(),
-                       r.out.data(), r.stats.data(), p.pairs, p.T, p.S, p.D,
+                       r.out.data(), r.stats.data(), &layout, p.T, p.S, p.D,
                        p.Dv, p.scale);
   // NaN before the call: every gradient entry must be written.
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -89,7 +101,7 @@ Result run(const Problem &p, const std::vector<float> &dout) {
   lmc_rt_attention_grad_f32(p.q.data(), p.kt.data(), p.v.data(),
                             p.mask.data(), r.out.data(), r.stats.data(),
                             dout.data(), r.dq.data(), r.dkt.data(),
-                            r.dv.data(), p.pairs, p.T, p.S, p.D, p.Dv,
+                            r.dv.data(), &layout, p.T, p.S, p.D, p.Dv,
                             p.scale);
   return r;
 }
@@ -237,6 +249,91 @@ TEST(Attention, NaNScoreReachesOnlyItsRow) {
     for (int64_t c = 0; c < p.Dv; ++c)
       EXPECT_EQ(std::isnan(r.out[size_t(i * p.Dv + c)]), i == 65)
           << "out[" << i << ", " << c << "]";
+}
+
+/// A GPT's layout: q, k and v of pair (b, h) inside one [B, T, 3, H, D]
+/// projection (the keys untransposed: kt's row stride 1), out and dout
+/// [B, T, H, D], dq, dk and dv into one [B, T, 3, H, D] buffer as the
+/// projection's gradient, each row followed by `pad` unused floats. The
+/// same values as with dense blocks.
+void checkViewsOfAFusedProjection(int64_t pad) {
+  std::mt19937 rng(31);
+  const int64_t B = 2, H = 3, T = 70, D = 8;
+  Problem p = makeProblem(B * H, T, T, D, D, rng);
+  p.mask = causal(T, T);
+  std::vector<float> dout(size_t(B * H * T * D));
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (float &e : dout)
+    e = dist(rng);
+  const Result want = run(p, dout);
+
+  // Element (b, t, which, h, d) of the projection and of its gradient;
+  // (b, t, h, d) of out and dout.
+  const int64_t projRow = 3 * H * D + pad, headsRow = H * D + pad;
+  auto proj = [&](int64_t b, int64_t t, int64_t which, int64_t h, int64_t d) {
+    return size_t((b * T + t) * projRow + (which * H + h) * D + d);
+  };
+  auto heads = [&](int64_t b, int64_t t, int64_t h, int64_t d) {
+    return size_t((b * T + t) * headsRow + h * D + d);
+  };
+  std::vector<float> qkv(size_t(B * T * projRow)),
+      doutHeads(size_t(B * T * headsRow));
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t t = 0; t < T; ++t)
+        for (int64_t d = 0; d < D; ++d) {
+          int64_t pair = b * H + h;
+          qkv[proj(b, t, 0, h, d)] = p.q[size_t((pair * T + t) * D + d)];
+          qkv[proj(b, t, 1, h, d)] = p.kt[size_t((pair * D + d) * T + t)];
+          qkv[proj(b, t, 2, h, d)] = p.v[size_t((pair * T + t) * D + d)];
+          doutHeads[heads(b, t, h, d)] = dout[size_t((pair * T + t) * D + d)];
+        }
+  auto slice = [&](int64_t which) {
+    return lmc_rt_matrix_layout{which * H * D, {T * projRow, D}, projRow, 1};
+  };
+  const lmc_rt_matrix_layout q = slice(0), k = slice(1), v = slice(2),
+                             kt{k.offset, {k.pair[0], k.pair[1]}, 1, k.row},
+                             out{0, {T * headsRow, D}, headsRow, 1};
+  const lmc_rt_attention_layout layout{{B, H}, q, kt, v, out, out, q, kt, v};
+
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> outHeads(doutHeads.size(), nan),
+      stats(size_t(B * H * T * 2), nan), grad(qkv.size(), nan);
+  lmc_rt_attention_f32(qkv.data(), qkv.data(), qkv.data(), p.mask.data(),
+                       outHeads.data(), stats.data(), &layout, T, T, D, D,
+                       p.scale);
+  lmc_rt_attention_grad_f32(qkv.data(), qkv.data(), qkv.data(),
+                            p.mask.data(), outHeads.data(), stats.data(),
+                            doutHeads.data(), grad.data(), grad.data(),
+                            grad.data(), &layout, T, T, D, D, p.scale);
+  auto near = [](float got, float expected) {
+    return std::fabs(got - expected) <= 1e-5f * (1 + std::fabs(expected));
+  };
+  // The keys are read untransposed: the score sums may round differently.
+  for (size_t i = 0; i < stats.size(); ++i)
+    EXPECT_PRED2(near, stats[i], want.stats[i]) << "stats[" << i << "]";
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t t = 0; t < T; ++t)
+        for (int64_t d = 0; d < D; ++d) {
+          size_t dense = size_t(((b * H + h) * T + t) * D + d);
+          size_t denseKt = size_t(((b * H + h) * D + d) * T + t);
+          EXPECT_PRED2(near, outHeads[heads(b, t, h, d)], want.out[dense]);
+          EXPECT_PRED2(near, grad[proj(b, t, 0, h, d)], want.dq[dense]);
+          EXPECT_PRED2(near, grad[proj(b, t, 1, h, d)], want.dkt[denseKt]);
+          EXPECT_PRED2(near, grad[proj(b, t, 2, h, d)], want.dv[dense]);
+        }
+}
+
+// Rows 72 and 24 floats apart: the kernel reads and writes them in place.
+TEST(Attention, StridedViewsOfAFusedProjection) {
+  checkViewsOfAFusedProjection(0);
+}
+
+// Rows over 4000 floats apart (each matrix spans more than 1 MiB): the
+// kernel copies each pair's operands dense and its results out.
+TEST(Attention, ViewsWithRowsFarApartAreCopied) {
+  checkViewsOfAFusedProjection(4000);
 }
 
 TEST(Attention, SameBitsOnOneAndTwoThreads) {
