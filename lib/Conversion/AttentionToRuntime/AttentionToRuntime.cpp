@@ -61,37 +61,40 @@ bool kernelReads(Matrix m, const View &view) {
   return rowsDense || ((m == Kt || m == Dkt) && view.strides[rank - 2] == 1);
 }
 
-/// A result buffer: dense in the order of the one transpose that reads the
-/// result (its other readers, if any, attention_grad ops), else dense.
+/// A result's buffer and where the result's elements lie in it.
 struct ResultBuffer {
   Value buffer;
-  View view;                        // the result's elements in `buffer`
+  View view;
   linalg::TransposeOp reorderedFor; // the transpose it replaces, if any
 };
 
-ResultBuffer resultBuffer(OpBuilder &b, Location loc, Value result) {
+ResultBuffer denseResult(OpBuilder &b, Location loc, Value result) {
+  return {memref::AllocOp::create(b, loc, bufferType(result.getType())),
+          attention::denseView(result), nullptr};
+}
+
+/// The transpose that reads `result` when it is the one reader besides
+/// attention_grad ops.
+linalg::TransposeOp soleTranspose(Value result) {
   linalg::TransposeOp transpose;
   for (Operation *user : result.getUsers()) {
     if (isa<AttentionGradOp>(user))
       continue;
     auto t = dyn_cast<linalg::TransposeOp>(user);
     if (!t || transpose || !t.hasPureTensorSemantics() ||
-        t.getInput() != result) {
-      transpose = nullptr;
-      break;
-    }
+        t.getInput() != result)
+      return nullptr;
     transpose = t;
   }
-  if (transpose && llvm::any_of(result.getUsers(), [&](Operation *user) {
-        return !isa<AttentionGradOp>(user) && user != transpose;
-      }))
-    transpose = nullptr;
-  if (!transpose) {
-    Value buffer = memref::AllocOp::create(b, loc, bufferType(result.getType()));
-    return {buffer, View{result, 0, attention::denseStrides(
-                                        bufferType(result.getType()).getShape())},
-            nullptr};
-  }
+  return transpose;
+}
+
+/// `result`'s buffer: dense in the order of the transpose that reads it
+/// (soleTranspose), else dense in its own.
+ResultBuffer resultBuffer(OpBuilder &b, Location loc, Value result) {
+  linalg::TransposeOp transpose = soleTranspose(result);
+  if (!transpose)
+    return denseResult(b, loc, result);
   Type type = transpose.getResult()[0].getType();
   Value buffer = memref::AllocOp::create(b, loc, bufferType(type));
   SmallVector<int64_t> dense =
@@ -159,9 +162,7 @@ struct Lowering {
       SmallVector<Operation *> chain;
       View view = attention::viewOf(value, &chain);
       if (!kernelReads(m, view)) {
-        view = View{value, 0,
-                    attention::denseStrides(bufferType(value.getType())
-                                                .getShape())};
+        view = attention::denseView(value);
         chain.clear();
       }
       views.push_back(view);
@@ -171,44 +172,32 @@ struct Lowering {
     for (auto [result, m] :
          llvm::zip(op->getResults().take_front(resultMatrices.size()),
                    resultMatrices)) {
-      results.push_back(resultBuffer(b, loc, result));
-      if (!kernelReads(m, results.back().view)) {
-        results.back().buffer.getDefiningOp()->erase();
-        Value buffer = memref::AllocOp::create(b, loc, bufferType(result.getType()));
-        results.back() = {buffer,
-                          View{result, 0,
-                               attention::denseStrides(
-                                   bufferType(result.getType()).getShape())},
-                          nullptr};
+      ResultBuffer r = resultBuffer(b, loc, result);
+      if (!kernelReads(m, r.view)) {
+        r.buffer.getDefiningOp()->erase();
+        r = denseResult(b, loc, result);
       }
+      results.push_back(r);
     }
-    SmallVector<View> all(views);
-    for (const ResultBuffer &r : results)
-      all.push_back(r.view);
+    auto allViews = [&] {
+      SmallVector<View> all(views);
+      for (const ResultBuffer &r : results)
+        all.push_back(r.view);
+      return all;
+    };
     int64_t pairs[2];
     std::optional<SmallVector<MatrixLayout>> layouts =
-        attention::pairLayouts(batchShape, all, pairs);
+        attention::pairLayouts(batchShape, allViews(), pairs);
     if (!layouts) { // some view's batch strides do not nest: all dense
       for (auto [value, view, chain] : llvm::zip(matrices, views, chains)) {
-        view = View{value, 0,
-                    attention::denseStrides(bufferType(value.getType())
-                                                .getShape())};
+        view = attention::denseView(value);
         chain.clear();
       }
       for (auto [result, r] : llvm::zip(op->getResults(), results)) {
-        if (!r.reorderedFor)
-          continue;
         r.buffer.getDefiningOp()->erase();
-        r = {memref::AllocOp::create(b, loc, bufferType(result.getType())),
-             View{result, 0,
-                  attention::denseStrides(
-                      bufferType(result.getType()).getShape())},
-             nullptr};
+        r = denseResult(b, loc, result);
       }
-      all.assign(views.begin(), views.end());
-      for (const ResultBuffer &r : results)
-        all.push_back(r.view);
-      layouts = attention::pairLayouts(batchShape, all, pairs);
+      layouts = attention::pairLayouts(batchShape, allViews(), pairs);
     }
     SmallVector<std::optional<MatrixLayout>> table(kMatrices);
     SmallVector<Matrix> order(inputMatrices);
@@ -230,8 +219,9 @@ struct Lowering {
     for (size_t i = 0, next = 0; i < inputs.size(); ++i)
       readOnly(inputs[i].second ? views[next++].root : inputs[i].first);
     SmallVector<Value> extraResults;
-    for (Type type : TypeRange(op->getResultTypes()).drop_front(resultMatrices.size()))
-      extraResults.push_back(memref::AllocOp::create(b, loc, bufferType(type)));
+    for (Value result : op->getResults().drop_front(resultMatrices.size()))
+      extraResults.push_back(
+          memref::AllocOp::create(b, loc, bufferType(result.getType())));
     for (const ResultBuffer &r : results) {
       args.push_back(bufferPointer(b, loc, r.buffer));
       argTypes.push_back(ptr);

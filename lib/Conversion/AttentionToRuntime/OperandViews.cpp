@@ -16,15 +16,12 @@ SmallVector<int64_t> denseStrides(ArrayRef<int64_t> shape) {
   return strides;
 }
 
+View denseView(Value value) {
+  return {value, 0,
+          denseStrides(cast<RankedTensorType>(value.getType()).getShape())};
+}
+
 namespace {
-
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
-
-View dense(Value value) {
-  return {value, 0, denseStrides(shapeOf(value))};
-}
 
 /// The op `value` is made from when it is one the views look through, with
 /// the value it reads.
@@ -109,7 +106,7 @@ View viewOf(Value value, SmallVectorImpl<Operation *> *chain) {
     ops.push_back(def);
     root = source;
   }
-  View view = dense(root);
+  View view = denseView(root);
   // From the dense tensor outward; where a step is not strided, its result
   // is the new dense start (bufferization copies it there).
   size_t kept = ops.size();
@@ -119,7 +116,7 @@ View viewOf(Value value, SmallVectorImpl<Operation *> *chain) {
       view = *next;
       continue;
     }
-    view = dense(ops[i]->getResult(0));
+    view = denseView(ops[i]->getResult(0));
     kept = i;
   }
   if (chain)

@@ -30,6 +30,9 @@ struct View {
 /// Row-major strides of `shape`.
 llvm::SmallVector<int64_t> denseStrides(llvm::ArrayRef<int64_t> shape);
 
+/// `value` as its own dense buffer.
+View denseView(mlir::Value value);
+
 /// `value` as a view of the dense tensor it is made from through
 /// linalg.transpose, tensor.expand_shape, tensor.collapse_shape (of
 /// dimensions the view keeps contiguous) and unit-stride
