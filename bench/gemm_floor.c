@@ -7,7 +7,13 @@
  * faster through these libraries: bench.py reports it as the floor under
  * lmc's step time. With --per-shape it first prints, for each distinct
  * shape, its line, its count and both libraries' times in milliseconds
- * (bench/gemm_libraries.sh). */
+ * (bench/gemm_libraries.sh). With --parts it instead prints, for each
+ * distinct shape, oneDNN's time on the calling thread as one call and cut
+ * into 2, 4, 8 and 16 parts of C's larger extent, as lmc's runtime cuts
+ * it for its threads (runtime/kernels/matmul_parts.h), the parts one after
+ * another (parts under 128 rows or columns are not timed): what a part
+ * budget above the thread count costs, each part repacking the other
+ * operand (bench/gemm_libraries.sh --parts, lmc --matmul-parts). */
 #include <cblas.h>
 #include <dnnl.h>
 #include <stdio.h>
@@ -69,8 +75,58 @@ static double best_seconds(const struct Shape *s, int dnnl) {
   return best;
 }
 
+/* Seconds of one pass over `parts` parts of C's larger extent, oneDNN. */
+static double parts_seconds(const struct Shape *s, const float *a,
+                            const float *b, float *c, long parts) {
+  long lda = s->ta ? s->m : s->k, ldb = s->tb ? s->k : s->n;
+  int by_rows = s->m >= s->n;
+  long extent = by_rows ? s->m : s->n;
+  char ta = s->ta ? 'T' : 'N', tb = s->tb ? 'T' : 'N';
+  double t0 = now();
+  for (long p = 0; p < parts; ++p) {
+    long lo = extent * p / parts, hi = extent * (p + 1) / parts;
+    if (by_rows)
+      dnnl_sgemm(ta, tb, hi - lo, s->n, s->k, 1, a + (s->ta ? lo : lo * s->k),
+                 lda, b, ldb, 0, c + lo * s->n, s->n);
+    else
+      dnnl_sgemm(ta, tb, s->m, hi - lo, s->k, 1, a, lda,
+                 b + (s->tb ? lo * s->k : lo), ldb, 0, c + lo, s->n);
+  }
+  return now() - t0;
+}
+
+/* The --parts line of one shape (batch entries beyond the first ignored:
+ * the runtime cuts each alike). */
+static void print_parts(const struct Shape *s) {
+  enum { kCounts = 5 };
+  static const long kParts[kCounts] = {1, 2, 4, 8, 16};
+  float *a = filled(s->m * s->k, 7), *b = filled(s->k * s->n, 5);
+  float *c = filled(s->m * s->n, 3);
+  long extent = s->m >= s->n ? s->m : s->n;
+  double best[kCounts];
+  for (int i = 0; i < kCounts; ++i)
+    best[i] = 1e30;
+  for (int r = 0; r < kReps; ++r)
+    for (int i = 0; i < kCounts; ++i)
+      if (extent / kParts[i] >= 128) {
+        double t = parts_seconds(s, a, b, c, kParts[i]);
+        best[i] = t < best[i] ? t : best[i];
+      }
+  printf("%ld %ld %ld %c%c ms:", s->m, s->n, s->k, s->ta ? 'T' : 'N',
+         s->tb ? 'T' : 'N');
+  for (int i = 0; i < kCounts; ++i)
+    if (best[i] < 1e29)
+      printf(" %ld part%s %.2f", kParts[i], kParts[i] > 1 ? "s" : "",
+             best[i] * 1e3);
+  printf("\n");
+  free(a);
+  free(b);
+  free(c);
+}
+
 int main(int argc, char **argv) {
   int per_shape = argc > 1 && strcmp(argv[1], "--per-shape") == 0;
+  int parts = argc > 1 && strcmp(argv[1], "--parts") == 0;
   struct Shape shapes[kMaxShapes];
   int count = 0;
   struct Shape s;
@@ -91,6 +147,11 @@ int main(int argc, char **argv) {
       shapes[count++] = s;
     }
     ++shapes[i].count;
+  }
+  if (parts) {
+    for (int i = 0; i < count; ++i)
+      print_parts(&shapes[i]);
+    return 0;
   }
   double total = 0;
   for (int i = 0; i < count; ++i) {

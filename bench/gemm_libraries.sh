@@ -9,6 +9,13 @@
 #
 # A model's own shapes: bench/bench.py's gemm_shapes(), or the matmuls of
 # `lmc model.onnx --compile-to=shard --mlir-print-local-scope`.
+#
+# With --parts: each shape through oneDNN on one thread, whole and cut
+# into 2, 4, 8 and 16 parts as lmc's runtime cuts it for its threads
+# (gemm_floor.c --parts): what a part budget above the thread count costs
+# (lmc --matmul-parts).
+#
+#   echo "1 3072 768 1024 1 0" | bash bench/gemm_libraries.sh --parts
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$ROOT/build/bench-gemm}
@@ -16,6 +23,10 @@ mkdir -p "$OUT"
 cc -O2 "$ROOT/bench/gemm_floor.c" \
   -I/usr/include/x86_64-linux-gnu/openblas-pthread -lopenblas -ldnnl \
   -o "$OUT/gemm_floor"
+MODE=--per-shape THREADS=${THREADS:-1}
+if [ "${1:-}" = --parts ]; then
+  MODE=--parts THREADS=1
+fi
 exec env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
-  OPENBLAS_NUM_THREADS="${THREADS:-1}" OMP_NUM_THREADS="${THREADS:-1}" \
-  "$OUT/gemm_floor" --per-shape
+  OPENBLAS_NUM_THREADS="$THREADS" OMP_NUM_THREADS="$THREADS" \
+  "$OUT/gemm_floor" "$MODE"
