@@ -4,16 +4,14 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 
 using namespace mlir;
 
 namespace lmc::attention {
 
 SmallVector<int64_t> denseStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
+  return computeStrides(shape);
 }
 
 View denseView(Value value) {
@@ -22,6 +20,26 @@ View denseView(Value value) {
 }
 
 namespace {
+
+/// The one stride that steps through dimensions `dims` (outer to inner) of
+/// a tensor of `shape` laid out by `strides` as one dimension, when they
+/// nest (size-1 dimensions take no part); `whenOne` when they hold one
+/// element; nothing when they do not nest.
+std::optional<int64_t> nestedStride(ArrayRef<int64_t> shape,
+                                    ArrayRef<int64_t> strides,
+                                    ArrayRef<int64_t> dims, int64_t whenOne) {
+  std::optional<int64_t> stride, inner;
+  for (int64_t d : llvm::reverse(dims)) {
+    if (shape[d] == 1)
+      continue;
+    if (inner && strides[d] != *inner)
+      return std::nullopt;
+    if (!stride)
+      stride = strides[d];
+    inner = strides[d] * shape[d];
+  }
+  return stride.value_or(whenOne);
+}
 
 /// The op `value` is made from when it is one the views look through, with
 /// the value it reads.
@@ -70,20 +88,11 @@ std::optional<View> step(Operation *op, const View &in) {
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
     ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
     for (ReassociationIndices group : collapse.getReassociationIndices()) {
-      // Dimensions of size 1 take no part; the others must nest.
-      std::optional<int64_t> inner;
-      for (int64_t i = int64_t(group.size()) - 1; i >= 0; --i) {
-        int64_t d = group[i];
-        if (shape[d] == 1)
-          continue;
-        if (inner && in.strides[d] != *inner)
-          return std::nullopt;
-        if (!inner)
-          out.strides.push_back(in.strides[d]);
-        inner = in.strides[d] * shape[d];
-      }
-      if (!inner)
-        out.strides.push_back(1);
+      std::optional<int64_t> stride =
+          nestedStride(shape, in.strides, group, /*whenOne=*/1);
+      if (!stride)
+        return std::nullopt;
+      out.strides.push_back(*stride);
     }
     return out;
   }
@@ -128,21 +137,12 @@ std::optional<SmallVector<MatrixLayout>>
 pairLayouts(ArrayRef<int64_t> batchShape, ArrayRef<View> views,
             int64_t pairs[2]) {
   int64_t rank = int64_t(batchShape.size());
-  // The one stride of dimensions [from, to) of `strides`, 0 when they hold
-  // one element, or nothing when they do not nest.
+  // The one stride of batch dimensions [from, to), 0 when they hold one
+  // element (a pair index that does not move).
   auto groupStride = [&](ArrayRef<int64_t> strides, int64_t from,
-                         int64_t to) -> std::optional<int64_t> {
-    std::optional<int64_t> stride, inner;
-    for (int64_t d = to - 1; d >= from; --d) {
-      if (batchShape[d] == 1)
-        continue;
-      if (inner && strides[d] != *inner)
-        return std::nullopt;
-      if (!stride)
-        stride = strides[d];
-      inner = strides[d] * batchShape[d];
-    }
-    return stride.value_or(0);
+                         int64_t to) {
+    auto dims = llvm::to_vector(llvm::seq<int64_t>(from, to));
+    return nestedStride(batchShape, strides, dims, /*whenOne=*/0);
   };
   for (int64_t cut = 0; cut <= rank; ++cut) {
     SmallVector<MatrixLayout> layouts;
