@@ -14,6 +14,7 @@
 // CHECK-DAG: memref.global "private" constant @[[GPTB:__lmc_attention_layout[_0-9]*]] : memref<42xi64> = dense<[2, 4, 0, 1536, 16, 192, 1, 64, 1536, 16, 1, 192, 128, 1536, 16, 192, 1, 0, 512, 16, 64, 1, 0, 512, 16, 64, 1, 0, 512, 16, 64, 1, 0, 512, 16, 1, 64, 0, 512, 16, 64, 1]>
 // CHECK-DAG: memref.global "private" constant @{{__lmc_attention_layout[_0-9]*}} : memref<42xi64> = dense<[1, 8, 0, 0, 128, 16, 1, 0, 0, 128, 8, 1, 0, 0, 128, 16, 1, 0, 0, 128, 16, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]>
 // CHECK-DAG: memref.global "private" constant @{{__lmc_attention_layout[_0-9]*}} : memref<42xi64> = dense<[1, 8, 0, 0, 128, 16, 1, 0, 0, 128, 8, 1, 0, 0, 128, 16, 1, 0, 0, 128, 16, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]>
+// CHECK-DAG: memref.global "private" constant @[[CONCAT:__lmc_attention_layout[_0-9]*]] : memref<42xi64> = dense<[2, 4, 0, 512, 128, 16, 1, 0, 512, 128, 8, 1, 0, 512, 128, 16, 1, 0, 512, 128, 16, 1, 0, 512, 128, 16, 1, 0, 1536, 16, 192, 1, 64, 1536, 16, 1, 192, 128, 1536, 16, 192, 1]>
 // CHECK-LABEL: func.func @step
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4x8x16xf32>, %[[KT:.*]]: tensor<2x4x16x6xf32>, %[[V:.*]]: tensor<2x4x6x5xf32>, %[[M:.*]]: tensor<1x1x8x6xi1>, %[[G:.*]]: tensor<2x4x8x5xf32>)
 // CHECK: %[[OUT:.*]] = memref.alloc() : memref<2x4x8x5xf32>
@@ -129,4 +130,60 @@ func.func @uneven(%qd: tensor<2x2x2x8x16xf32>, %kt: tensor<2x2x2x16x8xf32>, %v: 
   %q = linalg.transpose ins(%qd : tensor<2x2x2x8x16xf32>) outs(%e : tensor<2x2x2x8x16xf32>) permutation = [1, 0, 2, 3, 4]
   %o, %s = lmc.attention %q, %kt, %v, %m {scale = 0.25 : f32} : tensor<2x2x2x8x16xf32>, tensor<2x2x2x16x8xf32>, tensor<2x2x2x8x16xf32>, tensor<1x1x1x8x8xi1> -> tensor<2x2x2x8x16xf32>, tensor<2x2x2x8x2xf32>
   return %o : tensor<2x2x2x8x16xf32>
+}
+
+// The gradients put back into the gradient of a fused q/k/v projection (a
+// GPT's Split, differentiated): dq, dk and dv transposed to [B, T, H, D],
+// merged to [B, T, H D] and inserted side by side into [B, T, 3 H D]. The
+// call writes them there (offsets 0, 64 and 128; pair strides 1536 and 16;
+// rows 192 apart, dkt's row stride 1): one buffer, the concatenation's,
+// and no transpose, reshape or insert left (table CONCAT at the module's
+// start).
+// CHECK-LABEL: func.func @concatenated
+// CHECK: %[[WHOLE:.*]] = memref.alloc() : memref<2x8x192xf32>
+// CHECK-NOT: memref.alloc() : memref<2x
+// CHECK: memref.get_global @[[CONCAT]]
+// CHECK: call @lmc_rt_attention_grad_f32(
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[WHOLE]] restrict writable : memref<2x8x192xf32> to tensor<2x8x192xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: tensor.insert_slice
+// CHECK: return %[[T]]
+func.func @concatenated(%q: tensor<2x4x8x16xf32>, %kt: tensor<2x4x16x8xf32>, %v: tensor<2x4x8x16xf32>, %m: tensor<1x1x8x8xi1>,
+                        %o: tensor<2x4x8x16xf32>, %s: tensor<2x4x8x2xf32>, %g: tensor<2x4x8x16xf32>) -> tensor<2x8x192xf32> {
+  %dq, %dkt, %dv = lmc.attention_grad %q, %kt, %v, %m, %o, %s, %g {scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>, tensor<2x4x8x16xf32>, tensor<1x1x8x8xi1>, tensor<2x4x8x16xf32>, tensor<2x4x8x2xf32>, tensor<2x4x8x16xf32>
+  %e = tensor.empty() : tensor<2x8x4x16xf32>
+  %dqt = linalg.transpose ins(%dq : tensor<2x4x8x16xf32>) outs(%e : tensor<2x8x4x16xf32>) permutation = [0, 2, 1, 3]
+  %dkh = linalg.transpose ins(%dkt : tensor<2x4x16x8xf32>) outs(%e : tensor<2x8x4x16xf32>) permutation = [0, 3, 1, 2]
+  %dvt = linalg.transpose ins(%dv : tensor<2x4x8x16xf32>) outs(%e : tensor<2x8x4x16xf32>) permutation = [0, 2, 1, 3]
+  %dqm = tensor.collapse_shape %dqt [[0], [1], [2, 3]] : tensor<2x8x4x16xf32> into tensor<2x8x64xf32>
+  %dkm = tensor.collapse_shape %dkh [[0], [1], [2, 3]] : tensor<2x8x4x16xf32> into tensor<2x8x64xf32>
+  %dvm = tensor.collapse_shape %dvt [[0], [1], [2, 3]] : tensor<2x8x4x16xf32> into tensor<2x8x64xf32>
+  %w = tensor.empty() : tensor<2x8x192xf32>
+  %w0 = tensor.insert_slice %dqm into %w[0, 0, 0] [2, 8, 64] [1, 1, 1] : tensor<2x8x64xf32> into tensor<2x8x192xf32>
+  %w1 = tensor.insert_slice %dkm into %w0[0, 0, 64] [2, 8, 64] [1, 1, 1] : tensor<2x8x64xf32> into tensor<2x8x192xf32>
+  %w2 = tensor.insert_slice %dvm into %w1[0, 0, 128] [2, 8, 64] [1, 1, 1] : tensor<2x8x64xf32> into tensor<2x8x192xf32>
+  return %w2 : tensor<2x8x192xf32>
+}
+
+// Parts that leave some of the tensor as it was (here a fourth of it) are
+// no concatenation of the results alone: the inserts stay, the results
+// have buffers of their own.
+// CHECK-LABEL: func.func @partly
+// CHECK: call @lmc_rt_attention_grad_f32(
+// CHECK-COUNT-3: tensor.insert_slice
+func.func @partly(%q: tensor<2x4x8x16xf32>, %kt: tensor<2x4x16x8xf32>, %v: tensor<2x4x8x16xf32>, %m: tensor<1x1x8x8xi1>,
+                  %o: tensor<2x4x8x16xf32>, %s: tensor<2x4x8x2xf32>, %g: tensor<2x4x8x16xf32>, %w: tensor<2x8x256xf32>) -> tensor<2x8x256xf32> {
+  %dq, %dkt, %dv = lmc.attention_grad %q, %kt, %v, %m, %o, %s, %g {scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>, tensor<2x4x8x16xf32>, tensor<1x1x8x8xi1>, tensor<2x4x8x16xf32>, tensor<2x4x8x2xf32>, tensor<2x4x8x16xf32>
+  %e = tensor.empty() : tensor<2x8x4x16xf32>
+  %dqt = linalg.transpose ins(%dq : tensor<2x4x8x16xf32>) outs(%e : tensor<2x8x4x16xf32>) permutation = [0, 2, 1, 3]
+  %dkh = linalg.transpose ins(%dkt : tensor<2x4x16x8xf32>) outs(%e : tensor<2x8x4x16xf32>) permutation = [0, 3, 1, 2]
+  %dvt = linalg.transpose ins(%dv : tensor<2x4x8x16xf32>) outs(%e : tensor<2x8x4x16xf32>) permutation = [0, 2, 1, 3]
+  %dqm = tensor.collapse_shape %dqt [[0], [1], [2, 3]] : tensor<2x8x4x16xf32> into tensor<2x8x64xf32>
+  %dkm = tensor.collapse_shape %dkh [[0], [1], [2, 3]] : tensor<2x8x4x16xf32> into tensor<2x8x64xf32>
+  %dvm = tensor.collapse_shape %dvt [[0], [1], [2, 3]] : tensor<2x8x4x16xf32> into tensor<2x8x64xf32>
+  %w0 = tensor.insert_slice %dqm into %w[0, 0, 0] [2, 8, 64] [1, 1, 1] : tensor<2x8x64xf32> into tensor<2x8x256xf32>
+  %w1 = tensor.insert_slice %dkm into %w0[0, 0, 64] [2, 8, 64] [1, 1, 1] : tensor<2x8x64xf32> into tensor<2x8x256xf32>
+  %w2 = tensor.insert_slice %dvm into %w1[0, 0, 128] [2, 8, 64] [1, 1, 1] : tensor<2x8x64xf32> into tensor<2x8x256xf32>
+  return %w2 : tensor<2x8x256xf32>
 }

@@ -4,11 +4,14 @@
 // form worth having: each op becomes one call on buffers. An operand is
 // read where the dense tensor it is a view of lies (a GPT's heads are
 // transposed slices of its fused q/k/v projection: the kernel reads them
-// there, and the transposes, no longer read, go), and a result that a
-// transpose reads is written in the transpose's order into a fresh buffer
-// the arena plan places; the call gets each matrix's strides in a constant
-// table (lmc_rt_attention_layout, OperandViews.h). An operand no view
-// reaches is its own dense buffer (bufferization copies a view first).
+// there, and the transposes, no longer read, go); results that are
+// concatenated (its dq, dk and dv, into the gradient of that projection)
+// are written where the concatenation puts them, and any other result that
+// a transpose reads is written in the transpose's order into a fresh
+// buffer the arena plan places. The call gets each matrix's strides in a
+// constant table (lmc_rt_attention_layout, OperandViews.h). An operand no
+// view reaches is its own dense buffer (bufferization copies a view
+// first).
 //
 // Run right before one-shot bufferization, after the last CSE: a
 // `bufferization.to_buffer` is pure, and CSE would merge the forward's and
@@ -168,10 +171,26 @@ struct Lowering {
       views.push_back(view);
       chains.push_back(chain);
     }
+    SmallVector<Value> matrixResults(
+        op->getResults().take_front(resultMatrices.size()));
+    std::optional<attention::Concatenation> concatenation =
+        attention::concatenationOf(matrixResults);
+    if (concatenation &&
+        !llvm::all_of(llvm::zip(resultMatrices, concatenation->views),
+                      [](auto mv) {
+                        return kernelReads(std::get<0>(mv), std::get<1>(mv));
+                      }))
+      concatenation.reset();
     SmallVector<ResultBuffer> results;
-    for (auto [result, m] :
-         llvm::zip(op->getResults().take_front(resultMatrices.size()),
-                   resultMatrices)) {
+    if (concatenation) { // one buffer, the whole concatenation's
+      Value buffer = memref::AllocOp::create(
+          b, loc, bufferType(concatenation->whole.getType()));
+      for (const View &view : concatenation->views)
+        results.push_back({buffer, view, nullptr});
+    }
+    for (auto [result, m] : llvm::zip(matrixResults, resultMatrices)) {
+      if (concatenation)
+        break;
       ResultBuffer r = resultBuffer(b, loc, result);
       if (!kernelReads(m, r.view)) {
         r.buffer.getDefiningOp()->erase();
@@ -193,10 +212,14 @@ struct Lowering {
         view = attention::denseView(value);
         chain.clear();
       }
-      for (auto [result, r] : llvm::zip(op->getResults(), results)) {
-        r.buffer.getDefiningOp()->erase();
+      llvm::SmallPtrSet<Operation *, 4> allocs;
+      for (const ResultBuffer &r : results)
+        allocs.insert(r.buffer.getDefiningOp());
+      for (Operation *alloc : allocs)
+        alloc->erase();
+      concatenation.reset();
+      for (auto [result, r] : llvm::zip(op->getResults(), results))
         r = denseResult(b, loc, result);
-      }
       layouts = attention::pairLayouts(batchShape, allViews(), pairs);
     }
     SmallVector<std::optional<MatrixLayout>> table(kMatrices);
@@ -248,10 +271,20 @@ struct Lowering {
                                b.getFunctionType(argTypes, {})),
         args);
 
-    // The results as tensors: a reordered one replaces its transpose, and
-    // the gradient ops that read it read it through the inverse transpose
+    // The results as tensors: a concatenation's buffer replaces the
+    // concatenation; a reordered result replaces its transpose, and the
+    // gradient ops that read it read it through the inverse transpose
     // (which their own lowering looks through).
+    if (concatenation) {
+      concatenation->whole.replaceAllUsesWith(bufferization::ToTensorOp::create(
+          b, loc, concatenation->whole.getType(), results.front().buffer,
+          /*restrict=*/true, /*writable=*/true));
+      for (Operation *written : concatenation->ops)
+        written->erase();
+    }
     for (auto [result, r] : llvm::zip(op->getResults(), results)) {
+      if (concatenation)
+        break;
       if (!r.reorderedFor) {
         result.replaceAllUsesWith(bufferization::ToTensorOp::create(
             b, loc, result.getType(), r.buffer, /*restrict=*/true,

@@ -41,6 +41,24 @@ std::optional<int64_t> nestedStride(ArrayRef<int64_t> shape,
   return stride.value_or(whenOne);
 }
 
+/// The strides of a tensor of `shape` whose dimension groups `groups` are
+/// one dimension each of stride `strides[group]` (row-major within).
+SmallVector<int64_t> splitStrides(ArrayRef<int64_t> shape,
+                                  ArrayRef<ReassociationIndices> groups,
+                                  ArrayRef<int64_t> strides) {
+  SmallVector<int64_t> split;
+  for (auto [merged, group] : llvm::enumerate(groups)) {
+    int64_t stride = strides[merged];
+    SmallVector<int64_t> inner(group.size());
+    for (int64_t i = int64_t(group.size()) - 1; i >= 0; --i) {
+      inner[i] = stride;
+      stride *= shape[group[i]];
+    }
+    split.append(inner);
+  }
+  return split;
+}
+
 /// The op `value` is made from when it is one the views look through, with
 /// the value it reads.
 Value viewedSource(Operation *op) {
@@ -72,17 +90,8 @@ std::optional<View> step(Operation *op, const View &in) {
     return out;
   }
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
-    ArrayRef<int64_t> shape = expand.getResultType().getShape();
-    for (auto [source, group] :
-         llvm::enumerate(expand.getReassociationIndices())) {
-      int64_t stride = in.strides[source];
-      SmallVector<int64_t> strides(group.size());
-      for (int64_t i = int64_t(group.size()) - 1; i >= 0; --i) {
-        strides[i] = stride;
-        stride *= shape[group[i]];
-      }
-      out.strides.append(strides);
-    }
+    out.strides = splitStrides(expand.getResultType().getShape(),
+                               expand.getReassociationIndices(), in.strides);
     return out;
   }
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
@@ -103,7 +112,124 @@ std::optional<View> step(Operation *op, const View &in) {
   return out;
 }
 
+/// Whether `insert` puts a whole static tensor into a static one at fixed
+/// offsets, one element per step.
+bool insertsDensely(tensor::InsertSliceOp insert) {
+  return llvm::all_of(insert.getStaticStrides(),
+                      [](int64_t s) { return s == 1; }) &&
+         !ShapedType::isDynamicShape(insert.getStaticOffsets()) &&
+         insert.getSourceType().hasStaticShape() &&
+         insert.getDestType().hasStaticShape() &&
+         insert.getSourceType().getRank() == insert.getDestType().getRank();
+}
+
+/// The insert_slice that puts `value` into a larger tensor through
+/// single-use transposes and collapse_shapes (appended to `through`, in
+/// order), if any.
+tensor::InsertSliceOp insertOf(Value value,
+                               SmallVectorImpl<Operation *> &through) {
+  while (value.hasOneUse()) {
+    Operation *user = *value.getUsers().begin();
+    auto transpose = dyn_cast<linalg::TransposeOp>(user);
+    auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
+    auto insert = dyn_cast<tensor::InsertSliceOp>(user);
+    if (transpose && transpose.hasPureTensorSemantics() &&
+        transpose.getInput() == value)
+      value = transpose.getResult()[0];
+    else if (collapse && collapse.getSrcType().hasStaticShape())
+      value = collapse.getResult();
+    else
+      return insert && insert.getSource() == value && insertsDensely(insert)
+                 ? insert
+                 : nullptr;
+    through.push_back(user);
+  }
+  return nullptr;
+}
+
+/// The view of what `op` (a transpose, collapse_shape or insert_slice)
+/// reads from the view of its result: step's inverse.
+View stepBack(Operation *op, const View &out) {
+  View in{out.root, out.offset, {}};
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(op)) {
+    in.strides.resize(out.strides.size());
+    for (auto [i, from] : llvm::enumerate(transpose.getPermutation()))
+      in.strides[from] = out.strides[i];
+    return in;
+  }
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    in.strides = splitStrides(collapse.getSrcType().getShape(),
+                              collapse.getReassociationIndices(), out.strides);
+    return in;
+  }
+  auto insert = cast<tensor::InsertSliceOp>(op);
+  for (auto [offset, stride] :
+       llvm::zip(insert.getStaticOffsets(), out.strides))
+    in.offset += offset * stride;
+  in.strides = out.strides;
+  return in;
+}
+
 } // namespace
+
+std::optional<Concatenation> concatenationOf(ArrayRef<Value> results) {
+  SmallVector<SmallVector<Operation *>> chains(results.size());
+  SmallVector<tensor::InsertSliceOp> inserts;
+  for (auto [result, chain] : llvm::zip(results, chains)) {
+    tensor::InsertSliceOp insert = insertOf(result, chain);
+    if (!insert || llvm::is_contained(inserts, insert))
+      return std::nullopt;
+    inserts.push_back(insert);
+  }
+  if (inserts.empty())
+    return std::nullopt;
+  // The inserts must be one chain, each the destination of the next and
+  // read by nothing else, with nothing but the results inserted.
+  tensor::InsertSliceOp last = inserts.front();
+  while (last.getResult().hasOneUse()) {
+    auto next = dyn_cast<tensor::InsertSliceOp>(
+        *last.getResult().getUsers().begin());
+    if (!next || next.getDest() != last.getResult())
+      break;
+    last = next;
+  }
+  SmallVector<Operation *> ops;
+  int64_t covered = 0;
+  for (tensor::InsertSliceOp insert = last; insert;
+       insert = insert.getDest().getDefiningOp<tensor::InsertSliceOp>()) {
+    if (!llvm::is_contained(inserts, insert) ||
+        (insert != last && !insert.getResult().hasOneUse()))
+      return std::nullopt;
+    ops.push_back(insert);
+    covered += insert.getSourceType().getNumElements();
+  }
+  if (ops.size() != inserts.size())
+    return std::nullopt;
+  // Every element written once: the parts' boxes are disjoint and as many
+  // elements as the whole.
+  Value whole = last.getResult();
+  if (covered != cast<RankedTensorType>(whole.getType()).getNumElements())
+    return std::nullopt;
+  for (auto [i, a] : llvm::enumerate(inserts))
+    for (tensor::InsertSliceOp b : ArrayRef(inserts).drop_front(i + 1)) {
+      bool apart = false;
+      for (auto [aOffset, aSize, bOffset, bSize] :
+           llvm::zip(a.getStaticOffsets(), a.getSourceType().getShape(),
+                     b.getStaticOffsets(), b.getSourceType().getShape()))
+        apart |= aOffset + aSize <= bOffset || bOffset + bSize <= aOffset;
+      if (!apart)
+        return std::nullopt;
+    }
+  Concatenation concatenation{whole, {}, ops};
+  for (auto [insert, chain] : llvm::zip(inserts, chains)) {
+    View view = stepBack(insert, denseView(whole));
+    for (Operation *op : llvm::reverse(chain))
+      view = stepBack(op, view);
+    concatenation.views.push_back(view);
+    concatenation.ops.append(chain.rbegin(), chain.rend());
+  }
+  return concatenation;
+}
 
 View viewOf(Value value, SmallVectorImpl<Operation *> *chain) {
   SmallVector<Operation *> ops;

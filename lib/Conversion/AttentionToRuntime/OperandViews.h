@@ -4,7 +4,8 @@
 // dense copies: an operand made by transposing, reshaping and slicing a
 // dense tensor (a GPT's heads inside its fused q/k/v projection) is read in
 // that tensor's buffer with strides, and a result that a transpose reads
-// is written in the transpose's order. This is the stride arithmetic.
+// is written in the transpose's order, or straight into the tensor its
+// consumers concatenate it into. This is the stride arithmetic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +41,22 @@ View denseView(mlir::Value value);
 /// `chain` receives the ops looked through.
 View viewOf(mlir::Value value,
             llvm::SmallVectorImpl<mlir::Operation *> *chain = nullptr);
+
+/// Results that tensor.insert_slice ops assemble into the whole of one
+/// tensor, each through single-use linalg.transpose and
+/// tensor.collapse_shape ops (a GPT's dq, dk and dv, put back into the
+/// gradient of its fused q/k/v projection): that tensor, `whole`, and each
+/// result as a view of its dense buffer. `ops` are the ops the results are
+/// written through, each after its users.
+struct Concatenation {
+  mlir::Value whole;
+  llvm::SmallVector<View> views;
+  llvm::SmallVector<mlir::Operation *> ops;
+};
+
+/// The concatenation `results` make, or nothing when they are not every
+/// part of one.
+std::optional<Concatenation> concatenationOf(llvm::ArrayRef<mlir::Value> results);
 
 /// One matrix of the kernel's layout (lmc_rt_matrix_layout).
 struct MatrixLayout {
