@@ -13,6 +13,7 @@
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
@@ -171,6 +172,37 @@ LogicalResult importUnary(NodeImporter &n) {
   if (failed(operand))
     return failure();
   return n.setResult(OpTy::create(n.b, n.loc, operand->getType(), *operand));
+}
+
+/// Whether `value` is the f32 scalar `expected`, spread (a rank-0 constant,
+/// possibly broadcast, or a splat).
+bool isF32Scalar(Value value, float expected) {
+  if (auto broadcast = value.getDefiningOp<BroadcastInDimOp>())
+    value = broadcast.getOperand();
+  DenseElementsAttr constant;
+  return matchPattern(value, m_Constant(&constant)) && constant.isSplat() &&
+         constant.getElementType().isF32() &&
+         constant.getSplatValue<APFloat>().convertToFloat() == expected;
+}
+
+/// Erf. erf(x / sqrt 2), the normal CDF inside an exact GELU as PyTorch's
+/// exporters write F.gelu, is computed as PyTorch computes it (eager and
+/// Inductor): erf(x * (1 / sqrt 2)). Its argument may differ from the
+/// division's in the last bit; the two divisions it saves (forward and
+/// gradient) were most of the GELU gradient's time (docs/perf.md). The
+/// Div stays for any other reader.
+LogicalResult importErf(NodeImporter &n) {
+  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({})))
+    return failure();
+  FailureOr<Value> operand = n.floatInput(0);
+  if (failed(operand))
+    return failure();
+  Value x = *operand;
+  if (auto div = x.getDefiningOp<DivOp>();
+      div && isF32Scalar(div.getRhs(), float(M_SQRT2)))
+    x = MulOp::create(n.b, n.loc, div.getLhs(),
+                      buildSplatLike(n.b, n.loc, div.getLhs(), M_SQRT1_2));
+  return n.setResult(ErfOp::create(n.b, n.loc, x.getType(), x));
 }
 
 /// Neg also negates integer constants (shape arithmetic).
@@ -426,7 +458,7 @@ void registerElementwiseOps(OpTable &table) {
   table["Log"] = importUnary<LogOp>;
   table["Sqrt"] = importUnary<SqrtOp>;
   table["Abs"] = importUnary<AbsOp>;
-  table["Erf"] = importUnary<ErfOp>;
+  table["Erf"] = importErf;
   table["Sin"] = importUnary<SinOp>;
   table["Cos"] = importUnary<CosOp>;
   table["Atan"] = importUnary<AtanOp>;
