@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Location.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
@@ -498,6 +499,16 @@ LogicalResult GraphImporter::importOutputs(func::FuncOp func) {
   for (auto &update : bufferUpdates)
     results.push_back(update.second);
   func::ReturnOp::create(builder, fileLoc(), results);
+  // Nodes no output needs (an exporter's leftovers, a Div whose Erf reads a
+  // product instead) go: lmc-rematerialize takes every reader of a forward
+  // value outside the forward for the backward pass, and would recompute
+  // values in front of such a node, before their operands.
+  SmallVector<Operation *> last;
+  for (Operation &op : func.getBody().front().without_terminator())
+    last.push_back(&op);
+  for (Operation *op : llvm::reverse(last)) // readers before what they read
+    if (isOpTriviallyDead(op))
+      op->erase();
   SmallVector<Type> resultTypes;
   for (Value v : results)
     resultTypes.push_back(v.getType());
