@@ -181,6 +181,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
   bool cpuLoops = !target.cuda && !target.gpuLoopsOnCpu;
   std::string bufferization =
       std::string(cpuLoops ? "func.func(lmc-fuse-elementwise{into-sums}),"
+                           "func.func(lmc-derivatives-in-forward),"
                            "func.func(lmc-chunk-reductions),"
                            : "func.func(lmc-fuse-elementwise),") +
       "canonicalize,cse,"
