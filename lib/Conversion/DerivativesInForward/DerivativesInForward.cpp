@@ -56,7 +56,9 @@ Dependence dependence(Value value, BlockArgument cotangent,
   SmallVector<Dependence> operands;
   for (Value operand : op->getOperands())
     operands.push_back(dependence(operand, cotangent, known));
-  auto all = [&](Dependence d) { return llvm::count(operands, d) == int64_t(operands.size()); };
+  auto all = [&](Dependence d) {
+    return llvm::count(operands, d) == int64_t(operands.size());
+  };
   Dependence result = Dependence::Other;
   if (all(Dependence::None))
     result = Dependence::None;
@@ -80,12 +82,11 @@ Dependence dependence(Value value, BlockArgument cotangent,
 bool isElementwiseF32(linalg::GenericOp op) {
   return op.hasPureTensorSemantics() &&
          op.getNumParallelLoops() == op.getNumLoops() &&
-         llvm::all_of(op->getResultTypes(),
-                      [](Type type) {
-                        return cast<RankedTensorType>(type)
-                            .getElementType()
-                            .isF32();
-                      }) &&
+         llvm::all_of(
+             op->getResultTypes(),
+             [](Type type) {
+               return cast<RankedTensorType>(type).getElementType().isF32();
+             }) &&
          llvm::all_of(op.getRegion().front().without_terminator(),
                       [](Operation &inner) {
                         return isa<arith::ArithDialect, math::MathDialect>(
@@ -112,8 +113,7 @@ bool worthMoving(linalg::GenericOp backward, ArrayRef<OpOperand *> reads) {
     return isa<math::MathDialect>(op.getDialect());
   });
   return math || llvm::count_if(reads, [&](OpOperand *read) {
-                   return backward.getMatchingIndexingMap(read)
-                       .isPermutation();
+                   return backward.getMatchingIndexingMap(read).isPermutation();
                  }) >= 2;
 }
 
@@ -152,8 +152,7 @@ linalg::GenericOp forwardLoop(linalg::GenericOp backward,
   }
   for (Operation *candidate : candidates) {
     auto forward = dyn_cast<linalg::GenericOp>(candidate);
-    if (!forward || forward == backward ||
-        !isElementwiseF32(forward) ||
+    if (!forward || forward == backward || !isElementwiseF32(forward) ||
         forward->getBlock() != backward->getBlock() ||
         !dominance.properlyDominates(forward.getOperation(), backward) ||
         forward.getStaticLoopRanges() != backward.getStaticLoopRanges())
@@ -185,10 +184,9 @@ linalg::GenericOp addDerivative(linalg::GenericOp forward,
   SmallVector<OpResult> kept;
   Block &old = forward.getRegion().front();
   for (OpResult result : forward->getResults())
-    if (llvm::any_of(result.getUsers(),
-                     [&](Operation *user) {
-                       return user != backward.getOperation();
-                     }) ||
+    if (llvm::any_of(
+            result.getUsers(),
+            [&](Operation *user) { return user != backward.getOperation(); }) ||
         !old.getArgument(forward.getNumDpsInputs() + result.getResultNumber())
              .use_empty())
       kept.push_back(result);
@@ -203,14 +201,15 @@ linalg::GenericOp addDerivative(linalg::GenericOp forward,
     types.push_back(result.getType());
   }
   Value init = tensor::EmptyOp::create(
-      b, loc, cast<RankedTensorType>(backward.getResult(0).getType()).getShape(),
+      b, loc,
+      cast<RankedTensorType>(backward.getResult(0).getType()).getShape(),
       b.getF32Type());
   maps.push_back(backward.getIndexingMapsArray().back());
   inits.push_back(init);
   types.push_back(init.getType());
-  auto extended = linalg::GenericOp::create(
-      b, forward.getLoc(), types, forward.getDpsInputs(), inits, maps,
-      forward.getIteratorTypesArray());
+  auto extended = linalg::GenericOp::create(b, forward.getLoc(), types,
+                                            forward.getDpsInputs(), inits, maps,
+                                            forward.getIteratorTypesArray());
   // The forward's body, then the backward's with its arguments mapped to
   // the forward's values (forwardValue) and the cotangent to 1.
   Block &body = extended.getRegion().emplaceBlock();
@@ -220,8 +219,8 @@ linalg::GenericOp addDerivative(linalg::GenericOp forward,
     mapping.map(arg, body.addArgument(arg.getType(), arg.getLoc()));
   }
   for (OpResult result : kept) {
-    BlockArgument arg = old.getArgument(forward.getNumDpsInputs() +
-                                        result.getResultNumber());
+    BlockArgument arg =
+        old.getArgument(forward.getNumDpsInputs() + result.getResultNumber());
     mapping.map(arg, body.addArgument(arg.getType(), arg.getLoc()));
   }
   BlockArgument derivativeOut = body.addArgument(b.getF32Type(), loc);
@@ -233,12 +232,11 @@ linalg::GenericOp addDerivative(linalg::GenericOp forward,
   for (OpOperand *input : backward.getDpsInputOperands()) {
     BlockArgument arg = backwardBody.getArgument(input->getOperandNumber());
     fromBackward.map(
-        arg, input == cotangent
-                 ? arith::ConstantOp::create(inner, loc,
-                                             inner.getF32FloatAttr(1.0f))
-                       .getResult()
-                 : mapping.lookupOrDefault(
-                       forwardValue(forward, backward, input)));
+        arg,
+        input == cotangent
+            ? arith::ConstantOp::create(inner, loc, inner.getF32FloatAttr(1.0f))
+                  .getResult()
+            : mapping.lookupOrDefault(forwardValue(forward, backward, input)));
   }
   fromBackward.map(backwardBody.getArguments().back(), derivativeOut);
   for (Operation &op : backwardBody.without_terminator())
@@ -247,8 +245,8 @@ linalg::GenericOp addDerivative(linalg::GenericOp forward,
   for (OpResult result : kept)
     yields.push_back(mapping.lookupOrDefault(
         old.getTerminator()->getOperand(result.getResultNumber())));
-  yields.push_back(fromBackward.lookup(
-      backwardBody.getTerminator()->getOperand(0)));
+  yields.push_back(
+      fromBackward.lookup(backwardBody.getTerminator()->getOperand(0)));
   linalg::YieldOp::create(inner, loc, yields);
   for (auto [from, to] : llvm::zip(kept, extended->getResults()))
     from.replaceAllUsesWith(to);
