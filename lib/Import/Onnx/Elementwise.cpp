@@ -164,11 +164,16 @@ LogicalResult importPow(NodeImporter &n) {
   return n.setResult(PowOp::create(n.b, n.loc, resultType, b, expValue));
 }
 
-template <typename OpTy>
-LogicalResult importUnary(NodeImporter &n) {
+/// The float operand of a unary op without attributes.
+FailureOr<Value> unaryOperand(NodeImporter &n) {
   if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({})))
     return failure();
-  FailureOr<Value> operand = n.floatInput(0);
+  return n.floatInput(0);
+}
+
+template <typename OpTy>
+LogicalResult importUnary(NodeImporter &n) {
+  FailureOr<Value> operand = unaryOperand(n);
   if (failed(operand))
     return failure();
   return n.setResult(OpTy::create(n.b, n.loc, operand->getType(), *operand));
@@ -192,9 +197,7 @@ bool isF32Scalar(Value value, float expected) {
 /// gradient) were most of the GELU gradient's time (docs/perf.md). The
 /// Div stays for any other reader.
 LogicalResult importErf(NodeImporter &n) {
-  if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({})))
-    return failure();
-  FailureOr<Value> operand = n.floatInput(0);
+  FailureOr<Value> operand = unaryOperand(n);
   if (failed(operand))
     return failure();
   Value x = *operand;
