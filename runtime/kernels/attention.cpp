@@ -328,16 +328,16 @@ template <typename Float> struct Matrix {
 };
 
 /// Whether a pair's matrix is read or written in place: rows dense, or
-/// strided over at most 1 MiB (half a core's L2 here). Wider, one head's
+/// strided over at most LMC_RT_ATTENTION_IN_PLACE_SPAN, 1 MiB (half a
+/// core's L2 here). Wider, one head's
 /// block spreads over many pages and few cache sets, and a dense copy
 /// pays (the kernel alone, one thread, a GPT-2 124M layer's 48 pairs x 256
 /// tokens read inside the fused projection: backward 15.4 ms strided,
 /// 12.7 copied, 11.7 dense; the 4-layer GPT's 32 x 128, whose rows span
 /// 384 KiB: 2.52 strided, 2.63 copied, 2.30 dense).
 bool inPlace(int64_t rows, int64_t rowStride, int64_t cols) {
-  constexpr int64_t kSpan = int64_t(1) << 20;
-  return rowStride == cols ||
-         rows * rowStride * int64_t(sizeof(float)) <= kSpan;
+  return rowStride == cols || rows * rowStride * int64_t(sizeof(float)) <=
+                                  LMC_RT_ATTENTION_IN_PLACE_SPAN;
 }
 
 /// `m` (rows x cols, col 1) itself when inPlace(), else a dense copy in

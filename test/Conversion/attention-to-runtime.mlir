@@ -187,3 +187,29 @@ func.func @partly(%q: tensor<2x4x8x16xf32>, %kt: tensor<2x4x16x8xf32>, %v: tenso
   %w2 = tensor.insert_slice %dvm into %w1[0, 0, 128] [2, 8, 64] [1, 1, 1] : tensor<2x8x64xf32> into tensor<2x8x256xf32>
   return %w2 : tensor<2x8x256xf32>
 }
+
+// The same concatenation with rows far apart (1024 tokens, rows 384 floats
+// apart: 1.5 MiB per matrix, over LMC_RT_ATTENTION_IN_PLACE_SPAN): the
+// kernel would compute each gradient dense and copy it out, so the results
+// keep buffers of their own (in their transposes' order) and the inserts
+// stay.
+// CHECK-LABEL: func.func @far_apart
+// CHECK-NOT: memref.alloc() : memref<1x1024x384xf32>
+// CHECK: call @lmc_rt_attention_grad_f32(
+// CHECK-COUNT-3: tensor.insert_slice
+func.func @far_apart(%q: tensor<1x2x1024x64xf32>, %kt: tensor<1x2x64x1024xf32>, %v: tensor<1x2x1024x64xf32>, %m: tensor<1x1x1024x1024xi1>,
+                     %o: tensor<1x2x1024x64xf32>, %s: tensor<1x2x1024x2xf32>, %g: tensor<1x2x1024x64xf32>) -> tensor<1x1024x384xf32> {
+  %dq, %dkt, %dv = lmc.attention_grad %q, %kt, %v, %m, %o, %s, %g {scale = 0.125 : f32} : tensor<1x2x1024x64xf32>, tensor<1x2x64x1024xf32>, tensor<1x2x1024x64xf32>, tensor<1x1x1024x1024xi1>, tensor<1x2x1024x64xf32>, tensor<1x2x1024x2xf32>, tensor<1x2x1024x64xf32>
+  %e = tensor.empty() : tensor<1x1024x2x64xf32>
+  %dqt = linalg.transpose ins(%dq : tensor<1x2x1024x64xf32>) outs(%e : tensor<1x1024x2x64xf32>) permutation = [0, 2, 1, 3]
+  %dkh = linalg.transpose ins(%dkt : tensor<1x2x64x1024xf32>) outs(%e : tensor<1x1024x2x64xf32>) permutation = [0, 3, 1, 2]
+  %dvt = linalg.transpose ins(%dv : tensor<1x2x1024x64xf32>) outs(%e : tensor<1x1024x2x64xf32>) permutation = [0, 2, 1, 3]
+  %dqm = tensor.collapse_shape %dqt [[0], [1], [2, 3]] : tensor<1x1024x2x64xf32> into tensor<1x1024x128xf32>
+  %dkm = tensor.collapse_shape %dkh [[0], [1], [2, 3]] : tensor<1x1024x2x64xf32> into tensor<1x1024x128xf32>
+  %dvm = tensor.collapse_shape %dvt [[0], [1], [2, 3]] : tensor<1x1024x2x64xf32> into tensor<1x1024x128xf32>
+  %w = tensor.empty() : tensor<1x1024x384xf32>
+  %w0 = tensor.insert_slice %dqm into %w[0, 0, 0] [1, 1024, 128] [1, 1, 1] : tensor<1x1024x128xf32> into tensor<1x1024x384xf32>
+  %w1 = tensor.insert_slice %dkm into %w0[0, 0, 128] [1, 1024, 128] [1, 1, 1] : tensor<1x1024x128xf32> into tensor<1x1024x384xf32>
+  %w2 = tensor.insert_slice %dvm into %w1[0, 0, 256] [1, 1024, 128] [1, 1, 1] : tensor<1x1024x128xf32> into tensor<1x1024x384xf32>
+  return %w2 : tensor<1x1024x384xf32>
+}

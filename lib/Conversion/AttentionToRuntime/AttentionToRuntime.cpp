@@ -6,7 +6,8 @@
 // transposed slices of its fused q/k/v projection: the kernel reads them
 // there, and the transposes, no longer read, go); results that are
 // concatenated (its dq, dk and dv, into the gradient of that projection)
-// are written where the concatenation puts them, and any other result that
+// are written where the concatenation puts them when the kernel writes
+// them there in place (writtenInPlace), and any other result that
 // a transpose reads is written in the transpose's order into a fresh
 // buffer the arena plan places. The call gets each matrix's strides in a
 // constant table (lmc_rt_attention_layout, OperandViews.h). An operand no
@@ -26,6 +27,7 @@
 #include "../Common/RuntimeCalls.h"
 #include "OperandViews.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
+#include "lmc/runtime/kernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -62,6 +64,25 @@ bool kernelReads(Matrix m, const View &view) {
   int64_t rank = int64_t(view.strides.size());
   bool rowsDense = view.strides[rank - 1] == 1;
   return rowsDense || ((m == Kt || m == Dkt) && view.strides[rank - 2] == 1);
+}
+
+/// Whether the kernel writes result `m` laid out by `view` in place, as
+/// runtime/kernels/attention.cpp decides: rows dense, or spread over at
+/// most LMC_RT_ATTENTION_IN_PLACE_SPAN bytes (else it computes the matrix
+/// dense and copies it out, which costs more than the copy into a
+/// concatenation it would replace: GPT-2 124M's dq, dk, dv at 256 tokens,
+/// rows 2304 floats apart).
+bool writtenInPlace(Matrix m, const View &view, ArrayRef<int64_t> shape) {
+  int64_t rank = int64_t(shape.size());
+  int64_t rows = shape[rank - 2], cols = shape[rank - 1];
+  int64_t rowStride = view.strides[rank - 2], colStride = view.strides[rank - 1];
+  if ((m == Kt || m == Dkt) && rowStride == 1) { // stored as the keys
+    std::swap(rows, cols);
+    rowStride = colStride;
+  }
+  return rowStride == cols ||
+         rows * rowStride * int64_t(sizeof(float)) <=
+             LMC_RT_ATTENTION_IN_PLACE_SPAN;
 }
 
 /// A result's buffer and where the result's elements lie in it.
@@ -176,10 +197,15 @@ struct Lowering {
     std::optional<attention::Concatenation> concatenation =
         attention::concatenationOf(matrixResults);
     if (concatenation &&
-        !llvm::all_of(llvm::zip(resultMatrices, concatenation->views),
-                      [](auto mv) {
-                        return kernelReads(std::get<0>(mv), std::get<1>(mv));
-                      }))
+        !llvm::all_of(
+            llvm::zip(resultMatrices, matrixResults, concatenation->views),
+            [](auto mrv) {
+              auto [m, result, view] = mrv;
+              return kernelReads(m, view) &&
+                     writtenInPlace(
+                         m, view,
+                         cast<RankedTensorType>(result.getType()).getShape());
+            }))
       concatenation.reset();
     SmallVector<ResultBuffer> results;
     if (concatenation) { // one buffer, the whole concatenation's

@@ -51,6 +51,13 @@ typedef struct {
   int64_t offset, pair[2], row, col;
 } lmc_rt_matrix_layout;
 
+/// A pair's matrix whose strided rows span more bytes than this (rows a
+/// whole fused projection apart at long contexts) is copied dense before
+/// the kernel reads it, or computed dense and copied out; within it, read
+/// and written in place. The compiler writes the gradients into their
+/// concatenation only where they stay within it (lmc-attention-to-runtime).
+#define LMC_RT_ATTENTION_IN_PLACE_SPAN ((int64_t)1 << 20)
+
 /// The (batch, head) pairs, pairs[0] x pairs[1] enumerated row-major (pair
 /// p is (p / pairs[1], p % pairs[1]); stats are dense, pair p's at p T 2),
 /// and where each matrix lies. The forward reads q, kt, v and out only.
