@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
@@ -59,6 +60,26 @@ SmallVector<int64_t> splitStrides(ArrayRef<int64_t> shape,
   return split;
 }
 
+/// Whether `slice` (extract_slice or insert_slice) is a box of `whole` at
+/// fixed offsets, one element per step, of the same rank, `whole` static:
+/// the part's view is the whole's at an offset (atOffsets).
+bool isBoxOf(OffsetSizeAndStrideOpInterface slice, RankedTensorType whole,
+             RankedTensorType part) {
+  return llvm::all_of(slice.getStaticStrides(),
+                      [](int64_t s) { return s == 1; }) &&
+         !ShapedType::isDynamicShape(slice.getStaticOffsets()) &&
+         whole.hasStaticShape() && part.getRank() == whole.getRank();
+}
+
+/// The view of `slice`'s box (isBoxOf) from the view of the whole.
+View atOffsets(OffsetSizeAndStrideOpInterface slice, const View &whole) {
+  View part = whole;
+  for (auto [offset, stride] :
+       llvm::zip(slice.getStaticOffsets(), whole.strides))
+    part.offset += offset * stride;
+  return part;
+}
+
 /// The op `value` is made from when it is one the views look through, with
 /// the value it reads.
 Value viewedSource(Operation *op) {
@@ -69,14 +90,10 @@ Value viewedSource(Operation *op) {
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
     return collapse.getSrcType().hasStaticShape() ? collapse.getSrc()
                                                   : Value();
-  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
-    bool unit = llvm::all_of(slice.getStaticStrides(),
-                             [](int64_t s) { return s == 1; });
-    bool fixed = !ShapedType::isDynamicShape(slice.getStaticOffsets()) &&
-                 slice.getSourceType().hasStaticShape() &&
-                 slice.getType().getRank() == slice.getSourceType().getRank();
-    return unit && fixed ? slice.getSource() : Value();
-  }
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+    return isBoxOf(slice, slice.getSourceType(), slice.getType())
+               ? slice.getSource()
+               : Value();
   return Value();
 }
 
@@ -105,22 +122,13 @@ std::optional<View> step(Operation *op, const View &in) {
     }
     return out;
   }
-  auto slice = cast<tensor::ExtractSliceOp>(op);
-  for (auto [offset, stride] : llvm::zip(slice.getStaticOffsets(), in.strides))
-    out.offset += offset * stride;
-  out.strides = in.strides;
-  return out;
+  return atOffsets(cast<tensor::ExtractSliceOp>(op), in);
 }
 
-/// Whether `insert` puts a whole static tensor into a static one at fixed
-/// offsets, one element per step.
+/// Whether `insert` puts a whole static tensor into a box of a static one.
 bool insertsDensely(tensor::InsertSliceOp insert) {
-  return llvm::all_of(insert.getStaticStrides(),
-                      [](int64_t s) { return s == 1; }) &&
-         !ShapedType::isDynamicShape(insert.getStaticOffsets()) &&
-         insert.getSourceType().hasStaticShape() &&
-         insert.getDestType().hasStaticShape() &&
-         insert.getSourceType().getRank() == insert.getDestType().getRank();
+  return isBoxOf(insert, insert.getDestType(), insert.getSourceType()) &&
+         insert.getSourceType().hasStaticShape();
 }
 
 /// The insert_slice that puts `value` into a larger tensor through
@@ -162,12 +170,7 @@ View stepBack(Operation *op, const View &out) {
                               collapse.getReassociationIndices(), out.strides);
     return in;
   }
-  auto insert = cast<tensor::InsertSliceOp>(op);
-  for (auto [offset, stride] :
-       llvm::zip(insert.getStaticOffsets(), out.strides))
-    in.offset += offset * stride;
-  in.strides = out.strides;
-  return in;
+  return atOffsets(cast<tensor::InsertSliceOp>(op), out);
 }
 
 } // namespace
