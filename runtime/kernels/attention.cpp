@@ -14,6 +14,14 @@
 // row's unmasked keys are one run (causal, sliding-window and padding
 // masks) the row loops touch only that run and read no mask bytes.
 //
+// The products are small (64 query rows, a head of 64 columns, up to a
+// few hundred keys) and run on lmc's own register-blocked kernel
+// (small_gemm.h), which also skips, tile by tile of 8 rows, the keys a
+// one-run mask leaves none of the tile's rows: a causal mask's blocks are
+// triangles down to the tile, not the 64-row block (BlockBounds). The
+// keys and values each product reads by columns are transposed once per
+// pair.
+//
 // Each matrix is read and written where the caller's layout puts it: the
 // compiler passes the heads inside a fused q/k/v projection, the keys
 // untransposed, and the results in the order their consumers read them,
@@ -27,9 +35,7 @@
 
 #include "lmc/runtime/kernels.h"
 
-#include "sgemm.h"
-
-#include <cblas.h>
+#include "small_gemm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,7 +47,10 @@
 
 namespace {
 
-using lmc::rt::sgemm;
+using lmc::rt::smallGemm;
+using lmc::rt::Span;
+using lmc::rt::StridedMatrix;
+using lmc::rt::TileBounds;
 
 /// Query rows per block: the scores of a block (kBlock x S floats) stay in
 /// the L2 cache for S up to a few thousand keys.
@@ -305,6 +314,23 @@ std::pair<float, float> exponentiateRow(float *row, const MaskLayout &layout,
   return {max, expAndSum(row + lo, hi - lo, max)};
 }
 
+/// The softmax's gradient on row `i` of a block (keys [first, first +
+/// width)): softmaxGrad() over the row's span, zeros elsewhere (where its
+/// dP may not have been computed, BlockBounds), or over the whole row when
+/// the mask is read byte by byte.
+void softmaxGradRow(float *g, const float *e, const MaskLayout &layout,
+                    int64_t i, int64_t first, int64_t width, float dot,
+                    float factor) {
+  if (layout.spans.empty())
+    return softmaxGrad(g, e, width, dot, factor);
+  RowSpan span = layout.spans[size_t(i)];
+  int64_t lo = std::clamp(span.lo - first, int64_t(0), width);
+  int64_t hi = std::clamp(span.hi - first, lo, width);
+  std::fill(g, g + lo, 0.0f);
+  std::fill(g + hi, g + width, 0.0f);
+  softmaxGrad(g + lo, e + lo, hi - lo, dot, factor);
+}
+
 struct Shape {
   int64_t T, S, D, Dv;
   float scale;
@@ -316,7 +342,9 @@ struct Shape {
 struct Scratch {
   std::vector<float> blocks;           // scores and their gradient
   std::vector<float> q, keys, v, dout; // dense copies of strided operands
+  std::vector<float> kt, vt;           // keys and values transposed
   std::vector<float> dq, dkeys, dv;    // dense results, then copied out
+  std::vector<Span> queryTiles, keyTiles; // a block's BlockBounds
 };
 
 /// One pair's matrix: element (i, j) at p[i * row + j * col].
@@ -352,14 +380,30 @@ Matrix<const float> denseRows(const Matrix<const float> &m, int64_t rows,
   return {buffer.data(), cols, 1};
 }
 
-/// The same for kt (D x S), either way it is stored: stored as the keys
-/// (row 1), the copy is the keys [S, D].
-Matrix<const float> denseKeys(const Matrix<const float> &kt, int64_t D,
-                              int64_t S, std::vector<float> &buffer) {
+/// `m` (rows x cols, col 1) transposed into `buffer`: cols x rows, dense.
+Matrix<const float> transposeRows(const Matrix<const float> &m, int64_t rows,
+                                  int64_t cols, std::vector<float> &buffer) {
+  buffer.resize(size_t(rows * cols));
+  lmc::rt::transposeMatrix(m.p, m.row, rows, cols, buffer.data(), rows);
+  return {buffer.data(), rows, 1};
+}
+
+/// kt (D x S) with its rows (one per head column) contiguous: itself when
+/// stored so, else the keys [S, D] transposed (the products then read
+/// every operand by rows).
+Matrix<const float> keyColumns(const Matrix<const float> &kt, int64_t D,
+                               int64_t S, Scratch &scratch) {
   if (kt.col == 1)
-    return denseRows(kt, D, S, buffer);
-  Matrix<const float> keys = denseRows({kt.p, kt.col, 1}, S, D, buffer);
-  return {keys.p, 1, keys.row};
+    return denseRows(kt, D, S, scratch.keys);
+  return transposeRows({kt.p, kt.col, 1}, S, D, scratch.kt);
+}
+
+/// The keys [S, D] by rows: as stored, or kt [D, S] transposed.
+Matrix<const float> keyRows(const Matrix<const float> &kt, int64_t D,
+                            int64_t S, Scratch &scratch) {
+  if (kt.col == 1)
+    return transposeRows(kt, D, S, scratch.kt);
+  return denseRows({kt.p, kt.col, 1}, S, D, scratch.keys);
 }
 
 /// Where to compute a rows x cols result `m` lays out: `m` itself when
@@ -380,32 +424,75 @@ void copyRows(const Matrix<float> &from, const Matrix<float> &to,
     std::copy(from.rowAt(i), from.rowAt(i) + cols, to.rowAt(i));
 }
 
-/// kt (D x S) as a product's operand from key `first` on: stored [D, S]
-/// (col 1) or as the keys [S, D] (row 1).
-struct KeyOperand {
-  CBLAS_TRANSPOSE asStored;   // op() that reads it as D x S
-  CBLAS_TRANSPOSE transposed; // op() that reads it as S x D
-  int64_t ld, offset;
+/// Pair matrix `m`'s rows from i0 on as a product's operand, or its
+/// transpose.
+StridedMatrix rowsFrom(const Matrix<const float> &m, int64_t i0) {
+  return {m.p + i0 * m.row, m.row, m.col};
+}
+StridedMatrix transposed(const StridedMatrix &m) { return {m.p, m.col, m.row}; }
+
+/// Which parts of a block's products a one-run mask leaves non-zero (the
+/// products' TileBounds); for a mask read byte by byte, none (every
+/// product over all its terms).
+struct BlockBounds {
+  /// Per tile of query rows: the keys (from the block's first) its rows
+  /// attend to. The scores' columns, the terms of E V and of dS K.
+  const Span *queryTiles = nullptr;
+  /// Per tile of keys: the query rows (from the block's first) that attend
+  /// to one of them. The terms of E^T dO and dS^T Q.
+  const Span *keyTiles = nullptr;
+
+  BlockBounds(const MaskLayout &layout, int64_t i0, int64_t rows,
+              int64_t first, int64_t width, Scratch &scratch);
+  TileBounds columns() const { return {queryTiles, nullptr}; }
+  TileBounds terms() const { return {nullptr, queryTiles}; }
+  TileBounds keyTerms() const { return {nullptr, keyTiles}; }
 };
 
-template <typename Float>
-KeyOperand keyOperand(const Matrix<Float> &kt, int64_t first) {
-  if (kt.col == 1)
-    return {CblasNoTrans, CblasTrans, kt.row, first};
-  return {CblasTrans, CblasNoTrans, kt.col, first * kt.col};
+BlockBounds::BlockBounds(const MaskLayout &layout, int64_t i0, int64_t rows,
+                         int64_t first, int64_t width, Scratch &scratch) {
+  if (layout.spans.empty())
+    return;
+  constexpr int64_t kTile = lmc::rt::kSmallGemmTileRows;
+  const RowSpan *spans = layout.spans.data() + i0;
+  std::vector<Span> &queries = scratch.queryTiles, &keys = scratch.keyTiles;
+  queries.clear();
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+    Span keysOf{width, 0};
+    for (int64_t r = r0; r < std::min(rows, r0 + kTile); ++r)
+      if (spans[r].lo < spans[r].hi) {
+        keysOf.begin = std::min(keysOf.begin, spans[r].lo - first);
+        keysOf.end = std::max(keysOf.end, spans[r].hi - first);
+      }
+    keysOf.begin = std::max<int64_t>(keysOf.begin, 0);
+    keysOf.end = std::min(keysOf.end, width);
+    queries.push_back(keysOf.begin < keysOf.end ? keysOf : Span{0, 0});
+  }
+  keys.clear();
+  for (int64_t j0 = 0; j0 < width; j0 += kTile) {
+    const int64_t from = first + j0, to = first + std::min(width, j0 + kTile);
+    Span rowsOf{rows, 0};
+    for (int64_t r = 0; r < rows; ++r)
+      if (spans[r].lo < to && spans[r].hi > from && spans[r].lo < spans[r].hi) {
+        rowsOf.begin = std::min(rowsOf.begin, r);
+        rowsOf.end = r + 1;
+      }
+    keys.push_back(rowsOf.begin < rowsOf.end ? rowsOf : Span{0, 0});
+  }
+  queryTiles = queries.data();
+  keyTiles = keys.data();
 }
 
 /// Scores of rows [i0, i0 + rows) over keys [first, first + width):
 /// scale * Q Kt (the GEMM applies alpha to each finished sum, as the
 /// unfused graph's scale does).
+/// kt is D x S by rows; only the columns `bounds` asks for are written.
 void scores(const Matrix<const float> &q, const Matrix<const float> &kt,
             float *s, int64_t i0, int64_t rows, int64_t first, int64_t width,
-            const Shape &shape) {
-  const KeyOperand k = keyOperand(kt, first);
-  sgemm(CblasRowMajor, CblasNoTrans, k.asStored, blasint(rows),
-        blasint(width), blasint(shape.D), shape.scale, q.rowAt(i0),
-        blasint(q.row), kt.p + k.offset, blasint(k.ld), 0.0f, s,
-        blasint(width));
+            const Shape &shape, const BlockBounds &bounds) {
+  smallGemm(rows, width, shape.D, shape.scale, rowsFrom(q, i0),
+            rowsFrom(kt, 0).atColumn(first), s, width, false,
+            bounds.columns());
 }
 
 void forwardPair(Matrix<const float> q, Matrix<const float> kt,
@@ -414,7 +501,7 @@ void forwardPair(Matrix<const float> q, Matrix<const float> kt,
                  Scratch &scratch) {
   const auto [T, S, D, Dv, scale] = shape;
   q = denseRows(q, T, D, scratch.q);
-  kt = denseKeys(kt, D, S, scratch.keys);
+  kt = keyColumns(kt, D, S, scratch);
   v = denseRows(v, S, Dv, scratch.v);
   scratch.blocks.resize(size_t(kBlock * S));
   float *e = scratch.blocks.data();
@@ -423,17 +510,16 @@ void forwardPair(Matrix<const float> q, Matrix<const float> kt,
     auto [first, last] = layout.ranges[size_t(block)];
     int64_t width = last - first;
     if (width > 0) {
-      scores(q, kt, e, i0, rows, first, width, shape);
+      const BlockBounds bounds(layout, i0, rows, first, width, scratch);
+      scores(q, kt, e, i0, rows, first, width, shape, bounds);
       for (int64_t i = 0; i < rows; ++i) {
         float *stat = stats + 2 * (i0 + i);
         std::tie(stat[0], stat[1]) =
             exponentiateRow(e + i * width, layout, i0 + i, S, first, width);
       }
       // out = (E V) / sum, row by row.
-      sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows),
-            blasint(Dv), blasint(width), 1.0f, e, blasint(width),
-            v.rowAt(first), blasint(v.row), 0.0f, out.rowAt(i0),
-            blasint(out.row));
+      smallGemm(rows, Dv, width, 1.0f, {e, width, 1}, rowsFrom(v, first),
+                out.rowAt(i0), out.row, false, bounds.terms());
     }
     for (int64_t i = i0; i < i0 + rows; ++i) {
       float *row = out.rowAt(i), max = stats[2 * i], sum = stats[2 * i + 1];
@@ -483,8 +569,11 @@ void backwardPair(GradPair g, const MaskLayout &layout, const Shape &shape,
   const auto [T, S, D, Dv, scale] = shape;
   const float *stats = g.stats;
   g.q = denseRows(g.q, T, D, scratch.q);
-  g.kt = denseKeys(g.kt, D, S, scratch.keys);
-  g.v = denseRows(g.v, S, Dv, scratch.v);
+  // The keys by columns for the scores, by rows for dQ; the values by
+  // columns for dP: every product reads its right operand by rows.
+  const Matrix<const float> keys = keyRows(g.kt, D, S, scratch);
+  g.kt = keyColumns(g.kt, D, S, scratch);
+  const Matrix<const float> vt = transposeRows(g.v, S, Dv, scratch.vt);
   g.dout = denseRows(g.dout, T, Dv, scratch.dout);
   // Results computed dense where their layout is not (dkt stored as the
   // keys as dense keys [S, D]), copied out at the end.
@@ -535,8 +624,9 @@ void backwardPair(GradPair g, const MaskLayout &layout, const Shape &shape,
       zeroRows(g.dq, D, i0, i0 + rows);
       continue;
     }
-    float accumulate = n == 0 ? 0.0f : 1.0f;
-    scores(g.q, g.kt, e, i0, rows, first, width, shape);
+    const bool accumulate = n != 0;
+    const BlockBounds bounds(layout, i0, rows, first, width, scratch);
+    scores(g.q, g.kt, e, i0, rows, first, width, shape, bounds);
     for (int64_t i = 0; i < rows; ++i) {
       const float *stat = stats + 2 * (i0 + i);
       // The forward's exponentials, bitwise: the same row pass from the
@@ -548,36 +638,28 @@ void backwardPair(GradPair g, const MaskLayout &layout, const Shape &shape,
         scaledDout[i * Dv + c] = dout[c] / stat[1];
     }
     // dV[first..last) += (E / sum)^T dO = E^T (dO / sum)
-    sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(width),
-          blasint(Dv), blasint(rows), 1.0f, e, blasint(width), scaledDout,
-          blasint(Dv), accumulate, g.dv.rowAt(first), blasint(g.dv.row));
+    smallGemm(width, Dv, rows, 1.0f, {e, 1, width}, {scaledDout, Dv, 1},
+              g.dv.rowAt(first), g.dv.row, accumulate, bounds.keyTerms());
     // dP = dO V^T
-    sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(rows),
-          blasint(width), blasint(Dv), 1.0f, g.dout.rowAt(i0),
-          blasint(g.dout.row), g.v.rowAt(first), blasint(g.v.row), 0.0f, dp,
-          blasint(width));
+    smallGemm(rows, width, Dv, 1.0f, rowsFrom(g.dout, i0),
+              rowsFrom(vt, 0).atColumn(first), dp, width, false,
+              bounds.columns());
     // dS = (E / sum) (dP - dot(dO, O)) scale (the mask's zeros stay zero).
     for (int64_t i = 0; i < rows; ++i)
-      softmaxGrad(dp + i * width, e + i * width, width, rowDot[i0 + i],
-                  scale / stats[2 * (i0 + i) + 1]);
-    // dQ = dS Kt^T
-    const KeyOperand k = keyOperand(g.kt, first);
-    sgemm(CblasRowMajor, CblasNoTrans, k.transposed, blasint(rows),
-          blasint(D), blasint(width), 1.0f, dp, blasint(width),
-          g.kt.p + k.offset, blasint(k.ld), 0.0f, g.dq.rowAt(i0),
-          blasint(g.dq.row));
+      softmaxGradRow(dp + i * width, e + i * width, layout, i0 + i, first,
+                     width, rowDot[i0 + i], scale / stats[2 * (i0 + i) + 1]);
+    // dQ = dS K
+    smallGemm(rows, D, width, 1.0f, {dp, width, 1}, rowsFrom(keys, first),
+              g.dq.rowAt(i0), g.dq.row, false, bounds.terms());
     // dKt[:, first..last) += Q^T dS, or, stored as the keys,
     // dK[first..last) += dS^T Q.
     if (g.dkt.col == 1)
-      sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(D),
-            blasint(width), blasint(rows), 1.0f, g.q.rowAt(i0),
-            blasint(g.q.row), dp, blasint(width), accumulate,
-            g.dkt.p + first, blasint(g.dkt.row));
+      smallGemm(D, width, rows, 1.0f, transposed(rowsFrom(g.q, i0)),
+                {dp, width, 1}, g.dkt.p + first, g.dkt.row, accumulate);
     else
-      sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(width),
-            blasint(D), blasint(rows), 1.0f, dp, blasint(width),
-            g.q.rowAt(i0), blasint(g.q.row), accumulate,
-            g.dkt.p + first * g.dkt.col, blasint(g.dkt.col));
+      smallGemm(width, D, rows, 1.0f, {dp, 1, width}, rowsFrom(g.q, i0),
+                g.dkt.p + first * g.dkt.col, g.dkt.col, accumulate,
+                bounds.keyTerms());
   }
   copyRows(g.dq, dq, T, D);
   copyRows(g.dv, dv, S, Dv);

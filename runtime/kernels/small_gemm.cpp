@@ -1,0 +1,227 @@
+//===- small_gemm.cpp - Register-blocked products of small matrices ------===//
+
+#include "small_gemm.h"
+
+#include "sgemm.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace lmc::rt {
+namespace {
+
+/// A tile of C: kTileRows rows of kTileCols columns, two 16-float vectors
+/// per row: 16 accumulators, so that the two FMA units always have
+/// independent sums to work on (4 cycles of latency each), and one
+/// broadcast of A's element per row and step of the sum.
+constexpr int64_t kTileRows = kSmallGemmTileRows, kTileCols = 32;
+
+/// The library's view of a strided operand: not transposed when its rows
+/// are contiguous, else transposed, with the other stride as its leading
+/// dimension.
+struct LibraryOperand {
+  CBLAS_TRANSPOSE op;
+  blasint ld;
+};
+
+LibraryOperand libraryOperand(const StridedMatrix &m) {
+  if (m.col == 1)
+    return {CblasNoTrans, blasint(m.row)};
+  if (m.row == 1)
+    return {CblasTrans, blasint(m.col)};
+  std::fprintf(stderr,
+               "lmc runtime: small product operand with no unit stride "
+               "(row %lld, col %lld) [%s:%d]\n",
+               (long long)m.row, (long long)m.col, __FILE__, __LINE__);
+  std::abort();
+}
+
+void libraryGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix a,
+                 StridedMatrix b, float *c, int64_t ldc, bool accumulate) {
+  const LibraryOperand la = libraryOperand(a), lb = libraryOperand(b);
+  sgemm(CblasRowMajor, la.op, lb.op, blasint(m), blasint(n), blasint(k), alpha,
+        a.p, la.ld, b.p, lb.ld, accumulate ? 1.0f : 0.0f, c, blasint(ldc));
+}
+
+#if defined(__x86_64__)
+#define LMC_AVX512 __attribute__((target("avx512f")))
+
+/// Rows [0, Rows) of a tile: C = alpha * A panel (+ C), the panel k rows of
+/// kTileCols floats `panelRow` apart. `store` masks the columns that exist.
+template <int Rows>
+LMC_AVX512 void tile(const float *a, int64_t aRow, int64_t aCol,
+                     const float *panel, int64_t panelRow, int64_t k,
+                     float alpha, float *c, int64_t ldc, bool accumulate,
+                     __mmask16 store0, __mmask16 store1) {
+  __m512 sum[Rows][2];
+  for (int r = 0; r < Rows; ++r)
+    sum[r][0] = sum[r][1] = _mm512_setzero_ps();
+  for (int64_t s = 0; s < k; ++s) {
+    const __m512 b0 = _mm512_loadu_ps(panel + s * panelRow);
+    const __m512 b1 = _mm512_loadu_ps(panel + s * panelRow + 16);
+    const float *as = a + s * aCol;
+    for (int r = 0; r < Rows; ++r) {
+      const __m512 x = _mm512_set1_ps(as[r * aRow]);
+      sum[r][0] = _mm512_fmadd_ps(x, b0, sum[r][0]);
+      sum[r][1] = _mm512_fmadd_ps(x, b1, sum[r][1]);
+    }
+  }
+  const __m512 scale = _mm512_set1_ps(alpha);
+  for (int r = 0; r < Rows; ++r) {
+    float *row = c + r * ldc;
+    __m512 v0 = _mm512_mul_ps(sum[r][0], scale);
+    __m512 v1 = _mm512_mul_ps(sum[r][1], scale);
+    if (accumulate) {
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(store0, row));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(store1, row + 16));
+    }
+    _mm512_mask_storeu_ps(row, store0, v0);
+    _mm512_mask_storeu_ps(row + 16, store1, v1);
+  }
+}
+
+using TileFn = void (*)(const float *, int64_t, int64_t, const float *, int64_t,
+                        int64_t, float, float *, int64_t, bool, __mmask16,
+                        __mmask16);
+
+/// tile<Rows> for Rows in [1, kTileRows].
+constexpr TileFn kTiles[kTileRows] = {tile<1>, tile<2>, tile<3>, tile<4>,
+                                      tile<5>, tile<6>, tile<7>, tile<8>};
+
+/// The low `n` bits of a 16-bit mask (all for n >= 16, none for n <= 0).
+__mmask16 lowBits(int64_t n) {
+  return n >= 16  ? __mmask16(0xFFFF)
+         : n <= 0 ? __mmask16(0)
+                  : __mmask16((1u << n) - 1);
+}
+
+LMC_AVX512 void registerGemm(int64_t m, int64_t n, int64_t k, float alpha,
+                             StridedMatrix a, StridedMatrix b, float *c,
+                             int64_t ldc, bool accumulate,
+                             const TileBounds &bounds) {
+  thread_local std::vector<float> packed;
+  for (int64_t j0 = 0; j0 < n; j0 += kTileCols) {
+    const int64_t cols = std::min(kTileCols, n - j0);
+    // The panel: B's columns [j0, j0 + cols) as k rows of kTileCols floats,
+    // read in place when they are, packed (zero-padded) when not.
+    const float *panel = b.p + j0 * b.col;
+    int64_t panelRow = b.row;
+    if (b.col != 1 || cols < kTileCols) {
+      packed.resize(size_t(k * kTileCols));
+      for (int64_t s = 0; s < k; ++s) {
+        float *to = packed.data() + s * kTileCols;
+        const float *from = b.p + s * b.row + j0 * b.col;
+        for (int64_t j = 0; j < cols; ++j)
+          to[j] = from[j * b.col];
+        std::fill(to + cols, to + kTileCols, 0.0f);
+      }
+      panel = packed.data();
+      panelRow = kTileCols;
+    }
+    const __mmask16 store0 = lowBits(cols), store1 = lowBits(cols - 16);
+    for (int64_t i0 = 0, t = 0; i0 < m; i0 += kTileRows, ++t) {
+      if (bounds.columns &&
+          (bounds.columns[t].end <= j0 || bounds.columns[t].begin >= j0 + cols))
+        continue;
+      const Span terms = bounds.terms ? bounds.terms[t] : Span{0, k};
+      const int64_t rows = std::min(kTileRows, m - i0);
+      kTiles[rows - 1](a.p + i0 * a.row + terms.begin * a.col, a.row, a.col,
+                       panel + terms.begin * panelRow, panelRow,
+                       std::max<int64_t>(terms.end - terms.begin, 0), alpha,
+                       c + i0 * ldc + j0, ldc, accumulate, store0, store1);
+    }
+  }
+}
+
+/// A 16 x 16 block, rows ldFrom apart, transposed into rows ldTo apart:
+/// pairs of rows interleaved by floats, then by pairs of floats, then by
+/// 128-bit lanes twice.
+LMC_AVX512 void transposeBlock(const float *from, int64_t ldFrom, float *to,
+                               int64_t ldTo) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i)
+    r[i] = _mm512_loadu_ps(from + i * ldFrom);
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {
+    const __m512d a = _mm512_castps_pd(t[i]), b = _mm512_castps_pd(t[i + 1]),
+                  c = _mm512_castps_pd(t[i + 2]),
+                  d = _mm512_castps_pd(t[i + 3]);
+    r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+  for (int h = 0; h < 16; h += 8)
+    for (int i = 0; i < 4; ++i) {
+      t[h + i] = _mm512_shuffle_f32x4(r[h + i], r[h + i + 4], 0x88);
+      t[h + i + 4] = _mm512_shuffle_f32x4(r[h + i], r[h + i + 4], 0xdd);
+    }
+  for (int i = 0; i < 8; ++i) {
+    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+  }
+  for (int i = 0; i < 16; ++i)
+    _mm512_storeu_ps(to + i * ldTo, r[i]);
+}
+
+bool hasAvx512() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+}
+#endif
+
+/// The elements of rows [0, rows) and columns [c0, cols), and of rows
+/// [r0, rows) and columns [0, c0), one at a time: what 16 x 16 blocks
+/// leave.
+void transposeRest(const float *from, int64_t ldFrom, int64_t rows,
+                   int64_t cols, int64_t r0, int64_t c0, float *to,
+                   int64_t ldTo) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = i < r0 ? c0 : 0; j < cols; ++j)
+      to[j * ldTo + i] = from[i * ldFrom + j];
+}
+
+} // namespace
+
+void transposeMatrix(const float *from, int64_t ldFrom, int64_t rows,
+                     int64_t cols, float *to, int64_t ldTo) {
+  int64_t r0 = 0, c0 = 0;
+#if defined(__x86_64__)
+  if (hasAvx512()) {
+    r0 = rows / 16 * 16;
+    c0 = cols / 16 * 16;
+    for (int64_t i = 0; i < r0; i += 16)
+      for (int64_t j = 0; j < c0; j += 16)
+        transposeBlock(from + i * ldFrom + j, ldFrom, to + j * ldTo + i, ldTo);
+  }
+#endif
+  transposeRest(from, ldFrom, rows, cols, r0, c0, to, ldTo);
+}
+
+void smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix a,
+               StridedMatrix b, float *c, int64_t ldc, bool accumulate,
+               const TileBounds &bounds) {
+  if (m <= 0 || n <= 0)
+    return;
+#if defined(__x86_64__)
+  if (hasAvx512())
+    return registerGemm(m, n, k, alpha, a, b, c, ldc, accumulate, bounds);
+#endif
+  if (k <= 0) { // the library rejects k = 0: an empty sum
+    if (!accumulate)
+      for (int64_t i = 0; i < m; ++i)
+        std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  libraryGemm(m, n, k, alpha, a, b, c, ldc, accumulate);
+}
+
+} // namespace lmc::rt
