@@ -58,13 +58,16 @@ LMC_AVX512 void tile(const float *a, int64_t aRow, int64_t aCol,
                      const float *panel, int64_t panelRow, int64_t k,
                      float alpha, float *c, int64_t ldc, bool accumulate,
                      __mmask16 store0, __mmask16 store1) {
+  // Loops over rows unrolled, so that the sums stay in registers.
   __m512 sum[Rows][2];
+#pragma GCC unroll 8
   for (int r = 0; r < Rows; ++r)
     sum[r][0] = sum[r][1] = _mm512_setzero_ps();
   for (int64_t s = 0; s < k; ++s) {
     const __m512 b0 = _mm512_loadu_ps(panel + s * panelRow);
     const __m512 b1 = _mm512_loadu_ps(panel + s * panelRow + 16);
     const float *as = a + s * aCol;
+#pragma GCC unroll 8
     for (int r = 0; r < Rows; ++r) {
       const __m512 x = _mm512_set1_ps(as[r * aRow]);
       sum[r][0] = _mm512_fmadd_ps(x, b0, sum[r][0]);
@@ -72,6 +75,7 @@ LMC_AVX512 void tile(const float *a, int64_t aRow, int64_t aCol,
     }
   }
   const __m512 scale = _mm512_set1_ps(alpha);
+#pragma GCC unroll 8
   for (int r = 0; r < Rows; ++r) {
     float *row = c + r * ldc;
     __m512 v0 = _mm512_mul_ps(sum[r][0], scale);
