@@ -176,9 +176,16 @@ LMC_AVX512 void transposeBlock(const float *from, int64_t ldFrom, float *to,
     _mm512_storeu_ps(to + i * ldTo, r[i]);
 }
 
-bool hasAvx512() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
+/// The register kernel on AVX-512 CPUs, unless LMC_SMALL_GEMM=library
+/// asks for the path other CPUs take (so that it is tested here too).
+bool useRegisterKernel() {
+  static const bool use = [] {
+    const char *choice = std::getenv("LMC_SMALL_GEMM");
+    if (choice && std::strcmp(choice, "library") == 0)
+      return false;
+    return bool(__builtin_cpu_supports("avx512f"));
+  }();
+  return use;
 }
 #endif
 
@@ -199,7 +206,7 @@ void transposeMatrix(const float *from, int64_t ldFrom, int64_t rows,
                      int64_t cols, float *to, int64_t ldTo) {
   int64_t r0 = 0, c0 = 0;
 #if defined(__x86_64__)
-  if (hasAvx512()) {
+  if (useRegisterKernel()) {
     r0 = rows / 16 * 16;
     c0 = cols / 16 * 16;
     for (int64_t i = 0; i < r0; i += 16)
@@ -216,7 +223,7 @@ void smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix a,
   if (m <= 0 || n <= 0)
     return;
 #if defined(__x86_64__)
-  if (hasAvx512())
+  if (useRegisterKernel())
     return registerGemm(m, n, k, alpha, a, b, c, ldc, accumulate, bounds);
 #endif
   if (k <= 0) { // the library rejects k = 0: an empty sum

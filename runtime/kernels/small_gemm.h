@@ -56,8 +56,9 @@ struct TileBounds {
 /// time, then scaled by alpha: the same bits on every thread, whatever the
 /// caller's shape around it. B is read in place when its rows are
 /// contiguous (col 1), else packed a panel at a time. On a CPU without
-/// AVX-512 the same product runs through the library (sgemm.h), whose
-/// summation order is its own, over all columns and terms.
+/// AVX-512 (or with LMC_SMALL_GEMM=library) the same product runs through
+/// the library (sgemm.h), whose summation order is its own, over all
+/// columns and terms.
 void smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix a,
                StridedMatrix b, float *c, int64_t ldc, bool accumulate,
                const TileBounds &bounds = {});

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -97,8 +99,13 @@ TEST(SmallGemm, NoTermsIsAnEmptySum) {
 
 // Tile t of 8 rows computes only the panels of 32 columns its bounds
 // touch, summing only its terms: tile 0 columns [0, 10) over terms
-// [2, 20), tile 1 columns [40, 70) over [0, 40), tile 2 nothing.
+// [2, 20), tile 1 columns [40, 70) over [0, 40), tile 2 nothing. (The
+// library's path, LMC_SMALL_GEMM=library, computes everything: callers
+// only bound what is zero, SkippedZeroTermsLeaveTheSameBits.)
 TEST(SmallGemm, BoundsSkipColumnsAndTerms) {
+  const char *path = std::getenv("LMC_SMALL_GEMM");
+  if (path && std::string(path) == "library")
+    GTEST_SKIP() << "the library's path ignores the bounds";
   const int64_t m = 20, n = 70, k = 40;
   std::mt19937 rng(7);
   const Stored a(m, k, false, rng), b(k, n, true, rng);
