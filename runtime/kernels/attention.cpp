@@ -186,16 +186,12 @@ LMC_ROW_LOOP void softmaxGrad(float *__restrict g, const float *__restrict e,
     g[j] = e[j] * (g[j] - dot) * factor;
 }
 
-/// The keys [first, last) a block of query rows attends to: the columns
-/// where some row's mask is 0. first == last when every key is masked.
-struct KeyRange {
-  int64_t first, last;
-};
-
-std::vector<KeyRange> keyRanges(const uint8_t *mask, int64_t T, int64_t S) {
-  std::vector<KeyRange> ranges;
+/// The keys a block of query rows attends to: the columns where some row's
+/// mask is 0; empty ({0, 0}) when every key is masked.
+std::vector<Span> keyRanges(const uint8_t *mask, int64_t T, int64_t S) {
+  std::vector<Span> ranges;
   for (int64_t i0 = 0; i0 < T; i0 += kBlock) {
-    KeyRange range{S, 0};
+    Span range{S, 0};
     for (int64_t i = i0; i < std::min(T, i0 + kBlock); ++i) {
       const uint8_t *row = mask + i * S;
       int64_t j = 0;
@@ -206,21 +202,15 @@ std::vector<KeyRange> keyRanges(const uint8_t *mask, int64_t T, int64_t S) {
       int64_t k = S;
       while (row[k - 1])
         --k;
-      range.first = std::min(range.first, j);
-      range.last = std::max(range.last, k);
+      range.begin = std::min(range.begin, j);
+      range.end = std::max(range.end, k);
     }
-    if (range.first >= range.last)
+    if (range.begin >= range.end)
       range = {0, 0};
     ranges.push_back(range);
   }
   return ranges;
 }
-
-/// A query row's unmasked keys when they are one run [lo, hi); lo == hi
-/// when every key is masked.
-struct RowSpan {
-  int64_t lo, hi;
-};
 
 /// How many of n mask bytes are set (vectorizes: a long mask's rows are
 /// scanned once per call).
@@ -231,10 +221,11 @@ int64_t countMasked(const uint8_t *bytes, int64_t n) {
   return count;
 }
 
-/// Every row's span, or nothing if some row's unmasked keys are not one
-/// run (the row loops then read the mask).
-std::vector<RowSpan> rowSpans(const uint8_t *mask, int64_t T, int64_t S) {
-  std::vector<RowSpan> spans;
+/// Every query row's unmasked keys when they are one run (empty when every
+/// key is masked), or nothing if some row's are not (the row loops then
+/// read the mask).
+std::vector<Span> rowSpans(const uint8_t *mask, int64_t T, int64_t S) {
+  std::vector<Span> spans;
   for (int64_t i = 0; i < T; ++i) {
     const uint8_t *row = mask + i * S;
     const void *firstOpen = std::memchr(row, 0, size_t(S));
@@ -251,19 +242,27 @@ std::vector<RowSpan> rowSpans(const uint8_t *mask, int64_t T, int64_t S) {
   return spans;
 }
 
+/// The union of the non-empty spans among `spans[from, to)`, each less
+/// `offset` and clipped to [0, width); {0, 0} if there is none.
+Span unionOf(const Span *spans, int64_t from, int64_t to, int64_t offset,
+             int64_t width) {
+  Span all{std::numeric_limits<int64_t>::max(), 0};
+  for (int64_t i = from; i < to; ++i)
+    if (spans[i].begin < spans[i].end) {
+      all.begin = std::min(all.begin, spans[i].begin - offset);
+      all.end = std::max(all.end, spans[i].end - offset);
+    }
+  all.begin = std::max<int64_t>(all.begin, 0);
+  all.end = std::min(all.end, width);
+  return all.begin < all.end ? all : Span{0, 0};
+}
+
 /// keyRanges() read off the rows' spans.
-std::vector<KeyRange> keyRanges(const std::vector<RowSpan> &spans) {
-  std::vector<KeyRange> ranges;
+std::vector<Span> keyRanges(const std::vector<Span> &spans, int64_t S) {
+  std::vector<Span> ranges;
   int64_t T = int64_t(spans.size());
-  for (int64_t i0 = 0; i0 < T; i0 += kBlock) {
-    KeyRange range{std::numeric_limits<int64_t>::max(), 0};
-    for (int64_t i = i0; i < std::min(T, i0 + kBlock); ++i)
-      if (spans[size_t(i)].lo < spans[size_t(i)].hi) {
-        range.first = std::min(range.first, spans[size_t(i)].lo);
-        range.last = std::max(range.last, spans[size_t(i)].hi);
-      }
-    ranges.push_back(range.first < range.last ? range : KeyRange{0, 0});
-  }
+  for (int64_t i0 = 0; i0 < T; i0 += kBlock)
+    ranges.push_back(unionOf(spans.data(), i0, std::min(T, i0 + kBlock), 0, S));
   return ranges;
 }
 
@@ -271,12 +270,20 @@ std::vector<KeyRange> keyRanges(const std::vector<RowSpan> &spans) {
 /// masks, each row's span.
 struct MaskLayout {
   const uint8_t *mask;
-  std::vector<RowSpan> spans; // empty: read the mask
-  std::vector<KeyRange> ranges;
+  std::vector<Span> spans; // empty: read the mask
+  std::vector<Span> ranges;
 
   MaskLayout(const uint8_t *mask, int64_t T, int64_t S)
       : mask(mask), spans(rowSpans(mask, T, S)),
-        ranges(spans.empty() ? keyRanges(mask, T, S) : keyRanges(spans)) {}
+        ranges(spans.empty() ? keyRanges(mask, T, S) : keyRanges(spans, S)) {}
+
+  /// Row i's span within a block's keys [first, first + width), from
+  /// `first` on (spans only).
+  Span keysOf(int64_t i, int64_t first, int64_t width) const {
+    const Span span = spans[size_t(i)];
+    int64_t lo = std::clamp(span.begin - first, int64_t(0), width);
+    return {lo, std::clamp(span.end - first, lo, width)};
+  }
 };
 
 /// Masks row `i` of a block's scores (keys [first, first + width)) and
@@ -303,9 +310,7 @@ std::pair<float, float> exponentiateRow(float *row, const MaskLayout &layout,
     }
     return {max, expAndSum(row, width, max)};
   }
-  RowSpan span = layout.spans[size_t(i)];
-  int64_t lo = std::clamp(span.lo - first, int64_t(0), width);
-  int64_t hi = std::clamp(span.hi - first, lo, width);
+  const auto [lo, hi] = layout.keysOf(i, first, width);
   std::fill(row, row + lo, 0.0f);
   std::fill(row + hi, row + width, 0.0f);
   if (lo == hi)
@@ -323,9 +328,7 @@ void softmaxGradRow(float *g, const float *e, const MaskLayout &layout,
                     float factor) {
   if (layout.spans.empty())
     return softmaxGrad(g, e, width, dot, factor);
-  RowSpan span = layout.spans[size_t(i)];
-  int64_t lo = std::clamp(span.lo - first, int64_t(0), width);
-  int64_t hi = std::clamp(span.hi - first, lo, width);
+  const auto [lo, hi] = layout.keysOf(i, first, width);
   std::fill(g, g + lo, 0.0f);
   std::fill(g + hi, g + width, 0.0f);
   softmaxGrad(g + lo, e + lo, hi - lo, dot, factor);
@@ -439,47 +442,43 @@ struct BlockBounds {
   /// attend to. The scores' columns, the terms of E V and of dS K.
   const Span *queryTiles = nullptr;
   /// Per tile of keys: the query rows (from the block's first) that attend
-  /// to one of them. The terms of E^T dO and dS^T Q.
+  /// to one of them. The terms of E^T dO and dS^T Q: `gradient` only.
   const Span *keyTiles = nullptr;
 
   BlockBounds(const MaskLayout &layout, int64_t i0, int64_t rows,
-              int64_t first, int64_t width, Scratch &scratch);
+              int64_t first, int64_t width, bool gradient, Scratch &scratch);
   TileBounds columns() const { return {queryTiles, nullptr}; }
   TileBounds terms() const { return {nullptr, queryTiles}; }
   TileBounds keyTerms() const { return {nullptr, keyTiles}; }
 };
 
 BlockBounds::BlockBounds(const MaskLayout &layout, int64_t i0, int64_t rows,
-                         int64_t first, int64_t width, Scratch &scratch) {
+                         int64_t first, int64_t width, bool gradient,
+                         Scratch &scratch) {
   if (layout.spans.empty())
     return;
   constexpr int64_t kTile = lmc::rt::kSmallGemmTileRows;
-  const RowSpan *spans = layout.spans.data() + i0;
+  const Span *spans = layout.spans.data() + i0;
   std::vector<Span> &queries = scratch.queryTiles, &keys = scratch.keyTiles;
   queries.clear();
-  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
-    Span keysOf{width, 0};
-    for (int64_t r = r0; r < std::min(rows, r0 + kTile); ++r)
-      if (spans[r].lo < spans[r].hi) {
-        keysOf.begin = std::min(keysOf.begin, spans[r].lo - first);
-        keysOf.end = std::max(keysOf.end, spans[r].hi - first);
-      }
-    keysOf.begin = std::max<int64_t>(keysOf.begin, 0);
-    keysOf.end = std::min(keysOf.end, width);
-    queries.push_back(keysOf.begin < keysOf.end ? keysOf : Span{0, 0});
-  }
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile)
+    queries.push_back(
+        unionOf(spans, r0, std::min(rows, r0 + kTile), first, width));
+  queryTiles = queries.data();
+  if (!gradient)
+    return;
   keys.clear();
   for (int64_t j0 = 0; j0 < width; j0 += kTile) {
     const int64_t from = first + j0, to = first + std::min(width, j0 + kTile);
     Span rowsOf{rows, 0};
     for (int64_t r = 0; r < rows; ++r)
-      if (spans[r].lo < to && spans[r].hi > from && spans[r].lo < spans[r].hi) {
+      if (spans[r].begin < spans[r].end && spans[r].begin < to &&
+          spans[r].end > from) {
         rowsOf.begin = std::min(rowsOf.begin, r);
         rowsOf.end = r + 1;
       }
     keys.push_back(rowsOf.begin < rowsOf.end ? rowsOf : Span{0, 0});
   }
-  queryTiles = queries.data();
   keyTiles = keys.data();
 }
 
@@ -510,7 +509,8 @@ void forwardPair(Matrix<const float> q, Matrix<const float> kt,
     auto [first, last] = layout.ranges[size_t(block)];
     int64_t width = last - first;
     if (width > 0) {
-      const BlockBounds bounds(layout, i0, rows, first, width, scratch);
+      const BlockBounds bounds(layout, i0, rows, first, width, false,
+                               scratch);
       scores(q, kt, e, i0, rows, first, width, shape, bounds);
       for (int64_t i = 0; i < rows; ++i) {
         float *stat = stats + 2 * (i0 + i);
@@ -601,19 +601,19 @@ void backwardPair(GradPair g, const MaskLayout &layout, const Shape &shape,
   // (a causal mask's last) goes first and overwrites its keys; only the
   // keys outside it are zeroed beforehand (none for a causal mask). With
   // no queries (no blocks) every key is zeroed.
-  const std::vector<KeyRange> &ranges = layout.ranges;
+  const std::vector<Span> &ranges = layout.ranges;
   int64_t blocks = int64_t(ranges.size());
   int64_t widest = std::max_element(ranges.begin(), ranges.end(),
-                                    [](const KeyRange &a, const KeyRange &b) {
-                                      return a.last - a.first <
-                                             b.last - b.first;
+                                    [](const Span &a, const Span &b) {
+                                      return a.end - a.begin <
+                                             b.end - b.begin;
                                     }) -
                    ranges.begin();
-  const KeyRange w = blocks ? ranges[size_t(widest)] : KeyRange{0, 0};
-  zeroKeys(g.dkt, D, 0, w.first);
-  zeroKeys(g.dkt, D, w.last, S);
-  zeroRows(g.dv, Dv, 0, w.first);
-  zeroRows(g.dv, Dv, w.last, S);
+  const Span w = blocks ? ranges[size_t(widest)] : Span{0, 0};
+  zeroKeys(g.dkt, D, 0, w.begin);
+  zeroKeys(g.dkt, D, w.end, S);
+  zeroRows(g.dv, Dv, 0, w.begin);
+  zeroRows(g.dv, Dv, w.end, S);
   for (int64_t n = 0; n < blocks; ++n) {
     // widest, then the others in order.
     int64_t block = n == 0 ? widest : n <= widest ? n - 1 : n;
@@ -625,7 +625,7 @@ void backwardPair(GradPair g, const MaskLayout &layout, const Shape &shape,
       continue;
     }
     const bool accumulate = n != 0;
-    const BlockBounds bounds(layout, i0, rows, first, width, scratch);
+    const BlockBounds bounds(layout, i0, rows, first, width, true, scratch);
     scores(g.q, g.kt, e, i0, rows, first, width, shape, bounds);
     for (int64_t i = 0; i < rows; ++i) {
       const float *stat = stats + 2 * (i0 + i);
