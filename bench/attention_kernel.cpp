@@ -4,7 +4,8 @@
 // 4 x 256 (48 pairs) and at 1 x 1024 (12 pairs), head width 64, each with
 // the matrices dense ([pairs, rows, cols]) and as the compiler passes a
 // GPT's (views inside the fused [B, T, 3, H, D] projection, the keys
-// untransposed, out and the gradients [B, T, H, D] and [B, T, 3, H, D]).
+// untransposed, out and the gradients [B, T, H, D] and [B, T, 3, H, D]),
+// the exponentials recomputed by the backward or kept from the forward.
 // Best of 7 calls after one warm-up, on the OpenMP threads
 // OMP_NUM_THREADS gives.
 // Built and run by bench/attention_kernel.sh.
@@ -67,22 +68,27 @@ int main() {
                                heads{0, {T * H * D, D}, H * D, 1};
     const lmc_rt_attention_layout views{{B, H}, sq, skt, sv, heads,
                                         heads,  sq, skt, sv};
+    std::vector<float> exps(size_t(P * T * T));
     for (auto [layout, name] :
          {std::pair{&denseLayout, "dense"}, std::pair{&views, "views"}}) {
-      double forward = best([&] {
-        lmc_rt_attention_f32(q.data(), kt.data(), v.data(), mask.data(),
-                             out.data(), stats.data(), layout, T, T, D, D,
-                             scale);
-      });
-      double backward = best([&] {
-        lmc_rt_attention_grad_f32(q.data(), kt.data(), v.data(), mask.data(),
-                                  out.data(), stats.data(), dout.data(),
-                                  dq.data(), dkt.data(), dv.data(), layout, T,
-                                  T, D, D, scale);
-      });
-      std::printf("%3lld pairs x %4lld tokens, %-5s: forward %8.3f ms, "
-                  "backward %8.3f ms\n",
-                  (long long)P, (long long)T, name, forward, backward);
+      // Recomputed exponentials (kept: null), then kept ones.
+      for (float *kept : {(float *)nullptr, exps.data()}) {
+        double forward = best([&] {
+          lmc_rt_attention_f32(q.data(), kt.data(), v.data(), mask.data(),
+                               out.data(), stats.data(), kept, layout, T, T,
+                               D, D, scale);
+        });
+        double backward = best([&] {
+          lmc_rt_attention_grad_f32(q.data(), kt.data(), v.data(),
+                                    mask.data(), out.data(), stats.data(),
+                                    kept, dout.data(), dq.data(), dkt.data(),
+                                    dv.data(), layout, T, T, D, D, scale);
+        });
+        std::printf("%3lld pairs x %4lld tokens, %-5s, exponentials %-10s: "
+                    "forward %8.3f ms, backward %8.3f ms\n",
+                    (long long)P, (long long)T, name,
+                    kept ? "kept" : "recomputed", forward, backward);
+      }
     }
   }
 }

@@ -45,6 +45,10 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
     LmcFuseAttentionOptions fuse;
     fuse.freeze = options.freeze;
     fuse.train = options.train;
+    // Without remat every forward value the backward reads is kept; so are
+    // attention's exponentials (what the unfused graph keeps as its
+    // probabilities). Under remat they are recomputed.
+    fuse.keepExponentials = options.remat == "none";
     pm.addPass(createLmcFuseAttention(fuse));
   }
   if (!options.shard.empty()) {

@@ -7,7 +7,11 @@
 // half of what the products compute. lmc.attention is the same function
 // computed by the runtime in blocks of queries over the keys each block
 // can see (runtime/kernels/attention.cpp); its gradient recomputes the
-// probabilities from the rows' statistics instead of keeping them.
+// probabilities from the rows' statistics, or, with `keep-exponentials`,
+// reads the exponentials the forward kept (a [T, S] matrix per pair, as the
+// unfused graph keeps its probabilities: on the benchmark GPT a fifth of
+// the gradient's products and all its exponentials saved, 2.7 -> 2.0 ms
+// per layer on one thread).
 //
 // PyTorch's dynamo exporter writes scaled_dot_product_attention with an
 // additive mask (0 where visible, float32's lowest where hidden) and a
@@ -274,7 +278,7 @@ std::optional<AttentionChain> matchChain(MatmulOp product,
   return chain;
 }
 
-void fuse(AttentionChain &chain) {
+void fuse(AttentionChain &chain, bool keepExponentials) {
   OpBuilder b(chain.product);
   Location loc = chain.product.getLoc();
   Value mask = chain.mask;
@@ -286,9 +290,13 @@ void fuse(AttentionChain &chain) {
   SmallVector<int64_t> statsShape(outType.getShape().drop_back());
   statsShape.push_back(2);
   auto statsType = RankedTensorType::get(statsShape, outType.getElementType());
+  Type expsType;
+  if (keepExponentials)
+    expsType = chain.softmax.getType();
   auto attention = AttentionOp::create(
-      b, loc, outType, statsType, chain.scores.getLhs(), chain.scores.getRhs(),
-      chain.product.getRhs(), mask, b.getF32FloatAttr(chain.scale));
+      b, loc, outType, statsType, expsType, chain.scores.getLhs(),
+      chain.scores.getRhs(), chain.product.getRhs(), mask,
+      b.getF32FloatAttr(chain.scale));
   chain.product.getResult().replaceAllUsesWith(attention.getOut());
   // The chain, each op before what it reads, then what only it read (the
   // broadcasts of -inf, the scale and the mask, their constants).
@@ -336,7 +344,7 @@ struct FuseAttention : public impl::LmcFuseAttentionBase<FuseAttention> {
         chains.push_back(*chain);
     });
     for (AttentionChain &chain : chains)
-      fuse(chain);
+      fuse(chain, keepExponentials);
   }
 };
 

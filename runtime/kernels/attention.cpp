@@ -9,8 +9,9 @@
 // maximum, exponentials of the differences, their sum), except that the
 // division by the sum is applied to the few output values of a row (its
 // product with v) instead of to its many probabilities; the backward
-// recomputes the exponentials from the saved maxima, bitwise those of the
-// forward, and folds the sums into the same per-row factors. When every
+// reads the exponentials the forward kept, when the caller gives it room
+// for them, or recomputes them from the saved maxima, bitwise the same,
+// and folds the sums into the same per-row factors. When every
 // row's unmasked keys are one run (causal, sliding-window and padding
 // masks) the row loops touch only that run and read no mask bytes.
 //
@@ -487,23 +488,32 @@ BlockBounds::BlockBounds(const MaskLayout &layout, int64_t i0, int64_t rows,
 /// unfused graph's scale does).
 /// kt is D x S by rows; only the columns `bounds` asks for are written.
 void scores(const Matrix<const float> &q, const Matrix<const float> &kt,
-            float *s, int64_t i0, int64_t rows, int64_t first, int64_t width,
-            const Shape &shape, const BlockBounds &bounds) {
+            const Matrix<float> &s, int64_t i0, int64_t rows, int64_t first,
+            int64_t width, const Shape &shape, const BlockBounds &bounds) {
   smallGemm(rows, width, shape.D, shape.scale, rowsFrom(q, i0),
-            rowsFrom(kt, 0).atColumn(first), s, width, false,
+            rowsFrom(kt, 0).atColumn(first), s.p, s.row, false,
             bounds.columns());
+}
+
+/// Where a block's exponentials (rows x width) lie: the pair's kept
+/// exponentials ([T, S], the block's rows and keys) when the caller keeps
+/// them, else the block's scratch.
+Matrix<float> blockExponentials(float *kept, float *scratch, int64_t i0,
+                                int64_t first, int64_t width, int64_t S) {
+  if (kept)
+    return {kept + i0 * S + first, S, 1};
+  return {scratch, width, 1};
 }
 
 void forwardPair(Matrix<const float> q, Matrix<const float> kt,
                  Matrix<const float> v, const MaskLayout &layout,
-                 const Matrix<float> &out, float *stats, const Shape &shape,
-                 Scratch &scratch) {
+                 const Matrix<float> &out, float *stats, float *exps,
+                 const Shape &shape, Scratch &scratch) {
   const auto [T, S, D, Dv, scale] = shape;
   q = denseRows(q, T, D, scratch.q);
   kt = keyColumns(kt, D, S, scratch);
   v = denseRows(v, S, Dv, scratch.v);
-  scratch.blocks.resize(size_t(kBlock * S));
-  float *e = scratch.blocks.data();
+  scratch.blocks.resize(exps ? 0 : size_t(kBlock * S));
   for (int64_t i0 = 0, block = 0; i0 < T; i0 += kBlock, ++block) {
     int64_t rows = std::min(kBlock, T - i0);
     auto [first, last] = layout.ranges[size_t(block)];
@@ -511,14 +521,16 @@ void forwardPair(Matrix<const float> q, Matrix<const float> kt,
     if (width > 0) {
       const BlockBounds bounds(layout, i0, rows, first, width, false,
                                scratch);
+      const Matrix<float> e = blockExponentials(
+          exps, scratch.blocks.data(), i0, first, width, S);
       scores(q, kt, e, i0, rows, first, width, shape, bounds);
       for (int64_t i = 0; i < rows; ++i) {
         float *stat = stats + 2 * (i0 + i);
         std::tie(stat[0], stat[1]) =
-            exponentiateRow(e + i * width, layout, i0 + i, S, first, width);
+            exponentiateRow(e.rowAt(i), layout, i0 + i, S, first, width);
       }
       // out = (E V) / sum, row by row.
-      smallGemm(rows, Dv, width, 1.0f, {e, width, 1}, rowsFrom(v, first),
+      smallGemm(rows, Dv, width, 1.0f, {e.p, e.row, 1}, rowsFrom(v, first),
                 out.rowAt(i0), out.row, false, bounds.terms());
     }
     for (int64_t i = i0; i < i0 + rows; ++i) {
@@ -561,6 +573,7 @@ void zeroRows(const Matrix<float> &m, int64_t cols, int64_t from,
 struct GradPair {
   Matrix<const float> q, kt, v, out, dout;
   const float *stats;
+  const float *exps; // the forward's, [T, S]; null: recomputed
   Matrix<float> dq, dkt, dv;
 };
 
@@ -569,10 +582,12 @@ void backwardPair(GradPair g, const MaskLayout &layout, const Shape &shape,
   const auto [T, S, D, Dv, scale] = shape;
   const float *stats = g.stats;
   g.q = denseRows(g.q, T, D, scratch.q);
-  // The keys by columns for the scores, by rows for dQ; the values by
-  // columns for dP: every product reads its right operand by rows.
+  // The keys by columns for the scores (when the exponentials are
+  // recomputed), by rows for dQ; the values by columns for dP: every
+  // product reads its right operand by rows.
   const Matrix<const float> keys = keyRows(g.kt, D, S, scratch);
-  g.kt = keyColumns(g.kt, D, S, scratch);
+  if (!g.exps)
+    g.kt = keyColumns(g.kt, D, S, scratch);
   const Matrix<const float> vt = transposeRows(g.v, S, Dv, scratch.vt);
   g.dout = denseRows(g.dout, T, Dv, scratch.dout);
   // Results computed dense where their layout is not (dkt stored as the
@@ -586,8 +601,9 @@ void backwardPair(GradPair g, const MaskLayout &layout, const Shape &shape,
         denseTarget({dkt.p, dkt.col, 1}, S, D, scratch.dkeys);
     g.dkt = {keys.p, 1, keys.row};
   }
-  scratch.blocks.resize(size_t(2 * kBlock * S + kBlock * Dv + T));
-  float *e = scratch.blocks.data(), *dp = e + kBlock * S,
+  const int64_t recomputed = g.exps ? 0 : kBlock * S;
+  scratch.blocks.resize(size_t(recomputed + kBlock * S + kBlock * Dv + T));
+  float *eScratch = scratch.blocks.data(), *dp = eScratch + recomputed,
         *scaledDout = dp + kBlock * S, *rowDot = scaledDout + kBlock * Dv;
   // dot(dO_i, O_i): the softmax gradient's per-row term.
   for (int64_t i = 0; i < T; ++i) {
@@ -626,19 +642,29 @@ void backwardPair(GradPair g, const MaskLayout &layout, const Shape &shape,
     }
     const bool accumulate = n != 0;
     const BlockBounds bounds(layout, i0, rows, first, width, true, scratch);
-    scores(g.q, g.kt, e, i0, rows, first, width, shape, bounds);
+    // The forward's exponentials: kept, or recomputed bitwise (the same
+    // products and row pass from the same maximum). A row with every key
+    // masked (sum 0) has none (its NaN output makes the gradient NaN
+    // through its dot).
+    Matrix<const float> e{nullptr, S, 1};
+    if (g.exps) {
+      e.p = g.exps + i0 * S + first;
+    } else {
+      const Matrix<float> recomputed{eScratch, width, 1};
+      scores(g.q, g.kt, recomputed, i0, rows, first, width, shape, bounds);
+      for (int64_t i = 0; i < rows; ++i)
+        exponentiateRow(recomputed.rowAt(i), layout, i0 + i, S, first, width,
+                        stats + 2 * (i0 + i));
+      e = {recomputed.p, recomputed.row, 1};
+    }
     for (int64_t i = 0; i < rows; ++i) {
       const float *stat = stats + 2 * (i0 + i);
-      // The forward's exponentials, bitwise: the same row pass from the
-      // same scores and maximum. A row with every key masked (sum 0) gets
-      // none (its NaN output makes the gradient NaN through its dot).
-      exponentiateRow(e + i * width, layout, i0 + i, S, first, width, stat);
       const float *dout = g.dout.rowAt(i0 + i);
       for (int64_t c = 0; c < Dv; ++c)
         scaledDout[i * Dv + c] = dout[c] / stat[1];
     }
     // dV[first..last) += (E / sum)^T dO = E^T (dO / sum)
-    smallGemm(width, Dv, rows, 1.0f, {e, 1, width}, {scaledDout, Dv, 1},
+    smallGemm(width, Dv, rows, 1.0f, {e.p, 1, e.row}, {scaledDout, Dv, 1},
               g.dv.rowAt(first), g.dv.row, accumulate, bounds.keyTerms());
     // dP = dO V^T
     smallGemm(rows, width, Dv, 1.0f, rowsFrom(g.dout, i0),
@@ -646,7 +672,7 @@ void backwardPair(GradPair g, const MaskLayout &layout, const Shape &shape,
               bounds.columns());
     // dS = (E / sum) (dP - dot(dO, O)) scale (the mask's zeros stay zero).
     for (int64_t i = 0; i < rows; ++i)
-      softmaxGradRow(dp + i * width, e + i * width, layout, i0 + i, first,
+      softmaxGradRow(dp + i * width, e.rowAt(i), layout, i0 + i, first,
                      width, rowDot[i0 + i], scale / stats[2 * (i0 + i) + 1]);
     // dQ = dS K
     smallGemm(rows, D, width, 1.0f, {dp, width, 1}, rowsFrom(keys, first),
@@ -692,7 +718,7 @@ Matrix<Float> pairMatrix(Float *base, const lmc_rt_matrix_layout &m,
 
 extern "C" void lmc_rt_attention_f32(const float *q, const float *kt,
                                      const float *v, const uint8_t *mask,
-                                     float *out, float *stats,
+                                     float *out, float *stats, float *exps,
                                      const lmc_rt_attention_layout *layout,
                                      int64_t T, int64_t S, int64_t D,
                                      int64_t Dv, float scale) {
@@ -702,15 +728,17 @@ extern "C" void lmc_rt_attention_f32(const float *q, const float *kt,
   forEachPair(l.pairs[0] * l.pairs[1], [&](int64_t p, Scratch &scratch) {
     forwardPair(pairMatrix(q, l.q, l, p), pairMatrix(kt, l.kt, l, p),
                 pairMatrix(v, l.v, l, p), masks, pairMatrix(out, l.out, l, p),
-                stats + p * T * 2, shape, scratch);
+                stats + p * T * 2, exps ? exps + p * T * S : nullptr, shape,
+                scratch);
   });
 }
 
 extern "C" void lmc_rt_attention_grad_f32(
     const float *q, const float *kt, const float *v, const uint8_t *mask,
-    const float *out, const float *stats, const float *dout, float *dq,
-    float *dkt, float *dv, const lmc_rt_attention_layout *layout, int64_t T,
-    int64_t S, int64_t D, int64_t Dv, float scale) {
+    const float *out, const float *stats, const float *exps,
+    const float *dout, float *dq, float *dkt, float *dv,
+    const lmc_rt_attention_layout *layout, int64_t T, int64_t S, int64_t D,
+    int64_t Dv, float scale) {
   const Shape shape{T, S, D, Dv, scale};
   const MaskLayout masks(mask, T, S);
   const lmc_rt_attention_layout &l = *layout;
@@ -718,6 +746,7 @@ extern "C" void lmc_rt_attention_grad_f32(
     backwardPair({pairMatrix(q, l.q, l, p), pairMatrix(kt, l.kt, l, p),
                   pairMatrix(v, l.v, l, p), pairMatrix(out, l.out, l, p),
                   pairMatrix(dout, l.dout, l, p), stats + p * T * 2,
+                  exps ? exps + p * T * S : nullptr,
                   pairMatrix(dq, l.dq, l, p), pairMatrix(dkt, l.dkt, l, p),
                   pairMatrix(dv, l.dv, l, p)},
                  masks, shape, scratch);

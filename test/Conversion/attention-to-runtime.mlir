@@ -5,9 +5,10 @@
 // fresh result buffers turned back into tensors (restrict: nothing else
 // aliases them), a constant layout table (lmc_rt_attention_layout: the
 // pairs 1 x 8, then per matrix offset, two pair strides, row and column
-// strides) and T = 8, S = 6, D = 16, Dv = 5 and the scale.
-// CHECK-DAG: func.func private @lmc_rt_attention_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, f32)
-// CHECK-DAG: func.func private @lmc_rt_attention_grad_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, f32)
+// strides) and T = 8, S = 6, D = 16, Dv = 5 and the scale. Without kept
+// exponentials both calls get a null pointer for them (after the stats).
+// CHECK-DAG: func.func private @lmc_rt_attention_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, f32)
+// CHECK-DAG: func.func private @lmc_rt_attention_grad_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, f32)
 // CHECK-DAG: memref.global "private" constant @[[FWD:__lmc_attention_layout[_0-9]*]] : memref<42xi64> = dense<[1, 8, 0, 0, 128, 16, 1, 0, 0, 96, 6, 1, 0, 0, 30, 5, 1, 0, 0, 40, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]>
 // CHECK-DAG: memref.global "private" constant @[[BWD:__lmc_attention_layout[_0-9]*]] : memref<42xi64> = dense<[1, 8, 0, 0, 128, 16, 1, 0, 0, 96, 6, 1, 0, 0, 30, 5, 1, 0, 0, 40, 5, 1, 0, 0, 40, 5, 1, 0, 0, 128, 16, 1, 0, 0, 96, 6, 1, 0, 0, 30, 5, 1]>
 // CHECK-DAG: memref.global "private" constant @[[GPTF:__lmc_attention_layout[_0-9]*]] : memref<42xi64> = dense<[2, 4, 0, 1536, 16, 192, 1, 64, 1536, 16, 1, 192, 128, 1536, 16, 192, 1, 0, 512, 16, 64, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]>
@@ -23,13 +24,14 @@
 // CHECK: bufferization.to_buffer %[[V]] read_only
 // CHECK: bufferization.to_buffer %[[M]] read_only : tensor<1x1x8x6xi1> to memref<1x1x8x6xi1>
 // CHECK: %[[STATS:.*]] = memref.alloc() : memref<2x4x8x2xf32>
+// CHECK: %[[NOEXPS:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK: memref.get_global @[[FWD]] : memref<42xi64>
 // CHECK: arith.constant 8 : i64
 // CHECK: arith.constant 6 : i64
 // CHECK: arith.constant 16 : i64
 // CHECK: arith.constant 5 : i64
 // CHECK: %[[SCALE:.*]] = arith.constant 2.500000e-01 : f32
-// CHECK: call @lmc_rt_attention_f32({{.*}}, %[[SCALE]])
+// CHECK: call @lmc_rt_attention_f32({{%[^,]*, %[^,]*, %[^,]*, %[^,]*, %[^,]*, %[^,]*, }}%[[NOEXPS]], {{.*}}, %[[SCALE]])
 // CHECK: %[[O:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<2x4x8x5xf32> to tensor<2x4x8x5xf32>
 // CHECK: %[[S:.*]] = bufferization.to_tensor %[[STATS]] restrict writable
 // CHECK: memref.alloc() : memref<2x4x8x16xf32>
@@ -41,9 +43,10 @@
 // CHECK: bufferization.to_buffer %[[M]] read_only
 // CHECK: bufferization.to_buffer %[[O]] read_only
 // CHECK: bufferization.to_buffer %[[S]] read_only
+// CHECK: %[[NOEXPSB:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK: bufferization.to_buffer %[[G]] read_only
 // CHECK: memref.get_global @[[BWD]]
-// CHECK: call @lmc_rt_attention_grad_f32(
+// CHECK: call @lmc_rt_attention_grad_f32({{%[^,]*, %[^,]*, %[^,]*, %[^,]*, %[^,]*, %[^,]*, }}%[[NOEXPSB]], 
 // CHECK-NOT: lmc.attention
 func.func @step(%q: tensor<2x4x8x16xf32>, %kt: tensor<2x4x16x6xf32>,
                 %v: tensor<2x4x6x5xf32>, %m: tensor<1x1x8x6xi1>,
@@ -212,4 +215,30 @@ func.func @far_apart(%q: tensor<1x2x1024x64xf32>, %kt: tensor<1x2x64x1024xf32>, 
   %w1 = tensor.insert_slice %dkm into %w0[0, 0, 128] [1, 1024, 128] [1, 1, 1] : tensor<1x1024x128xf32> into tensor<1x1024x384xf32>
   %w2 = tensor.insert_slice %dvm into %w1[0, 0, 256] [1, 1024, 128] [1, 1, 1] : tensor<1x1024x128xf32> into tensor<1x1024x384xf32>
   return %w2 : tensor<1x1024x384xf32>
+}
+
+// Kept exponentials (lmc-fuse-attention's keep-exponentials): the forward
+// writes them into a third dense result after the stats, and the gradient
+// reads that buffer in the same place.
+// CHECK-LABEL: func.func @kept
+// CHECK: %[[STATSK:.*]] = memref.alloc() : memref<2x4x8x2xf32>
+// CHECK: %[[EXPS:.*]] = memref.alloc() : memref<2x4x8x8xf32>
+// CHECK: extract_aligned_pointer_as_index %[[STATSK]]
+// CHECK: extract_aligned_pointer_as_index %[[EXPS]]
+// CHECK-NEXT: arith.index_cast
+// CHECK-NEXT: %[[EXPSP:.*]] = llvm.inttoptr
+// CHECK: call @lmc_rt_attention_f32({{%[^,]*, %[^,]*, %[^,]*, %[^,]*, %[^,]*, %[^,]*, }}%[[EXPSP]], 
+// CHECK: %[[E:.*]] = bufferization.to_tensor %[[EXPS]] restrict writable : memref<2x4x8x8xf32> to tensor<2x4x8x8xf32>
+// CHECK: bufferization.to_buffer %[[E]] read_only
+// CHECK-NEXT: extract_aligned_pointer_as_index
+// CHECK-NEXT: arith.index_cast
+// CHECK-NEXT: %[[EXPSB:.*]] = llvm.inttoptr
+// CHECK: call @lmc_rt_attention_grad_f32({{%[^,]*, %[^,]*, %[^,]*, %[^,]*, %[^,]*, %[^,]*, }}%[[EXPSB]], 
+func.func @kept(%q: tensor<2x4x8x16xf32>, %kt: tensor<2x4x16x8xf32>,
+                %v: tensor<2x4x8x5xf32>, %m: tensor<1x1x8x8xi1>,
+                %g: tensor<2x4x8x5xf32>)
+    -> (tensor<2x4x8x5xf32>, tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>, tensor<2x4x8x5xf32>) {
+  %o, %s, %e = lmc.attention %q, %kt, %v, %m {scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>, tensor<2x4x8x5xf32>, tensor<1x1x8x8xi1> -> tensor<2x4x8x5xf32>, tensor<2x4x8x2xf32>, tensor<2x4x8x8xf32>
+  %dq, %dkt, %dv = lmc.attention_grad %q, %kt, %v, %m, %o, %s, %g exponentials %e {scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>, tensor<2x4x8x5xf32>, tensor<1x1x8x8xi1>, tensor<2x4x8x5xf32>, tensor<2x4x8x2xf32>, tensor<2x4x8x5xf32>, tensor<2x4x8x8xf32>
+  return %o, %dq, %dkt, %dv : tensor<2x4x8x5xf32>, tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>, tensor<2x4x8x5xf32>
 }

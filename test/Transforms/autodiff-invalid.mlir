@@ -42,10 +42,10 @@ func.func @forward(%w: tensor<4xf32> {lmc.param = "w"}) -> tensor<f32> {
 
 // -----
 
-// lmc.attention's row statistics feed only its gradient.
+// lmc.attention's row statistics (and kept exponentials) feed only its gradient.
 func.func @forward(%q: tensor<1x4x2xf32> {lmc.param = "q"}, %kt: tensor<1x2x4xf32> {lmc.input = "kt"},
                    %v: tensor<1x4x2xf32> {lmc.input = "v"}, %m: tensor<1x4x4xi1> {lmc.input = "m"}) -> tensor<f32> {
-  // expected-error @+1 {{'lmc.attention' op its row statistics are not differentiable}}
+  // expected-error @+1 {{'lmc.attention' op its row statistics and exponentials are not differentiable}}
   %o, %s = lmc.attention %q, %kt, %v, %m {scale = 1.0 : f32} : tensor<1x4x2xf32>, tensor<1x2x4xf32>, tensor<1x4x2xf32>, tensor<1x4x4xi1> -> tensor<1x4x2xf32>, tensor<1x4x2xf32>
   %l = lmc.reduce_sum %s, axes = [0, 1, 2] : tensor<1x4x2xf32> -> tensor<f32>
   return %l : tensor<f32>

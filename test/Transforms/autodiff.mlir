@@ -49,3 +49,19 @@ func.func @forward(%w: tensor<2xf32> {lmc.param = "w", lmc.init = dense<0.5> : t
   %l = lmc.reduce_sum %p, axes = [0] : tensor<2xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// lmc.attention's VJP is one lmc.attention_grad from its operands, results
+// and the cotangent of out; the exponentials the forward keeps (a third
+// result) are passed along, read instead of recomputed.
+// CHECK-LABEL: func.func @forward_grad
+// CHECK: %[[O:.*]], %[[S:.*]], %[[E:.*]] = lmc.attention %[[Q:.*]], %[[KT:.*]], %[[V:.*]], %[[M:.*]] {scale = 5.000000e-01 : f32}
+// CHECK: %[[DQ:.*]], %{{.*}}, %{{.*}} = lmc.attention_grad %[[Q]], %[[KT]], %[[V]], %[[M]], %[[O]], %[[S]], %{{.*}} exponentials %[[E]] {scale = 5.000000e-01 : f32}
+// CHECK: return %{{.*}}, %[[DQ]]
+func.func @forward(%q: tensor<1x4x2xf32> {lmc.param = "q"}, %kt: tensor<1x2x4xf32> {lmc.input = "kt"},
+                   %v: tensor<1x4x2xf32> {lmc.input = "v"}, %m: tensor<1x4x4xi1> {lmc.input = "m"}) -> (tensor<f32> {lmc.output = "loss"}) {
+  %o, %s, %e = lmc.attention %q, %kt, %v, %m {scale = 0.5 : f32} : tensor<1x4x2xf32>, tensor<1x2x4xf32>, tensor<1x4x2xf32>, tensor<1x4x4xi1> -> tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x4xf32>
+  %l = lmc.reduce_sum %o, axes = [0, 1, 2] : tensor<1x4x2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -1,4 +1,5 @@
 // RUN: lmc-opt %s -split-input-file -lmc-fuse-attention | FileCheck %s
+// RUN: lmc-opt %s -split-input-file -lmc-fuse-attention=keep-exponentials | FileCheck %s --check-prefix=KEEP
 
 // The chain of the char GPT's import (torch.onnx.export of
 // masked_fill(mask == 0, -inf) and softmax): scores q kt, a broadcast
@@ -9,6 +10,11 @@
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4x8x16xf32>, %[[KT:.*]]: tensor<2x4x16x8xf32>, %[[V:.*]]: tensor<2x4x8x16xf32>, %[[M:.*]]: tensor<1x1x8x8xi1>)
 // CHECK-NEXT: %[[O:.*]], %[[S:.*]] = lmc.attention %[[Q]], %[[KT]], %[[V]], %[[M]] {scale = 2.500000e-01 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>, tensor<2x4x8x16xf32>, tensor<1x1x8x8xi1> -> tensor<2x4x8x16xf32>, tensor<2x4x8x2xf32>
 // CHECK-NEXT: return %[[O]]
+// With keep-exponentials the op keeps each pair's [T, S] exponentials for
+// its gradient: a third result.
+// KEEP-LABEL: func.func @causal
+// KEEP-NEXT: %[[O:.*]], %{{.*}}, %{{.*}} = lmc.attention %{{.*}} -> tensor<2x4x8x16xf32>, tensor<2x4x8x2xf32>, tensor<2x4x8x8xf32>
+// KEEP-NEXT: return %[[O]]
 func.func @causal(%q: tensor<2x4x8x16xf32>, %kt: tensor<2x4x16x8xf32>,
                   %v: tensor<2x4x8x16xf32>, %mask: tensor<1x1x8x8xi1>)
     -> tensor<2x4x8x16xf32> {

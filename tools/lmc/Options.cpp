@@ -103,7 +103,7 @@ cl::opt<std::string> remat(
              "(per-block; per-block:N only in the first N segments between "
              "cuts, selective after them) or those larger than it, such as "
              "attention scores (selective); gradients unchanged (default "
-             "none)"),
+             "none: keeps every one, fused attention's exponentials too)"),
     cl::value_desc("policy"), cl::init("none"), cl::cat(memoryCategory));
 
 cl::opt<uint64_t> activationBudget(

@@ -79,7 +79,11 @@ def LmcFuseAttention : Pass<"lmc-fuse-attention", "::mlir::ModuleOp"> {
     Option<"freeze", "freeze", "std::string", /*default=*/"\"\"",
            "Regex of the parameters that stay constant (lmc-autodiff's)">,
     Option<"train", "train", "std::string", /*default=*/"\"\"",
-           "Regex of the only parameters trained (lmc-autodiff's)">];
+           "Regex of the only parameters trained (lmc-autodiff's)">,
+    Option<"keepExponentials", "keep-exponentials", "bool",
+           /*default=*/"false",
+           "Keep each pair's [T, S] exponentials for the gradient to read "
+           "instead of recomputing them (the driver: unless --remat)">];
   let dependentDialects = ["::lmc::LmcDialect",
                            "::mlir::arith::ArithDialect"];
 }

@@ -160,12 +160,16 @@ struct Lowering {
 
   /// Lowers `op` (lmc.attention or lmc.attention_grad) to a call of
   /// `callee` with `inputs` in the callee's order (a matrix of the layout
-  /// table, or a dense operand: the mask, the stats), then the results (the
-  /// first `resultMatrices.size()` matrices, the rest dense: the stats),
+  /// table, or a dense operand: the mask, the stats, the exponentials; a
+  /// null value, an optional operand the op does not have, a null
+  /// pointer), then the results (the first `resultMatrices.size()`
+  /// matrices, the rest dense: the stats, the exponentials) and
+  /// `nullResults` null pointers (an optional result the op does not have),
   /// the table, the sizes and the scale.
   void lower(Operation *op, StringRef callee,
              ArrayRef<std::pair<Value, std::optional<Matrix>>> inputs,
-             ArrayRef<Matrix> resultMatrices, float scale) {
+             ArrayRef<Matrix> resultMatrices, unsigned nullResults,
+             float scale) {
     OpBuilder b(op);
     Location loc = op->getLoc();
     SmallVector<Value> matrices;
@@ -259,7 +263,13 @@ struct Lowering {
     Type ptr = LLVM::LLVMPointerType::get(b.getContext());
     SmallVector<Value> args;
     SmallVector<Type> argTypes;
+    auto null = [&] {
+      args.push_back(LLVM::ZeroOp::create(b, loc, ptr));
+      argTypes.push_back(ptr);
+    };
     auto readOnly = [&](Value tensor) {
+      if (!tensor)
+        return null();
       Value buffer = bufferization::ToBufferOp::create(
           b, loc, bufferType(tensor.getType()), tensor, /*read_only=*/true);
       args.push_back(bufferPointer(b, loc, buffer));
@@ -279,6 +289,8 @@ struct Lowering {
       args.push_back(bufferPointer(b, loc, buffer));
       argTypes.push_back(ptr);
     }
+    for (unsigned i = 0; i < nullResults; ++i)
+      null();
     args.push_back(layoutTable(b, loc, module, pairs, table));
     argTypes.push_back(ptr);
     ArrayRef<int64_t> qShape = qType.getShape();
@@ -386,7 +398,8 @@ struct AttentionToRuntime
                         {forward.getKt(), Kt},
                         {forward.getV(), V},
                         {forward.getMask(), dense}},
-                       {Out}, forward.getScale().convertToFloat());
+                       {Out}, forward.getExps() ? 0 : 1,
+                       forward.getScale().convertToFloat());
       } else {
         auto grad = cast<AttentionGradOp>(op);
         lowering.lower(op, kBackward,
@@ -396,8 +409,9 @@ struct AttentionToRuntime
                         {grad.getMask(), dense},
                         {grad.getOut(), Out},
                         {grad.getStats(), dense},
+                        {grad.getExps(), dense},
                         {grad.getDout(), Dout}},
-                       {Dq, Dkt, Dv}, grad.getScale().convertToFloat());
+                       {Dq, Dkt, Dv}, 0, grad.getScale().convertToFloat());
       }
       op->erase();
     }

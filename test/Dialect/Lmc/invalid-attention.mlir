@@ -1,4 +1,4 @@
-// Every verifier diagnostic of lmc.attention.
+// Every verifier diagnostic of lmc.attention and lmc.attention_grad.
 // RUN: lmc-opt %s -split-input-file -verify-diagnostics
 
 func.func @query_rank(%q: tensor<4xf32>, %kt: tensor<4xf32>, %v: tensor<4xf32>, %m: tensor<4x4xi1>) {
@@ -60,5 +60,22 @@ func.func @result(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x8xf32>, %v: tensor<2x8x
 func.func @statistics(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x8xf32>, %v: tensor<2x8x4xf32>, %m: tensor<1x8x8xi1>) {
   // expected-error @+1 {{expected the statistics to be [batch.., T, 2]}}
   %o, %s = lmc.attention %q, %kt, %v, %m {scale = 1.0 : f32} : tensor<2x8x4xf32>, tensor<2x4x8xf32>, tensor<2x8x4xf32>, tensor<1x8x8xi1> -> tensor<2x8x4xf32>, tensor<2x8x1xf32>
+  return
+}
+
+// -----
+
+func.func @exponentials(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x6xf32>, %v: tensor<2x6x4xf32>, %m: tensor<1x8x6xi1>) {
+  // expected-error @+1 {{expected the exponentials to be [batch.., T, S] of the query's element type}}
+  %o, %s, %e = lmc.attention %q, %kt, %v, %m {scale = 1.0 : f32} : tensor<2x8x4xf32>, tensor<2x4x6xf32>, tensor<2x6x4xf32>, tensor<1x8x6xi1> -> tensor<2x8x4xf32>, tensor<2x8x2xf32>, tensor<2x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @gradient_exponentials(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x6xf32>, %v: tensor<2x6x4xf32>, %m: tensor<1x8x6xi1>,
+                                 %o: tensor<2x8x4xf32>, %s: tensor<2x8x2xf32>, %do: tensor<2x8x4xf32>, %e: tensor<2x8x6xf64>) {
+  // expected-error @+1 {{expected the exponentials to be [batch.., T, S] of the query's element type}}
+  %dq, %dkt, %dv = lmc.attention_grad %q, %kt, %v, %m, %o, %s, %do exponentials %e {scale = 1.0 : f32} : tensor<2x8x4xf32>, tensor<2x4x6xf32>, tensor<2x6x4xf32>, tensor<1x8x6xi1>, tensor<2x8x4xf32>, tensor<2x8x2xf32>, tensor<2x8x4xf32>, tensor<2x8x6xf64>
   return
 }

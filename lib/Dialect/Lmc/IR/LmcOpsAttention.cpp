@@ -50,23 +50,41 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("expected the result to be [batch.., T, Dv]");
   if (!isBatched(tensorType(getStats()), batch, t, 2))
     return emitOpError("expected the statistics to be [batch.., T, 2]");
+  if (getExps() && (tensorType(getExps()).getElementType() != element ||
+                    !isBatched(tensorType(getExps()), batch, t, s)))
+    return emitOpError("expected the exponentials to be [batch.., T, S] of "
+                       "the query's element type");
   return success();
 }
 
-// The gradient op recomputes the probabilities from the saved row
-// statistics; `stats` itself is not differentiable.
+LogicalResult AttentionGradOp::verify() {
+  if (!getExps())
+    return success();
+  ArrayRef<int64_t> stats = tensorType(getStats()).getShape();
+  RankedTensorType exps = tensorType(getExps());
+  int64_t s = tensorType(getKt()).getShape().back();
+  if (exps.getElementType() != tensorType(getQ()).getElementType() ||
+      !isBatched(exps, stats.drop_back(2), stats[stats.size() - 2], s))
+    return emitOpError("expected the exponentials to be [batch.., T, S] of "
+                       "the query's element type");
+  return success();
+}
+
+// The gradient op reads the kept exponentials, or recomputes them from the
+// saved row statistics; neither is differentiable.
 LogicalResult AttentionOp::buildVjp(OpBuilder &b, ValueRange cts,
                                     ArrayRef<bool>,
                                     SmallVectorImpl<Value> &out) {
   out.assign(getNumOperands(), Value());
-  if (cts.size() > 1 && cts[1])
-    return emitOpError("its row statistics are not differentiable");
+  if (llvm::any_of(cts.drop_front(), [](Value ct) { return bool(ct); }))
+    return emitOpError("its row statistics and exponentials are not "
+                       "differentiable");
   if (cts.empty() || !cts[0])
     return success();
   auto grad = AttentionGradOp::create(
       b, getLoc(), getQ().getType(), getKt().getType(), getV().getType(),
       getQ(), getKt(), getV(), getMask(), getOut(), getStats(), cts[0],
-      getScaleAttr());
+      getExps(), getScaleAttr());
   out[0] = grad.getDq();
   out[1] = grad.getDkt();
   out[2] = grad.getDv();

@@ -71,22 +71,27 @@ typedef struct {
 /// T x D, kt[b] D x S (the keys transposed), v[b] S x Dv, mask T x S bytes
 /// (non-zero: masked) shared by all pairs, out[b] T x Dv, each where
 /// `layout` puts it; stats[b] T x 2 receives each row's softmax maximum and
-/// sum of exponentials. Key blocks a block of query rows cannot see are
-/// skipped. A row with every key masked is NaN. Results do not depend on
-/// the thread count.
+/// sum of exponentials. Unless null, exps[b] T x S (dense) receives the
+/// exponentials e^(score - max) of the keys each block of query rows sees
+/// (zero where masked; the keys outside the block's range are not
+/// written), for the gradient to read instead of recomputing them. Key
+/// blocks a block of query rows cannot see are skipped. A row with every
+/// key masked is NaN. Results do not depend on the thread count.
 void lmc_rt_attention_f32(const float *q, const float *kt, const float *v,
                           const uint8_t *mask, float *out, float *stats,
+                          float *exps,
                           const lmc_rt_attention_layout *layout, int64_t T,
                           int64_t S, int64_t D, int64_t Dv, float scale);
 
 /// The gradient of lmc_rt_attention_f32 from its operands, results and the
 /// cotangent dout of out: dq, dkt and dv (each the shape of its operand,
-/// where `layout` puts it).
+/// where `layout` puts it). `exps` is the forward's, or null: the
+/// exponentials are then recomputed, bitwise the same.
 void lmc_rt_attention_grad_f32(const float *q, const float *kt,
                                const float *v, const uint8_t *mask,
                                const float *out, const float *stats,
-                               const float *dout, float *dq, float *dkt,
-                               float *dv,
+                               const float *exps, const float *dout,
+                               float *dq, float *dkt, float *dv,
                                const lmc_rt_attention_layout *layout,
                                int64_t T, int64_t S, int64_t D, int64_t Dv,
                                float scale);

@@ -4,13 +4,15 @@
 // reference: causal and arbitrary masks, more than one block of query
 // rows, a row with every key masked (NaN, as the unfused softmax gives it;
 // its gradient is NaN everywhere, there as here, so it is checked forward
-// only), views inside a fused projection against dense blocks, and the
-// same bits on 1 and 2 threads.
+// only), views inside a fused projection against dense blocks, the same
+// bits with the exponentials kept by the forward as recomputed by the
+// backward, and the same bits on 1 and 2 threads.
 #include "lmc/runtime/kernels.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -85,25 +87,59 @@ lmc_rt_attention_layout denseLayout(const Problem &p) {
   return {{1, p.pairs}, q, kt, v, out, out, q, kt, v};
 }
 
-Result run(const Problem &p, const std::vector<float> &dout) {
+/// Forward and backward; with `keepExponentials` the backward reads the
+/// forward's (a buffer of NaN before: an entry read but not written poisons
+/// the gradients).
+Result run(const Problem &p, const std::vector<float> &dout,
+           bool keepExponentials = false) {
   const lmc_rt_attention_layout layout = denseLayout(p);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
   Result r;
   r.out.resize(size_t(p.pairs * p.T * p.Dv));
   r.stats.resize(size_t(p.pairs * p.T * 2));
+  std::vector<float> exps;
+  if (keepExponentials)
+    exps.assign(size_t(p.pairs * p.T * p.S), nan);
   lmc_rt_attention_f32(p.q.data(), p.kt.data(), p.v.data(), p.mask.data(),
-                       r.out.data(), r.stats.data(), &layout, p.T, p.S, p.D,
-                       p.Dv, p.scale);
+                       r.out.data(), r.stats.data(),
+                       keepExponentials ? exps.data() : nullptr, &layout, p.T,
+                       p.S, p.D, p.Dv, p.scale);
   // NaN before the call: every gradient entry must be written.
-  const float nan = std::numeric_limits<float>::quiet_NaN();
   r.dq.assign(p.q.size(), nan);
   r.dkt.assign(p.kt.size(), nan);
   r.dv.assign(p.v.size(), nan);
   lmc_rt_attention_grad_f32(p.q.data(), p.kt.data(), p.v.data(),
                             p.mask.data(), r.out.data(), r.stats.data(),
+                            keepExponentials ? exps.data() : nullptr,
                             dout.data(), r.dq.data(), r.dkt.data(),
                             r.dv.data(), &layout, p.T, p.S, p.D, p.Dv,
                             p.scale);
   return r;
+}
+
+/// The same floats bit for bit (NaNs included).
+void expectSameBits(const std::vector<float> &got,
+                    const std::vector<float> &want, const char *name) {
+  ASSERT_EQ(got.size(), want.size()) << name;
+  for (size_t i = 0; i < got.size(); ++i) {
+    uint32_t g, w;
+    std::memcpy(&g, &got[i], sizeof g);
+    std::memcpy(&w, &want[i], sizeof w);
+    EXPECT_EQ(g, w) << name << "[" << i << "]: " << got[i] << " vs "
+                    << want[i];
+  }
+}
+
+/// The kept exponentials give the recomputed ones' results, bitwise.
+void expectKeptSameAsRecomputed(const Problem &p,
+                                const std::vector<float> &dout,
+                                const Result &recomputed) {
+  const Result kept = run(p, dout, /*keepExponentials=*/true);
+  expectSameBits(kept.out, recomputed.out, "out");
+  expectSameBits(kept.stats, recomputed.stats, "stats");
+  expectSameBits(kept.dq, recomputed.dq, "dq");
+  expectSameBits(kept.dkt, recomputed.dkt, "dkt");
+  expectSameBits(kept.dv, recomputed.dv, "dv");
 }
 
 /// Checks the forward against the double reference and each gradient
@@ -114,6 +150,7 @@ void check(const Problem &p, std::mt19937 &rng, bool gradients = true) {
   for (float &e : dout)
     e = dist(rng);
   Result r = run(p, dout);
+  expectKeptSameAsRecomputed(p, dout, r);
   std::vector<double> q = widen(p.q), kt = widen(p.kt), v = widen(p.v);
   std::vector<double> want = reference(p, q, kt, v);
   for (size_t i = 0; i < want.size(); ++i) {
@@ -245,6 +282,7 @@ TEST(Attention, NaNScoreReachesOnlyItsRow) {
   p.q[size_t(65 * p.D + 1)] = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> dout(size_t(p.T * p.Dv), 1.0f);
   Result r = run(p, dout);
+  expectKeptSameAsRecomputed(p, dout, r);
   for (int64_t i = 0; i < p.T; ++i)
     for (int64_t c = 0; c < p.Dv; ++c)
       EXPECT_EQ(std::isnan(r.out[size_t(i * p.Dv + c)]), i == 65)
@@ -256,7 +294,7 @@ TEST(Attention, NaNScoreReachesOnlyItsRow) {
 /// [B, T, H, D], dq, dk and dv into one [B, T, 3, H, D] buffer as the
 /// projection's gradient, each row followed by `pad` unused floats. The
 /// same values as with dense blocks.
-void checkViewsOfAFusedProjection(int64_t pad) {
+void checkViewsOfAFusedProjection(int64_t pad, bool keepExponentials) {
   std::mt19937 rng(31);
   const int64_t B = 2, H = 3, T = 70, D = 8;
   Problem p = makeProblem(B * H, T, T, D, D, rng);
@@ -299,11 +337,13 @@ void checkViewsOfAFusedProjection(int64_t pad) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> outHeads(doutHeads.size(), nan),
       stats(size_t(B * H * T * 2), nan), grad(qkv.size(), nan);
+  std::vector<float> exps(keepExponentials ? size_t(B * H * T * T) : 0, nan);
+  float *kept = keepExponentials ? exps.data() : nullptr;
   lmc_rt_attention_f32(qkv.data(), qkv.data(), qkv.data(), p.mask.data(),
-                       outHeads.data(), stats.data(), &layout, T, T, D, D,
-                       p.scale);
+                       outHeads.data(), stats.data(), kept, &layout, T, T, D,
+                       D, p.scale);
   lmc_rt_attention_grad_f32(qkv.data(), qkv.data(), qkv.data(),
-                            p.mask.data(), outHeads.data(), stats.data(),
+                            p.mask.data(), outHeads.data(), stats.data(), kept,
                             doutHeads.data(), grad.data(), grad.data(),
                             grad.data(), &layout, T, T, D, D, p.scale);
   auto near = [](float got, float expected) {
@@ -327,13 +367,15 @@ void checkViewsOfAFusedProjection(int64_t pad) {
 
 // Rows 72 and 24 floats apart: the kernel reads and writes them in place.
 TEST(Attention, StridedViewsOfAFusedProjection) {
-  checkViewsOfAFusedProjection(0);
+  checkViewsOfAFusedProjection(0, false);
+  checkViewsOfAFusedProjection(0, true);
 }
 
 // Rows over 4000 floats apart (each matrix spans more than 1 MiB): the
 // kernel copies each pair's operands dense and its results out.
 TEST(Attention, ViewsWithRowsFarApartAreCopied) {
-  checkViewsOfAFusedProjection(4000);
+  checkViewsOfAFusedProjection(4000, false);
+  checkViewsOfAFusedProjection(4000, true);
 }
 
 TEST(Attention, SameBitsOnOneAndTwoThreads) {
