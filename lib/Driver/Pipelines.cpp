@@ -51,6 +51,8 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
     fuse.keepExponentials = options.remat == "none";
     pm.addPass(createLmcFuseAttention(fuse));
   }
+  if (options.fuseLayerNorm)
+    pm.addPass(createLmcFuseLayerNorm());
   if (!options.shard.empty()) {
     LmcSplitFusedProjectionsOptions split;
     split.shard = options.shard;
@@ -191,6 +193,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       "canonicalize,cse,"
       "lmc-untie-fills,"
       "lmc-attention-to-runtime,"
+      "lmc-layer-norm-to-runtime,"
       "lmc-drop-optimization-barriers,"
       // Params and optimizer state updated over their old values: one copy
       // of each in the runtime instead of two.

@@ -36,6 +36,7 @@
 
 #include "lmc/runtime/kernels.h"
 
+#include "row_loops.h"
 #include "small_gemm.h"
 
 #include <algorithm>
@@ -57,15 +58,6 @@ using lmc::rt::TileBounds;
 /// the L2 cache for S up to a few thousand keys.
 constexpr int64_t kBlock = 64;
 
-#if defined(__x86_64__) && !defined(__clang__)
-// The row loops below are the kernel's own arithmetic: compiled for AVX-512
-// and AVX2 too, the best chosen at load time. Each lane does the same
-// operations in the same order on every path, so results do not depend
-// on which one runs.
-#define LMC_ROW_LOOP __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define LMC_ROW_LOOP
-#endif
 
 /// e^x for x <= 0 (a score minus its row's maximum): Cephes' expf
 /// polynomial after x = n ln 2 + r, about 1 ulp; branch-free, so that the
@@ -100,9 +92,7 @@ inline float expNonPositive(float x) {
   return x > -104.0f ? value : (x != x ? x : 0.0f);
 }
 
-/// Lanes of the row reductions: fixed, so that the sums' order is the same
-/// whatever the vector width.
-constexpr int64_t kLanes = 16;
+constexpr int64_t kLanes = lmc::rt::kRowLanes;
 
 /// Masked entries of a row of scores to -inf; returns the row's maximum
 /// (NaN if a score is NaN).

@@ -50,3 +50,14 @@ func.func @forward(%q: tensor<1x4x2xf32> {lmc.param = "q"}, %kt: tensor<1x2x4xf3
   %l = lmc.reduce_sum %s, axes = [0, 1, 2] : tensor<1x4x2xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// lmc.layer_norm's row statistics feed only its gradient.
+func.func @forward(%x: tensor<3x8xf32> {lmc.input = "x"}, %g: tensor<8xf32> {lmc.param = "g"},
+                   %b: tensor<8xf32> {lmc.param = "b"}) -> tensor<f32> {
+  // expected-error @+1 {{'lmc.layer_norm' op its row statistics are not differentiable}}
+  %y, %s = lmc.layer_norm %x, %g, %b {epsilon = 1.0e-05 : f32} : tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<3x8xf32>, tensor<3x2xf32>
+  %l = lmc.reduce_sum %s, axes = [0, 1] : tensor<3x2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -65,3 +65,20 @@ func.func @forward(%q: tensor<1x4x2xf32> {lmc.param = "q"}, %kt: tensor<1x2x4xf3
   %l = lmc.reduce_sum %o, axes = [0, 1, 2] : tensor<1x4x2xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// lmc.layer_norm's VJP is one lmc.layer_norm_grad from its input, scale,
+// row statistics and the cotangent of y; the bias's gradient is its third
+// result.
+// CHECK-LABEL: func.func @forward_grad
+// CHECK: %[[Y:.*]], %[[S:.*]] = lmc.layer_norm %[[X:.*]], %[[G:.*]], %[[B:.*]] {epsilon
+// CHECK: %{{.*}}, %[[DG:.*]], %[[DB:.*]] = lmc.layer_norm_grad %[[X]], %[[G]], %[[S]], %{{.*}} :
+// CHECK: return %{{.*}}, %[[DG]], %[[DB]]
+func.func @forward(%x: tensor<3x8xf32> {lmc.input = "x"}, %g: tensor<8xf32> {lmc.param = "g"},
+                   %b: tensor<8xf32> {lmc.param = "b"}) -> (tensor<f32> {lmc.output = "loss"}) {
+  %y, %s = lmc.layer_norm %x, %g, %b {epsilon = 1.0e-05 : f32} : tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<3x8xf32>, tensor<3x2xf32>
+  %yy = lmc.mul %y, %y : tensor<3x8xf32>
+  %l = lmc.reduce_sum %yy, axes = [0, 1] : tensor<3x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -185,6 +185,14 @@ cl::opt<bool> fuseAttention(
              "steps on the CPU without --mesh (default true; false keeps "
              "the separate ops)"),
     cl::init(true), cl::cat(targetCategory));
+cl::opt<bool> fuseLayerNorm(
+    "fuse-layer-norm",
+    cl::desc("compute layer normalization (over the last axis) and its "
+             "gradient a row at a time in one pass each instead of the "
+             "separate reductions and elementwise ops: for f32 steps on the "
+             "CPU without --mesh (default true; false keeps the separate "
+             "ops)"),
+    cl::init(true), cl::cat(targetCategory));
 cl::opt<bool> gpuLoopsOnCpu(
     "gpu-loops-on-cpu",
     cl::desc("CPU executable whose loops have the structure of the "
@@ -273,8 +281,8 @@ bool givenOnCommandLine(llvm::StringRef flag) {
   return it != options.end() && it->second->getNumOccurrences() > 0;
 }
 
-std::string attentionUnfusedBy(const lmc::ShardingOptions &sharding,
-                               const lmc::TrainingOptions &training) {
+std::string cpuKernelsUnavailableBy(const lmc::ShardingOptions &sharding,
+                                    const lmc::TrainingOptions &training) {
   if (target == "cuda")
     return "--target cuda";
   if (gpuLoopsOnCpu)
@@ -385,11 +393,15 @@ bool checkFlagCombinations(bool mlirInput,
   if (gpuLoopsOnCpu && target == "cuda")
     refuse("--gpu-loops-on-cpu builds a CPU executable; drop --target cuda "
            "or the flag");
-  std::string unfusedBy = attentionUnfusedBy(sharding, training);
+  std::string unfusedBy = cpuKernelsUnavailableBy(sharding, training);
   if (given("fuse-attention") && fuseAttention && !unfusedBy.empty())
     refuse("--fuse-attention runs attention on the CPU's runtime in f32, "
            "without a mesh: this compile has " +
            unfusedBy + "; drop --fuse-attention");
+  if (given("fuse-layer-norm") && fuseLayerNorm && !unfusedBy.empty())
+    refuse("--fuse-layer-norm runs layer normalization on the CPU's runtime "
+           "in f32, without a mesh: this compile has " +
+           unfusedBy + "; drop --fuse-layer-norm");
 
   // Output.
   bool printsMlir = compileTo < lmc::Phase::LLVM || emit == Artifact::MLIR;

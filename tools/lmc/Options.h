@@ -38,7 +38,7 @@ extern cl::opt<std::string> mesh;
 extern cl::list<std::string> shard;
 // Target.
 extern cl::opt<std::string> target, gpuArch, cudaPath, gpuFormat;
-extern cl::opt<bool> gpuLoopsOnCpu, fuseAttention;
+extern cl::opt<bool> gpuLoopsOnCpu, fuseAttention, fuseLayerNorm;
 extern cl::opt<int64_t> matmulParts;
 // Output and phases.
 extern cl::opt<std::string> outputPath;
@@ -55,12 +55,13 @@ void parseCommandLine(int argc, char **argv);
 /// Whether the user passed `flag` (lmc's spelling, e.g. "lr").
 bool givenOnCommandLine(llvm::StringRef flag);
 
-/// What keeps masked attention unfused in this compile (`--target cuda`,
-/// `--gpu-loops-on-cpu`, a mesh, a precision other than f32), or "" when
-/// lmc-fuse-attention runs: one answer for the driver and the refusal of
-/// an explicit `--fuse-attention`.
-std::string attentionUnfusedBy(const lmc::ShardingOptions &sharding,
-                               const lmc::TrainingOptions &training);
+/// What keeps the runtime's CPU kernels (fused attention and layer norm)
+/// out of this compile (`--target cuda`, `--gpu-loops-on-cpu`, a mesh, a
+/// precision other than f32), or "" when lmc-fuse-attention and
+/// lmc-fuse-layer-norm run: one answer for the driver and the refusal of
+/// an explicit `--fuse-attention` or `--fuse-layer-norm`.
+std::string cpuKernelsUnavailableBy(const lmc::ShardingOptions &sharding,
+                                    const lmc::TrainingOptions &training);
 
 /// Refuses flags that cannot take effect together (each message names the
 /// flag, why and what to do), given the options in effect: the command

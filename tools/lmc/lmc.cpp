@@ -335,8 +335,9 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   if (!checkFlagCombinations(llvm::sys::path::extension(inputPath) == ".mlir",
                              sharding, training))
     return failure();
-  training.fuseAttention =
-      fuseAttention && attentionUnfusedBy(sharding, training).empty();
+  const bool cpuKernels = cpuKernelsUnavailableBy(sharding, training).empty();
+  training.fuseAttention = fuseAttention && cpuKernels;
+  training.fuseLayerNorm = fuseLayerNorm && cpuKernels;
 
   if (givenOnCommandLine("activation-budget")) {
     progress.enter("remat choice");

@@ -385,6 +385,25 @@ def LmcAttentionToRuntime : Pass<"lmc-attention-to-runtime", "::mlir::ModuleOp">
                            "::mlir::arith::ArithDialect"];
 }
 
+def LmcLayerNormToRuntime : Pass<"lmc-layer-norm-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lowers lmc.layer_norm and lmc.layer_norm_grad to runtime calls";
+  let description = [{
+    Each op becomes a call of `lmc_rt_layer_norm_f32` /
+    `lmc_rt_layer_norm_grad_f32` (runtime/kernels/layer_norm.cpp) with its
+    operands' buffers (`bufferization.to_buffer`, read only), fresh
+    buffers for its results (`memref.alloc`, back to tensors with
+    `bufferization.to_tensor restrict`), the rows (every dimension but the
+    last) and the row width, and the forward's epsilon. Run after the last
+    CSE, right before one-shot bufferization, as lmc-attention-to-runtime.
+    f32 only (an error otherwise).
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def LmcMergeGpuModules : Pass<"lmc-merge-gpu-modules", "::mlir::ModuleOp"> {
   let summary = "Gathers the kernels each host function launches into one gpu.module";
   let description = [{

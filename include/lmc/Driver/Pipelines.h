@@ -55,6 +55,8 @@ struct TrainingOptions {
   /// Masked attention as one op (lmc-fuse-attention): for f32 steps on the
   /// CPU without a mesh.
   bool fuseAttention = false;
+  /// Layer normalization as one op (lmc-fuse-layer-norm): likewise.
+  bool fuseLayerNorm = false;
 };
 
 /// The process mesh and the user's parameter shardings (docs/distributed.md).

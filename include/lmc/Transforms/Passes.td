@@ -49,6 +49,23 @@ def LmcAutodiff : Pass<"lmc-autodiff", "::mlir::ModuleOp"> {
   let dependentDialects = ["::lmc::LmcDialect", "::mlir::arith::ArithDialect"];
 }
 
+def LmcFuseLayerNorm : Pass<"lmc-fuse-layer-norm", "::mlir::ModuleOp"> {
+  let summary = "Fuses imported layer normalizations into lmc.layer_norm";
+  let description = [{
+    Run on the imported model, before autodiff. Finds the decomposition an
+    ONNX LayerNormalization over the last axis is imported as,
+    `((x - mean(x)) * (1 / sqrt(mean((x - mean(x))^2) + eps))) * scale +
+    bias` with the means `reduce_sum` over the last axis (kept) times
+    1 / C, `scale` and `bias` `[C]` broadcast along it, on f32 with static
+    shapes, each intermediate read only inside the chain, and replaces it
+    by `lmc.layer_norm x, scale, bias {epsilon}`, whose gradient is
+    `lmc.layer_norm_grad`: the runtime computes both a row at a time
+    (runtime/kernels/layer_norm.cpp) instead of six loop nests forward and
+    seven backward. The lmc driver runs it for f32 steps on the CPU
+    without a mesh.
+  }];
+}
+
 def LmcFuseAttention : Pass<"lmc-fuse-attention", "::mlir::ModuleOp"> {
   let summary = "Fuses masked attention chains into lmc.attention";
   let description = [{

@@ -265,8 +265,9 @@ struct ConvertLmcToLinalgPass
     // Kept through fusion and CSE (lmc-drop-optimization-barriers).
     target.addLegalOp<OptimizationBarrierOp>();
     // Calls into the runtime, made right before bufferization
-    // (lmc-attention-to-runtime).
-    target.addLegalOp<AttentionOp, AttentionGradOp>();
+    // (lmc-attention-to-runtime, lmc-layer-norm-to-runtime).
+    target.addLegalOp<AttentionOp, AttentionGradOp, LayerNormOp,
+                      LayerNormGradOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            scf::SCFDialect>();

@@ -96,6 +96,22 @@ void lmc_rt_attention_grad_f32(const float *q, const float *kt,
                                int64_t T, int64_t S, int64_t D, int64_t Dv,
                                float scale);
 
+/// Layer normalization (lmc.layer_norm) of each row of x (rows x C,
+/// dense): y = (x - mean) * rstd * scale + bias, rstd = 1 / sqrt(var +
+/// epsilon) (biased variance); stats (rows x 2) receives each row's mean
+/// and rstd. Results do not depend on the thread count.
+void lmc_rt_layer_norm_f32(const float *x, const float *scale,
+                           const float *bias, float *y, float *stats,
+                           int64_t rows, int64_t C, float epsilon);
+
+/// The gradient of lmc_rt_layer_norm_f32 from its input, scale, stats and
+/// the cotangent dy of y: dx (rows x C), dscale and dbias (C). Results do
+/// not depend on the thread count.
+void lmc_rt_layer_norm_grad_f32(const float *x, const float *scale,
+                                const float *stats, const float *dy,
+                                float *dx, float *dscale, float *dbias,
+                                int64_t rows, int64_t C);
+
 /// Copies `bytes` from `src` (a constant table in the executable) to `dst`
 /// (a buffer of the step): memcpy here; the CUDA support library replaces
 /// it with a copy in the GPU stream's order (`--target cuda`).

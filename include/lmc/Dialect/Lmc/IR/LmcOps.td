@@ -324,5 +324,6 @@ def Lmc_SoftmaxCrossEntropyGradOp : Lmc_Op<"softmax_cross_entropy_grad", [Pure,
 include "lmc/Dialect/Lmc/IR/LmcOpsExtra.td"
 include "lmc/Dialect/Lmc/IR/LmcOpsConv.td"
 include "lmc/Dialect/Lmc/IR/LmcOpsAttention.td"
+include "lmc/Dialect/Lmc/IR/LmcOpsLayerNorm.td"
 
 #endif // LMC_DIALECT_LMC_IR_LMCOPS_TD

@@ -1,0 +1,144 @@
+// lmc_rt_layer_norm_f32 / lmc_rt_layer_norm_grad_f32 against layer
+// normalization computed in double, and the gradients against central
+// finite differences of that reference: widths with and without a tail of
+// fewer than 16 columns, rows over several chunks of the scale and bias
+// gradients, and the same bits on 1 and 2 threads.
+#include "lmc/runtime/kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace {
+
+struct Problem {
+  int64_t rows, C;
+  float epsilon;
+  std::vector<float> x, scale, bias, dy;
+};
+
+Problem makeProblem(int64_t rows, int64_t C, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> dist(-1, 1);
+  Problem p{rows, C, 1e-5f, {}, {}, {}, {}};
+  p.x.resize(size_t(rows * C));
+  p.dy.resize(p.x.size());
+  p.scale.resize(size_t(C));
+  p.bias.resize(size_t(C));
+  for (float &e : p.x)
+    e = 3 * dist(rng) + 0.5f; // rows with a mean away from 0
+  for (auto *v : {&p.dy, &p.scale, &p.bias})
+    for (float &e : *v)
+      e = dist(rng);
+  return p;
+}
+
+/// sum(y * dy) in double, y the layer norm of x.
+double loss(const Problem &p, const std::vector<double> &x,
+            const std::vector<double> &scale, const std::vector<double> &bias,
+            std::vector<double> *y = nullptr) {
+  double l = 0;
+  for (int64_t r = 0; r < p.rows; ++r) {
+    const double *xr = x.data() + r * p.C;
+    double mean = 0, var = 0;
+    for (int64_t j = 0; j < p.C; ++j)
+      mean += xr[j];
+    mean /= double(p.C);
+    for (int64_t j = 0; j < p.C; ++j)
+      var += (xr[j] - mean) * (xr[j] - mean);
+    var /= double(p.C);
+    double rstd = 1 / std::sqrt(var + double(p.epsilon));
+    for (int64_t j = 0; j < p.C; ++j) {
+      double out = (xr[j] - mean) * rstd * scale[j] + bias[j];
+      if (y)
+        (*y)[size_t(r * p.C + j)] = out;
+      l += out * p.dy[size_t(r * p.C + j)];
+    }
+  }
+  return l;
+}
+
+struct Result {
+  std::vector<float> y, stats, dx, dscale, dbias;
+};
+
+Result run(const Problem &p) {
+  Result r;
+  r.y.resize(p.x.size());
+  r.stats.resize(size_t(2 * p.rows));
+  r.dx.resize(p.x.size());
+  r.dscale.assign(size_t(p.C), NAN); // every entry must be written
+  r.dbias.assign(size_t(p.C), NAN);
+  lmc_rt_layer_norm_f32(p.x.data(), p.scale.data(), p.bias.data(),
+                        r.y.data(), r.stats.data(), p.rows, p.C, p.epsilon);
+  lmc_rt_layer_norm_grad_f32(p.x.data(), p.scale.data(), r.stats.data(),
+                             p.dy.data(), r.dx.data(), r.dscale.data(),
+                             r.dbias.data(), p.rows, p.C);
+  return r;
+}
+
+void check(const Problem &p) {
+  Result r = run(p);
+  std::vector<double> x(p.x.begin(), p.x.end()),
+      scale(p.scale.begin(), p.scale.end()),
+      bias(p.bias.begin(), p.bias.end()), y(p.x.size());
+  loss(p, x, scale, bias, &y);
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_NEAR(r.y[i], y[i], 2e-5 * (1 + std::fabs(y[i]))) << "y[" << i << "]";
+  for (int64_t row = 0; row < p.rows; ++row) {
+    double mean = 0;
+    for (int64_t j = 0; j < p.C; ++j)
+      mean += x[size_t(row * p.C + j)];
+    mean /= double(p.C);
+    EXPECT_NEAR(r.stats[size_t(2 * row)], mean, 1e-5 * (1 + std::fabs(mean)));
+  }
+  const double h = 1e-3;
+  auto fd = [&](std::vector<double> &v, size_t i) {
+    double saved = v[i];
+    v[i] = saved + h;
+    double up = loss(p, x, scale, bias);
+    v[i] = saved - h;
+    double down = loss(p, x, scale, bias);
+    v[i] = saved;
+    return (up - down) / (2 * h);
+  };
+  for (auto [v, grad, name] :
+       {std::tuple{&x, &r.dx, "dx"}, std::tuple{&scale, &r.dscale, "dscale"},
+        std::tuple{&bias, &r.dbias, "dbias"}})
+    for (size_t i = 0; i < v->size(); ++i) {
+      double expected = fd(*v, i);
+      EXPECT_NEAR((*grad)[i], expected, 1e-4 * (1 + std::fabs(expected)))
+          << name << "[" << i << "]";
+    }
+}
+
+// 37 columns: two lanes' worth and a tail of 5; 70 rows: three chunks, the
+// last partial.
+TEST(LayerNorm, MatchesDoubleAndFiniteDifferences) {
+  std::mt19937 rng(3);
+  check(makeProblem(70, 37, rng));
+}
+
+// Whole lanes only; one row.
+TEST(LayerNorm, WholeLanesOneRow) {
+  std::mt19937 rng(5);
+  check(makeProblem(1, 64, rng));
+}
+
+TEST(LayerNorm, SameBitsOnOneAndTwoThreads) {
+  std::mt19937 rng(7);
+  Problem p = makeProblem(200, 96, rng);
+  lmc_rt_set_threads(1);
+  Result one = run(p);
+  lmc_rt_set_threads(2);
+  Result two = run(p);
+  lmc_rt_set_threads(1);
+  EXPECT_EQ(one.y, two.y);
+  EXPECT_EQ(one.stats, two.stats);
+  EXPECT_EQ(one.dx, two.dx);
+  EXPECT_EQ(one.dscale, two.dscale);
+  EXPECT_EQ(one.dbias, two.dbias);
+}
+
+} // namespace
