@@ -5,7 +5,8 @@
 // nests forward and seven backward, each a pass over the whole tensor (and
 // an OpenMP region of its own); here a row is read once and finished while
 // it is in the L1 cache: forward its mean, variance and output, backward
-// its two sums and its dx, while the row's share of the scale and bias
+// its two sums and its dx (plus another cotangent of x, a residual
+// stream's, when given), while the row's share of the scale and bias
 // gradients is added to its chunk's column sums.
 //
 // The arithmetic is the decomposition's, operation for operation: mean =
@@ -117,10 +118,12 @@ LMC_ROW_LOOP RowSums gradientSums(const float *__restrict x,
   return sums;
 }
 
-/// dx = (g - meanG - xhat * meanGXhat) * rstd over one row.
+/// dx = (g - meanG - xhat * meanGXhat) * rstd over one row, plus
+/// `accumulate` unless null.
 LMC_ROW_LOOP void inputGradientRow(const float *__restrict x,
                                    const float *__restrict dy,
                                    const float *__restrict scale,
+                                   const float *__restrict accumulate,
                                    float *__restrict dx, int64_t n,
                                    float mean, float rstd, float meanG,
                                    float meanGXhat) {
@@ -128,6 +131,9 @@ LMC_ROW_LOOP void inputGradientRow(const float *__restrict x,
     float xhat = (x[j] - mean) * rstd, g = dy[j] * scale[j];
     dx[j] = (g - meanG - xhat * meanGXhat) * rstd;
   }
+  if (accumulate)
+    for (int64_t j = 0; j < n; ++j)
+      dx[j] = accumulate[j] + dx[j];
 }
 
 /// to[j] += from[j].
@@ -159,7 +165,8 @@ extern "C" void lmc_rt_layer_norm_f32(const float *x, const float *scale,
 
 extern "C" void lmc_rt_layer_norm_grad_f32(const float *x, const float *scale,
                                            const float *stats,
-                                           const float *dy, float *dx,
+                                           const float *dy,
+                                           const float *accumulate, float *dx,
                                            float *dscale, float *dbias,
                                            int64_t rows, int64_t C) {
   const float inverseCount = float(1.0 / double(C));
@@ -175,8 +182,9 @@ extern "C" void lmc_rt_layer_norm_grad_f32(const float *x, const float *scale,
       const float mean = stats[2 * r], rstd = stats[2 * r + 1];
       const RowSums sums = gradientSums(x + r * C, dy + r * C, scale,
                                         chunkScale, chunkBias, C, mean, rstd);
-      inputGradientRow(x + r * C, dy + r * C, scale, dx + r * C, C, mean,
-                       rstd, sums.g * inverseCount,
+      inputGradientRow(x + r * C, dy + r * C, scale,
+                       accumulate ? accumulate + r * C : nullptr, dx + r * C,
+                       C, mean, rstd, sums.g * inverseCount,
                        sums.gXhat * inverseCount);
     }
   }

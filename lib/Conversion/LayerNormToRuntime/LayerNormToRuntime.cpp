@@ -35,20 +35,23 @@ MemRefType bufferType(Type tensor) {
   return MemRefType::get(type.getShape(), type.getElementType());
 }
 
-/// Replaces `op` by a call of `callee` with its operands' pointers, its
-/// results' (fresh buffers), the rows and the row width of `x`, and
+/// Replaces `op` by a call of `callee` with the pointers of `operands` (a
+/// null value, an optional operand the op does not have: a null pointer),
+/// its results' (fresh buffers), the rows and the row width of `x`, and
 /// `scalar` if given.
-void lowerToCall(Operation *op, StringRef callee, Value x,
-                 std::optional<float> scalar) {
+void lowerToCall(Operation *op, StringRef callee, ArrayRef<Value> operands,
+                 Value x, std::optional<float> scalar) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   SmallVector<Value> args;
-  for (Value operand : op->getOperands())
-    args.push_back(bufferPointer(
-        b, loc,
-        bufferization::ToBufferOp::create(b, loc, bufferType(operand.getType()),
-                                          operand, /*read_only=*/true)));
+  for (Value operand : operands)
+    args.push_back(
+        operand ? bufferPointer(b, loc,
+                                bufferization::ToBufferOp::create(
+                                    b, loc, bufferType(operand.getType()),
+                                    operand, /*read_only=*/true))
+                : LLVM::ZeroOp::create(b, loc, ptr).getResult());
   SmallVector<Value> buffers;
   for (Value result : op->getResults()) {
     buffers.push_back(
@@ -95,12 +98,17 @@ struct LayerNormToRuntime
         op->emitError("lmc runs '") << op->getName() << "' on f32 only";
         return signalPassFailure();
       }
-      if (auto norm = dyn_cast<LayerNormOp>(op))
-        lowerToCall(op, "lmc_rt_layer_norm_f32", norm.getX(),
-                    norm.getEpsilon().convertToFloat());
-      else
+      if (auto norm = dyn_cast<LayerNormOp>(op)) {
+        lowerToCall(op, "lmc_rt_layer_norm_f32",
+                    {norm.getX(), norm.getScale(), norm.getBias()},
+                    norm.getX(), norm.getEpsilon().convertToFloat());
+      } else {
+        auto grad = cast<LayerNormGradOp>(op);
         lowerToCall(op, "lmc_rt_layer_norm_grad_f32",
-                    cast<LayerNormGradOp>(op).getX(), std::nullopt);
+                    {grad.getX(), grad.getScale(), grad.getStats(),
+                     grad.getDy(), grad.getAccumulate()},
+                    grad.getX(), std::nullopt);
+      }
     }
   }
 };

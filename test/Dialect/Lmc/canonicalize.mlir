@@ -155,3 +155,32 @@ func.func @rank_one(%a: tensor<4xf32>) -> tensor<4xf32> {
   %t = lmc.transpose %a, perm = [0] : tensor<4xf32> -> tensor<4xf32>
   return %t : tensor<4xf32>
 }
+
+// -----
+
+// A layer norm's input gradient plus another cotangent of its input (the
+// residual stream's) becomes the gradient op's accumulate operand; the
+// scale's and bias's gradients are taken from the new op.
+// CHECK-LABEL: func.func @add_into_layer_norm_grad
+// CHECK-SAME: (%[[X:.*]]: tensor<3x8xf32>, %[[G:.*]]: tensor<8xf32>, %[[S:.*]]: tensor<3x2xf32>, %[[DY:.*]]: tensor<3x8xf32>, %[[R:.*]]: tensor<3x8xf32>)
+// CHECK-NEXT: %[[DX:.*]], %[[DG:.*]], %[[DB:.*]] = lmc.layer_norm_grad %[[X]], %[[G]], %[[S]], %[[DY]] accumulate %[[R]] :
+// CHECK-NEXT: return %[[DX]], %[[DG]], %[[DB]]
+func.func @add_into_layer_norm_grad(%x: tensor<3x8xf32>, %g: tensor<8xf32>, %s: tensor<3x2xf32>, %dy: tensor<3x8xf32>, %r: tensor<3x8xf32>)
+    -> (tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %dx, %dg, %db = lmc.layer_norm_grad %x, %g, %s, %dy : tensor<3x8xf32>, tensor<8xf32>, tensor<3x2xf32>, tensor<3x8xf32>
+  %sum = lmc.add %r, %dx : tensor<3x8xf32>
+  return %sum, %dg, %db : tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// dx read twice: left alone.
+// CHECK-LABEL: func.func @input_gradient_read_twice
+// CHECK: lmc.layer_norm_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} :
+// CHECK: lmc.add
+func.func @input_gradient_read_twice(%x: tensor<3x8xf32>, %g: tensor<8xf32>, %s: tensor<3x2xf32>, %dy: tensor<3x8xf32>, %r: tensor<3x8xf32>)
+    -> (tensor<3x8xf32>, tensor<3x8xf32>) {
+  %dx, %dg, %db = lmc.layer_norm_grad %x, %g, %s, %dy : tensor<3x8xf32>, tensor<8xf32>, tensor<3x2xf32>, tensor<3x8xf32>
+  %sum = lmc.add %r, %dx : tensor<3x8xf32>
+  return %sum, %dx : tensor<3x8xf32>, tensor<3x8xf32>
+}

@@ -46,3 +46,11 @@ func.func @gradient_statistics(%x: tensor<3x8xf32>, %g: tensor<8xf32>, %s: tenso
   %dx, %dg, %db = lmc.layer_norm_grad %x, %g, %s, %dy : tensor<3x8xf32>, tensor<8xf32>, tensor<2x2xf32>, tensor<3x8xf32>
   return
 }
+
+// -----
+
+func.func @accumulated(%x: tensor<3x8xf32>, %g: tensor<8xf32>, %s: tensor<3x2xf32>, %dy: tensor<3x8xf32>, %r: tensor<8x3xf32>) {
+  // expected-error @+1 {{expected the accumulated cotangent to have the input's type}}
+  %dx, %dg, %db = lmc.layer_norm_grad %x, %g, %s, %dy accumulate %r : tensor<3x8xf32>, tensor<8xf32>, tensor<3x2xf32>, tensor<3x8xf32>, tensor<8x3xf32>
+  return
+}

@@ -8,6 +8,9 @@
 //   GPT step).
 // - The gradient of a Split (the fused q/k/v projection) is a sum of
 //   zero-padded pieces; adjacent pieces become one concat.
+// - A layer norm's input gradient plus another cotangent of its input (a
+//   residual stream's) is added by the layer norm's gradient kernel as it
+//   writes the row, instead of by a pass of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -217,6 +220,42 @@ struct FlattenNestedConcat : public OpRewritePattern<ConcatOp> {
   }
 };
 
+/// add(layer_norm_grad(..).dx, r), dx read only here, → layer_norm_grad(..
+/// accumulate r).dx.
+struct AddIntoLayerNormGrad : public OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op,
+                                PatternRewriter &rewriter) const override {
+    for (auto [mine, other] : {std::pair{op.getLhs(), op.getRhs()},
+                               std::pair{op.getRhs(), op.getLhs()}}) {
+      auto grad = mine.getDefiningOp<LayerNormGradOp>();
+      if (!grad || grad.getAccumulate() || mine != grad.getDx() ||
+          !mine.hasOneUse() || other.getType() != mine.getType())
+        continue;
+      // The folded op takes the add's place: the scale's and bias's
+      // gradients must not be read before it.
+      auto readAfterAdd = [&](Value v) {
+        return llvm::all_of(v.getUsers(), [&](Operation *user) {
+          return user->getBlock() == op->getBlock() &&
+                 op->isBeforeInBlock(user);
+        });
+      };
+      if (!readAfterAdd(grad.getDscale()) || !readAfterAdd(grad.getDbias()))
+        continue;
+      rewriter.setInsertionPoint(op);
+      auto folded = LayerNormGradOp::create(
+          rewriter, grad.getLoc(), grad->getResultTypes(), grad.getX(),
+          grad.getScale(), grad.getStats(), grad.getDy(), other);
+      rewriter.replaceOp(op, folded.getDx());
+      rewriter.replaceAllUsesWith(grad.getDscale(), folded.getDscale());
+      rewriter.replaceAllUsesWith(grad.getDbias(), folded.getDbias());
+      rewriter.eraseOp(grad);
+      return success();
+    }
+    return failure();
+  }
+};
+
 } // namespace
 
 OpFoldResult SliceGradOp::fold(FoldAdaptor) {
@@ -229,7 +268,7 @@ OpFoldResult SliceGradOp::fold(FoldAdaptor) {
 
 void AddOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                         MLIRContext *context) {
-  patterns.add<AdjacentSliceGradsToConcat>(context);
+  patterns.add<AdjacentSliceGradsToConcat, AddIntoLayerNormGrad>(context);
 }
 
 void ConcatOp::getCanonicalizationPatterns(RewritePatternSet &patterns,

@@ -47,6 +47,9 @@ LogicalResult LayerNormOp::verify() {
 }
 
 LogicalResult LayerNormGradOp::verify() {
+  if (getAccumulate() && getAccumulate().getType() != getX().getType())
+    return emitOpError("expected the accumulated cotangent to have the "
+                       "input's type");
   return verifyShapes(*this, getX(), getScale(), getStats());
 }
 
@@ -62,7 +65,8 @@ LogicalResult LayerNormOp::buildVjp(OpBuilder &b, ValueRange cts,
     return success();
   auto grad = LayerNormGradOp::create(
       b, getLoc(), getX().getType(), getScale().getType(),
-      getScale().getType(), getX(), getScale(), getStats(), cts[0]);
+      getScale().getType(), getX(), getScale(), getStats(), cts[0],
+      /*accumulate=*/Value());
   out[0] = grad.getDx();
   out[1] = grad.getDscale();
   out[2] = grad.getDbias();

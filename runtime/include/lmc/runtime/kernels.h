@@ -105,12 +105,13 @@ void lmc_rt_layer_norm_f32(const float *x, const float *scale,
                            int64_t rows, int64_t C, float epsilon);
 
 /// The gradient of lmc_rt_layer_norm_f32 from its input, scale, stats and
-/// the cotangent dy of y: dx (rows x C), dscale and dbias (C). Results do
-/// not depend on the thread count.
+/// the cotangent dy of y: dx (rows x C; plus `accumulate`, rows x C, unless
+/// null), dscale and dbias (C). Results do not depend on the thread count.
 void lmc_rt_layer_norm_grad_f32(const float *x, const float *scale,
                                 const float *stats, const float *dy,
-                                float *dx, float *dscale, float *dbias,
-                                int64_t rows, int64_t C);
+                                const float *accumulate, float *dx,
+                                float *dscale, float *dbias, int64_t rows,
+                                int64_t C);
 
 /// Copies `bytes` from `src` (a constant table in the executable) to `dst`
 /// (a buffer of the step): memcpy here; the CUDA support library replaces

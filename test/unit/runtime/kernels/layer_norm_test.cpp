@@ -2,7 +2,8 @@
 // normalization computed in double, and the gradients against central
 // finite differences of that reference: widths with and without a tail of
 // fewer than 16 columns, rows over several chunks of the scale and bias
-// gradients, and the same bits on 1 and 2 threads.
+// gradients, a cotangent accumulated into dx, and the same bits on 1 and 2
+// threads.
 #include "lmc/runtime/kernels.h"
 
 #include <gtest/gtest.h>
@@ -63,7 +64,8 @@ struct Result {
   std::vector<float> y, stats, dx, dscale, dbias;
 };
 
-Result run(const Problem &p) {
+/// Forward and backward; dx plus `accumulate` unless it is null.
+Result run(const Problem &p, const float *accumulate = nullptr) {
   Result r;
   r.y.resize(p.x.size());
   r.stats.resize(size_t(2 * p.rows));
@@ -73,7 +75,8 @@ Result run(const Problem &p) {
   lmc_rt_layer_norm_f32(p.x.data(), p.scale.data(), p.bias.data(),
                         r.y.data(), r.stats.data(), p.rows, p.C, p.epsilon);
   lmc_rt_layer_norm_grad_f32(p.x.data(), p.scale.data(), r.stats.data(),
-                             p.dy.data(), r.dx.data(), r.dscale.data(),
+                             p.dy.data(), accumulate, r.dx.data(),
+                             r.dscale.data(),
                              r.dbias.data(), p.rows, p.C);
   return r;
 }
@@ -124,6 +127,22 @@ TEST(LayerNorm, MatchesDoubleAndFiniteDifferences) {
 TEST(LayerNorm, WholeLanesOneRow) {
   std::mt19937 rng(5);
   check(makeProblem(1, 64, rng));
+}
+
+// The accumulated cotangent is added to each dx as the row is written:
+// the same floats as adding it afterwards.
+TEST(LayerNorm, AccumulatesIntoTheInputGradient) {
+  std::mt19937 rng(11);
+  Problem p = makeProblem(40, 21, rng);
+  std::vector<float> residual(p.x.size());
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (float &e : residual)
+    e = dist(rng);
+  Result plain = run(p), accumulated = run(p, residual.data());
+  for (size_t i = 0; i < residual.size(); ++i)
+    EXPECT_EQ(accumulated.dx[i], residual[i] + plain.dx[i]) << "dx[" << i << "]";
+  EXPECT_EQ(accumulated.dscale, plain.dscale);
+  EXPECT_EQ(accumulated.dbias, plain.dbias);
 }
 
 TEST(LayerNorm, SameBitsOnOneAndTwoThreads) {

@@ -41,20 +41,25 @@ def Lmc_LayerNormGradOp : Lmc_Op<"layer_norm_grad", [Pure,
   let summary = "gradient of lmc.layer_norm w.r.t. x, scale and bias";
   let description = [{
     From `lmc.layer_norm`'s input, scale, row statistics and the cotangent
-    `dy` of `y`: the cotangents of `x`, `scale` and `bias`.
+    `dy` of `y`: the cotangents of `x`, `scale` and `bias`. With
+    `accumulate`, `dx` is that plus the cotangent (the input's other
+    readers' share: a residual stream's), added as the row is written
+    (canonicalization folds such an `lmc.add` in).
 
     Example:
 
     ```mlir
     %dx, %dg, %db = lmc.layer_norm_grad %x, %g, %s, %dy : tensor<8x16x32xf32>, tensor<32xf32>, tensor<8x16x2xf32>, tensor<8x16x32xf32>
+    %dx2, %dg2, %db2 = lmc.layer_norm_grad %x, %g, %s, %dy accumulate %r : tensor<8x16x32xf32>, tensor<32xf32>, tensor<8x16x2xf32>, tensor<8x16x32xf32>, tensor<8x16x32xf32>
     ```
   }];
   let arguments = (ins Lmc_FloatTensor:$x, Lmc_FloatTensor:$scale,
-                       Lmc_FloatTensor:$stats, Lmc_FloatTensor:$dy);
+                       Lmc_FloatTensor:$stats, Lmc_FloatTensor:$dy,
+                       Optional<Lmc_FloatTensor>:$accumulate);
   let results = (outs Lmc_FloatTensor:$dx, Lmc_FloatTensor:$dscale,
                       Lmc_FloatTensor:$dbias);
   let assemblyFormat =
-      "$x `,` $scale `,` $stats `,` $dy attr-dict `:` type($x) `,` type($scale) `,` type($stats) `,` type($dy)";
+      "$x `,` $scale `,` $stats `,` $dy (`accumulate` $accumulate^)? attr-dict `:` type($x) `,` type($scale) `,` type($stats) `,` type($dy) (`,` type($accumulate)^)?";
   let hasVerifier = 1;
 }
 
