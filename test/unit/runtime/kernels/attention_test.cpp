@@ -7,6 +7,7 @@
 // only), views inside a fused projection against dense blocks, the same
 // bits with the exponentials kept by the forward as recomputed by the
 // backward, and the same bits on 1 and 2 threads.
+#include "finite_differences.h"
 #include "lmc/runtime/kernels.h"
 
 #include <gtest/gtest.h>
@@ -171,24 +172,10 @@ void check(const Problem &p, std::mt19937 &rng, bool gradients = true) {
       l += out[i] * dout[i];
     return l;
   };
-  const double h = 1e-4;
-  auto fd = [&](std::vector<double> &x, size_t i) {
-    double saved = x[i];
-    x[i] = saved + h;
-    double up = loss(q, kt, v);
-    x[i] = saved - h;
-    double down = loss(q, kt, v);
-    x[i] = saved;
-    return (up - down) / (2 * h);
-  };
-  for (auto [x, grad, name] :
-       {std::tuple{&q, &r.dq, "dq"}, std::tuple{&kt, &r.dkt, "dkt"},
-        std::tuple{&v, &r.dv, "dv"}})
-    for (size_t i = 0; i < x->size(); ++i) {
-      double expected = fd(*x, i);
-      EXPECT_NEAR((*grad)[i], expected, 2e-4 * (1 + std::fabs(expected)))
-          << name << "[" << i << "]";
-    }
+  lmc::test::expectFiniteDifferences(
+      [&] { return loss(q, kt, v); },
+      {{&q, &r.dq, "dq"}, {&kt, &r.dkt, "dkt"}, {&v, &r.dv, "dv"}},
+      /*h=*/1e-4, /*tolerance=*/2e-4);
 }
 
 std::vector<uint8_t> causal(int64_t T, int64_t S) {

@@ -4,6 +4,7 @@
 // fewer than 16 columns, rows over several chunks of the scale and bias
 // gradients, a cotangent accumulated into dx, and the same bits on 1 and 2
 // threads.
+#include "finite_differences.h"
 #include "lmc/runtime/kernels.h"
 
 #include <gtest/gtest.h>
@@ -96,24 +97,11 @@ void check(const Problem &p) {
     mean /= double(p.C);
     EXPECT_NEAR(r.stats[size_t(2 * row)], mean, 1e-5 * (1 + std::fabs(mean)));
   }
-  const double h = 1e-3;
-  auto fd = [&](std::vector<double> &v, size_t i) {
-    double saved = v[i];
-    v[i] = saved + h;
-    double up = loss(p, x, scale, bias);
-    v[i] = saved - h;
-    double down = loss(p, x, scale, bias);
-    v[i] = saved;
-    return (up - down) / (2 * h);
-  };
-  for (auto [v, grad, name] :
-       {std::tuple{&x, &r.dx, "dx"}, std::tuple{&scale, &r.dscale, "dscale"},
-        std::tuple{&bias, &r.dbias, "dbias"}})
-    for (size_t i = 0; i < v->size(); ++i) {
-      double expected = fd(*v, i);
-      EXPECT_NEAR((*grad)[i], expected, 1e-4 * (1 + std::fabs(expected)))
-          << name << "[" << i << "]";
-    }
+  lmc::test::expectFiniteDifferences(
+      [&] { return loss(p, x, scale, bias); },
+      {{&x, &r.dx, "dx"}, {&scale, &r.dscale, "dscale"},
+       {&bias, &r.dbias, "dbias"}},
+      /*h=*/1e-3, /*tolerance=*/1e-4);
 }
 
 // 37 columns: two lanes' worth and a tail of 5; 70 rows: three chunks, the
