@@ -58,7 +58,6 @@ using lmc::rt::TileBounds;
 /// the L2 cache for S up to a few thousand keys.
 constexpr int64_t kBlock = 64;
 
-
 /// e^x for x <= 0 (a score minus its row's maximum): Cephes' expf
 /// polynomial after x = n ln 2 + r, about 1 ulp; branch-free, so that the
 /// loops calling it vectorize. Below -104 (and for -inf) 0; NaN stays NaN.

@@ -37,10 +37,10 @@ MemRefType bufferType(Type tensor) {
 
 /// Replaces `op` by a call of `callee` with the pointers of `operands` (a
 /// null value, an optional operand the op does not have: a null pointer),
-/// its results' (fresh buffers), the rows and the row width of `x`, and
-/// `scalar` if given.
+/// its results' (fresh buffers), the rows and the row width of the first
+/// operand (x), and `scalar` if given.
 void lowerToCall(Operation *op, StringRef callee, ArrayRef<Value> operands,
-                 Value x, std::optional<float> scalar) {
+                 std::optional<float> scalar) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
@@ -59,7 +59,8 @@ void lowerToCall(Operation *op, StringRef callee, ArrayRef<Value> operands,
     args.push_back(bufferPointer(b, loc, buffers.back()));
   }
   SmallVector<Type> argTypes(args.size(), ptr);
-  ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(operands.front().getType()).getShape();
   int64_t C = shape.back(), rows = 1;
   for (int64_t d : shape.drop_back())
     rows *= d;
@@ -101,13 +102,13 @@ struct LayerNormToRuntime
       if (auto norm = dyn_cast<LayerNormOp>(op)) {
         lowerToCall(op, "lmc_rt_layer_norm_f32",
                     {norm.getX(), norm.getScale(), norm.getBias()},
-                    norm.getX(), norm.getEpsilon().convertToFloat());
+                    norm.getEpsilon().convertToFloat());
       } else {
         auto grad = cast<LayerNormGradOp>(op);
         lowerToCall(op, "lmc_rt_layer_norm_grad_f32",
                     {grad.getX(), grad.getScale(), grad.getStats(),
                      grad.getDy(), grad.getAccumulate()},
-                    grad.getX(), std::nullopt);
+                    std::nullopt);
       }
     }
   }
