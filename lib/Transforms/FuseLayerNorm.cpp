@@ -17,7 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <optional>
 
@@ -155,19 +155,18 @@ void fuse(LayerNormChain &chain) {
       chain.scale, chain.bias, b.getF32FloatAttr(chain.epsilon));
   chain.result.getResult().replaceAllUsesWith(norm.getY());
   // The chain, consumers first, then the constants only it read.
-  SmallVector<Operation *> constants;
+  llvm::SetVector<Operation *> constants;
   chain.ops.insert(chain.ops.begin(), chain.result);
   for (Operation *op : chain.ops) {
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp<arith::ConstantOp>())
-        constants.push_back(def);
+        constants.insert(def);
     op->dropAllUses();
   }
   for (Operation *op : chain.ops)
     op->erase();
-  llvm::SmallPtrSet<Operation *, 8> erased;
   for (Operation *constant : constants)
-    if (constant->use_empty() && erased.insert(constant).second)
+    if (constant->use_empty())
       constant->erase();
 }
 

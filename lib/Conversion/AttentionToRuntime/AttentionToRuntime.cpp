@@ -52,11 +52,6 @@ constexpr llvm::StringLiteral kBackward = "lmc_rt_attention_grad_f32";
 /// The layout table's matrices, in lmc_rt_attention_layout's order.
 enum Matrix { Q, Kt, V, Out, Dout, Dq, Dkt, Dv, kMatrices };
 
-MemRefType bufferType(Type tensor) {
-  auto type = cast<RankedTensorType>(tensor);
-  return MemRefType::get(type.getShape(), type.getElementType());
-}
-
 /// Whether the kernel can take matrix `m` laid out by `view` (its last
 /// two dimensions the matrix): rows of contiguous elements, or for the
 /// transposed keys contiguous rows either way.
@@ -93,7 +88,7 @@ struct ResultBuffer {
 };
 
 ResultBuffer denseResult(OpBuilder &b, Location loc, Value result) {
-  return {memref::AllocOp::create(b, loc, bufferType(result.getType())),
+  return {memref::AllocOp::create(b, loc, denseBufferType(result.getType())),
           attention::denseView(result), nullptr};
 }
 
@@ -120,9 +115,9 @@ ResultBuffer resultBuffer(OpBuilder &b, Location loc, Value result) {
   if (!transpose)
     return denseResult(b, loc, result);
   Type type = transpose.getResult()[0].getType();
-  Value buffer = memref::AllocOp::create(b, loc, bufferType(type));
+  Value buffer = memref::AllocOp::create(b, loc, denseBufferType(type));
   SmallVector<int64_t> dense =
-      attention::denseStrides(bufferType(type).getShape());
+      attention::denseStrides(denseBufferType(type).getShape());
   SmallVector<int64_t> strides(dense.size());
   for (auto [i, from] : llvm::enumerate(transpose.getPermutation()))
     strides[from] = dense[i];
@@ -214,7 +209,7 @@ struct Lowering {
     SmallVector<ResultBuffer> results;
     if (concatenation) { // one buffer, the whole concatenation's
       Value buffer = memref::AllocOp::create(
-          b, loc, bufferType(concatenation->whole.getType()));
+          b, loc, denseBufferType(concatenation->whole.getType()));
       for (const View &view : concatenation->views)
         results.push_back({buffer, view, nullptr});
     }
@@ -263,24 +258,15 @@ struct Lowering {
     Type ptr = LLVM::LLVMPointerType::get(b.getContext());
     SmallVector<Value> args;
     SmallVector<Type> argTypes;
-    auto null = [&] {
-      args.push_back(LLVM::ZeroOp::create(b, loc, ptr));
+    for (size_t i = 0, next = 0; i < inputs.size(); ++i) {
+      args.push_back(readOnlyPointer(
+          b, loc, inputs[i].second ? views[next++].root : inputs[i].first));
       argTypes.push_back(ptr);
-    };
-    auto readOnly = [&](Value tensor) {
-      if (!tensor)
-        return null();
-      Value buffer = bufferization::ToBufferOp::create(
-          b, loc, bufferType(tensor.getType()), tensor, /*read_only=*/true);
-      args.push_back(bufferPointer(b, loc, buffer));
-      argTypes.push_back(ptr);
-    };
-    for (size_t i = 0, next = 0; i < inputs.size(); ++i)
-      readOnly(inputs[i].second ? views[next++].root : inputs[i].first);
+    }
     SmallVector<Value> extraResults;
     for (Value result : op->getResults().drop_front(resultMatrices.size()))
       extraResults.push_back(
-          memref::AllocOp::create(b, loc, bufferType(result.getType())));
+          memref::AllocOp::create(b, loc, denseBufferType(result.getType())));
     for (const ResultBuffer &r : results) {
       args.push_back(bufferPointer(b, loc, r.buffer));
       argTypes.push_back(ptr);
@@ -289,8 +275,10 @@ struct Lowering {
       args.push_back(bufferPointer(b, loc, buffer));
       argTypes.push_back(ptr);
     }
-    for (unsigned i = 0; i < nullResults; ++i)
-      null();
+    for (unsigned i = 0; i < nullResults; ++i) {
+      args.push_back(readOnlyPointer(b, loc, Value()));
+      argTypes.push_back(ptr);
+    }
     args.push_back(layoutTable(b, loc, module, pairs, table));
     argTypes.push_back(ptr);
     ArrayRef<int64_t> qShape = qType.getShape();

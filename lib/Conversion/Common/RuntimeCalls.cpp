@@ -3,6 +3,7 @@
 #include "RuntimeCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -27,6 +28,21 @@ Value bufferPointer(OpBuilder &b, Location loc, Value buffer) {
   return LLVM::IntToPtrOp::create(b, loc,
                                   LLVM::LLVMPointerType::get(b.getContext()),
                                   i64);
+}
+
+MemRefType denseBufferType(Type tensor) {
+  auto type = cast<RankedTensorType>(tensor);
+  return MemRefType::get(type.getShape(), type.getElementType());
+}
+
+Value readOnlyPointer(OpBuilder &b, Location loc, Value tensor) {
+  if (!tensor)
+    return LLVM::ZeroOp::create(b, loc,
+                                LLVM::LLVMPointerType::get(b.getContext()));
+  return bufferPointer(
+      b, loc,
+      bufferization::ToBufferOp::create(b, loc, denseBufferType(tensor.getType()),
+                                        tensor, /*read_only=*/true));
 }
 
 } // namespace lmc

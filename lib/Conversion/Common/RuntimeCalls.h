@@ -1,7 +1,8 @@
 //===- RuntimeCalls.h - calls from lowered code into the lmc runtime -*- C++ -*-===//
 //
-// Shared by the passes that replace ops on buffers with runtime calls
-// (lmc-matmul-to-runtime, lmc-shard-to-runtime, lmc-linalg-to-gpu-loops).
+// Shared by the passes that replace ops with runtime calls
+// (lmc-matmul-to-runtime, lmc-shard-to-runtime, lmc-linalg-to-gpu-loops,
+// lmc-attention-to-runtime, lmc-layer-norm-to-runtime).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 namespace lmc {
 
@@ -25,6 +27,15 @@ mlir::func::FuncOp declareRuntimeFunction(mlir::ModuleOp module,
 /// the runtime's functions).
 mlir::Value bufferPointer(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value buffer);
+
+/// The dense (identity layout) buffer type of a ranked tensor type.
+mlir::MemRefType denseBufferType(mlir::Type tensor);
+
+/// The address of `tensor`'s buffer for a call that only reads it (a
+/// read-only `bufferization.to_buffer`, before bufferization); a null
+/// pointer for a null value (an optional operand the op does not have).
+mlir::Value readOnlyPointer(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value tensor);
 
 } // namespace lmc
 

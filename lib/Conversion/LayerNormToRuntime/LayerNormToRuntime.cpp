@@ -30,11 +30,6 @@ using namespace mlir;
 namespace lmc {
 namespace {
 
-MemRefType bufferType(Type tensor) {
-  auto type = cast<RankedTensorType>(tensor);
-  return MemRefType::get(type.getShape(), type.getElementType());
-}
-
 /// Replaces `op` by a call of `callee` with the pointers of `operands` (a
 /// null value, an optional operand the op does not have: a null pointer),
 /// its results' (fresh buffers), the rows and the row width of the first
@@ -46,16 +41,11 @@ void lowerToCall(Operation *op, StringRef callee, ArrayRef<Value> operands,
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   SmallVector<Value> args;
   for (Value operand : operands)
-    args.push_back(
-        operand ? bufferPointer(b, loc,
-                                bufferization::ToBufferOp::create(
-                                    b, loc, bufferType(operand.getType()),
-                                    operand, /*read_only=*/true))
-                : LLVM::ZeroOp::create(b, loc, ptr).getResult());
+    args.push_back(readOnlyPointer(b, loc, operand));
   SmallVector<Value> buffers;
   for (Value result : op->getResults()) {
     buffers.push_back(
-        memref::AllocOp::create(b, loc, bufferType(result.getType())));
+        memref::AllocOp::create(b, loc, denseBufferType(result.getType())));
     args.push_back(bufferPointer(b, loc, buffers.back()));
   }
   SmallVector<Type> argTypes(args.size(), ptr);
