@@ -93,6 +93,24 @@ inline float expNonPositive(float x) {
 
 constexpr int64_t kLanes = lmc::rt::kRowLanes;
 
+/// The lanes' sum, added pairwise (the upper half onto the lower, four
+/// times): a fixed order, in a few vector steps instead of kLanes
+/// dependent additions (rows here are short).
+inline float sumLanes(float *lane) {
+  for (int64_t width = kLanes / 2; width >= 1; width /= 2)
+    for (int64_t l = 0; l < width; ++l)
+      lane[l] += lane[l + width];
+  return lane[0];
+}
+
+/// The lanes' maximum, in the same steps.
+inline float maxLanes(float *lane) {
+  for (int64_t width = kLanes / 2; width >= 1; width /= 2)
+    for (int64_t l = 0; l < width; ++l)
+      lane[l] = lane[l + width] > lane[l] ? lane[l + width] : lane[l];
+  return lane[0];
+}
+
 /// Masked entries of a row of scores to -inf; returns the row's maximum
 /// (NaN if a score is NaN).
 LMC_ROW_LOOP float maskAndMax(float *__restrict row,
@@ -116,8 +134,8 @@ LMC_ROW_LOOP float maskAndMax(float *__restrict row,
     nan |= x != x;
     max = x > max ? x : max;
   }
-  for (float m : lane)
-    max = m > max ? m : max;
+  const float lanes = maxLanes(lane);
+  max = lanes > max ? lanes : max;
   return nan ? std::numeric_limits<float>::quiet_NaN() : max;
 }
 
@@ -140,10 +158,10 @@ LMC_ROW_LOOP float rowMax(const float *__restrict row, int64_t n) {
     anyNan |= row[j] != row[j];
     max = row[j] > max ? row[j] : max;
   }
-  for (int64_t l = 0; l < kLanes; ++l) {
+  for (int64_t l = 0; l < kLanes; ++l)
     anyNan |= nan[l] != 0;
-    max = lane[l] > max ? lane[l] : max;
-  }
+  const float lanes = maxLanes(lane);
+  max = lanes > max ? lanes : max;
   return anyNan ? std::numeric_limits<float>::quiet_NaN() : max;
 }
 
@@ -163,9 +181,21 @@ LMC_ROW_LOOP float expAndSum(float *row, int64_t n, float max) {
     row[j] = e;
     sum += e;
   }
-  for (float s : lane)
-    sum += s;
-  return sum;
+  return sumLanes(lane) + sum;
+}
+
+/// The dot product of two rows, lane by lane.
+LMC_ROW_LOOP float rowDot(const float *__restrict a, const float *__restrict b,
+                          int64_t n) {
+  float lane[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l)
+      lane[l] += a[j + l] * b[j + l];
+  float sum = 0;
+  for (; j < n; ++j)
+    sum += a[j] * b[j];
+  return sumLanes(lane) + sum;
 }
 
 /// The softmax's gradient on one row of exponentials e (probabilities
@@ -301,12 +331,21 @@ std::pair<float, float> exponentiateRow(float *row, const MaskLayout &layout,
     return {max, expAndSum(row, width, max)};
   }
   const auto [lo, hi] = layout.keysOf(i, first, width);
-  std::fill(row, row + lo, 0.0f);
-  std::fill(row + hi, row + width, 0.0f);
-  if (lo == hi)
+  if (lo == hi) {
+    std::fill(row, row + width, 0.0f);
     return {negInf, 0.0f};
-  float max = stat ? forwardMax() : rowMax(row + lo, hi - lo);
-  return {max, expAndSum(row + lo, hi - lo, max)};
+  }
+  // The span rounded up to whole lanes where the row has room, the keys
+  // past it set to -inf (exponentials exactly 0): the row loops then run
+  // no scalar tail, which cost more than the vector part on a causal
+  // mask's short rows.
+  const int64_t padded =
+      std::min(width - lo, (hi - lo + kLanes - 1) / kLanes * kLanes);
+  std::fill(row, row + lo, 0.0f);
+  std::fill(row + hi, row + lo + padded, negInf);
+  std::fill(row + lo + padded, row + width, 0.0f);
+  float max = stat ? forwardMax() : rowMax(row + lo, padded);
+  return {max, expAndSum(row + lo, padded, max)};
 }
 
 /// The softmax's gradient on row `i` of a block (keys [first, first +
@@ -593,15 +632,10 @@ void backwardPair(GradPair g, const MaskLayout &layout, const Shape &shape,
   const int64_t recomputed = g.exps ? 0 : kBlock * S;
   scratch.blocks.resize(size_t(recomputed + kBlock * S + kBlock * Dv + T));
   float *eScratch = scratch.blocks.data(), *dp = eScratch + recomputed,
-        *scaledDout = dp + kBlock * S, *rowDot = scaledDout + kBlock * Dv;
+        *scaledDout = dp + kBlock * S, *rowDots = scaledDout + kBlock * Dv;
   // dot(dO_i, O_i): the softmax gradient's per-row term.
-  for (int64_t i = 0; i < T; ++i) {
-    float dot = 0;
-    const float *dout = g.dout.rowAt(i), *out = g.out.rowAt(i);
-    for (int64_t c = 0; c < Dv; ++c)
-      dot += dout[c] * out[c];
-    rowDot[i] = dot;
-  }
+  for (int64_t i = 0; i < T; ++i)
+    rowDots[i] = rowDot(g.dout.rowAt(i), g.out.rowAt(i), Dv);
   // dKt and dV accumulate over the blocks. The block with the most keys
   // (a causal mask's last) goes first and overwrites its keys; only the
   // keys outside it are zeroed beforehand (none for a causal mask). With
@@ -662,7 +696,7 @@ void backwardPair(GradPair g, const MaskLayout &layout, const Shape &shape,
     // dS = (E / sum) (dP - dot(dO, O)) scale (the mask's zeros stay zero).
     for (int64_t i = 0; i < rows; ++i)
       softmaxGradRow(dp + i * width, e.rowAt(i), layout, i0 + i, first,
-                     width, rowDot[i0 + i], scale / stats[2 * (i0 + i) + 1]);
+                     width, rowDots[i0 + i], scale / stats[2 * (i0 + i) + 1]);
     // dQ = dS K
     smallGemm(rows, D, width, 1.0f, {dp, width, 1}, rowsFrom(keys, first),
               g.dq.rowAt(i0), g.dq.row, false, bounds.terms());

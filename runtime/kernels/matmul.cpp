@@ -4,8 +4,8 @@
 
 #include "lmc/runtime/half.h"
 
+#include "f32_gemm.h"
 #include "matmul_parts.h"
-#include "sgemm.h"
 
 #include <cblas.h>
 #include <dlfcn.h>
@@ -169,11 +169,11 @@ extern "C" void lmc_rt_matmul_f32(const float *A, const float *B, float *C,
                                   int64_t batch, int64_t M, int64_t N,
                                   int64_t K, int64_t transA, int64_t transB,
                                   int64_t accumulate) {
-  // oneDNN (sgemm.h). Small products run outside any OpenMP region, where
-  // oneDNN would start threads of its own; the single-threaded OpenBLAS
-  // does them.
+  // oneDNN (f32_gemm.h). Small products run outside any OpenMP region,
+  // where oneDNN would start threads of its own; the single-threaded
+  // OpenBLAS does them.
   const bool small = isSmallProduct(batch, M, N, K);
-  batchedMatmul<float, float>(small ? cblas_sgemm : lmc::rt::sgemm, A, B, C,
+  batchedMatmul<float, float>(small ? cblas_sgemm : lmc::rt::f32Gemm, A, B, C,
                               batch, M, N, K, transA, transB, accumulate);
 }
 
