@@ -95,9 +95,9 @@ int main() {
                  B.data(), ldb, 0.0f, C.data(), p.N);
     });
     const double matmul = best([&] {
-      primitive.execute(stream, {{DNNL_ARG_SRC, am},
-                                 {DNNL_ARG_WEIGHTS, bm},
-                                 {DNNL_ARG_DST, cm}});
+      primitive.execute(
+          stream,
+          {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
       stream.wait();
     });
     const double flops = 2.0 * p.M * p.N * p.K;

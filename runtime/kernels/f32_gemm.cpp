@@ -1,9 +1,9 @@
 //===- f32_gemm.cpp - f32 products on oneDNN's two paths -----------------===//
 //
 // The matmul primitive is created once per shape and thread (oneDNN's own
-// primitive cache makes a second thread's creation cheap) and created as
-// for one thread: its blocking may otherwise split K among the threads it
-// expects, which would make the sums' order depend on the thread count.
+// primitive cache makes a second thread's creation cheap), and as for one
+// thread: a primitive made for several may share K among them, and each
+// part's sums must follow its shape alone, not the caller's thread count.
 // Where oneDNN offers no brgemm kernel for it (a CPU without AVX-512, say),
 // the product runs on dnnl_sgemm instead.
 //
@@ -89,8 +89,7 @@ Product makeProduct(const ProductKey &key) {
   omp_set_num_threads(1);
   try {
     dnnl::matmul::primitive_desc pd(
-        dnnl::matmul::desc(product.a, product.b, product.c), attr,
-        cpuEngine());
+        dnnl::matmul::desc(product.a, product.b, product.c), attr, cpuEngine());
     if (std::strncmp(pd.impl_info_str(), "brg", 3) == 0)
       product.primitive = std::make_unique<dnnl::matmul>(pd);
   } catch (const dnnl::error &) {
@@ -107,13 +106,20 @@ void lmc::rt::f32Gemm(CBLAS_ORDER order, CBLAS_TRANSPOSE transA,
                       float alpha, const float *A, blasint lda, const float *B,
                       blasint ldb, float beta, float *C, blasint ldc) {
   const bool accumulate = beta == 1.0f;
-  if (order != CblasRowMajor || alpha != 1.0f || (beta != 0.0f && !accumulate) ||
+  if (order != CblasRowMajor || alpha != 1.0f ||
+      (beta != 0.0f && !accumulate) ||
       !prefersMatmulPrimitive(transA, transB, N, K))
     return sgemm(order, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C,
                  ldc);
   thread_local std::map<ProductKey, Product> products;
-  const ProductKey key{transA == CblasTrans, transB == CblasTrans, accumulate,
-                       M, N, K, lda, ldb};
+  const ProductKey key{transA == CblasTrans,
+                       transB == CblasTrans,
+                       accumulate,
+                       M,
+                       N,
+                       K,
+                       lda,
+                       ldb};
   auto found = products.find(key);
   if (found == products.end())
     found = products.emplace(key, makeProduct(key)).first;
@@ -133,11 +139,11 @@ void lmc::rt::f32Gemm(CBLAS_ORDER order, CBLAS_TRANSPOSE transA,
   }
   try {
     product.primitive->execute(
-        stream,
-        {{DNNL_ARG_SRC, dnnl::memory(product.a, engine, const_cast<float *>(A))},
-         {DNNL_ARG_WEIGHTS,
-          dnnl::memory(product.b, engine, const_cast<float *>(B))},
-         {DNNL_ARG_DST, dnnl::memory(product.c, engine, dense)}});
+        stream, {{DNNL_ARG_SRC,
+                  dnnl::memory(product.a, engine, const_cast<float *>(A))},
+                 {DNNL_ARG_WEIGHTS,
+                  dnnl::memory(product.b, engine, const_cast<float *>(B))},
+                 {DNNL_ARG_DST, dnnl::memory(product.c, engine, dense)}});
     stream.wait();
   } catch (const dnnl::error &e) {
     std::fprintf(stderr,

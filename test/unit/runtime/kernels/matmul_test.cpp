@@ -80,15 +80,18 @@ TEST(Matmul, OverwritingAnEmptySumZeroes) {
 /// Shapes on every library path: a small product (OpenBLAS, one call) and
 /// products of a million multiply-adds or more (oneDNN's sgemm or matmul
 /// primitive, f32_gemm.h, by transposes and shape), whose C the threads
-/// share in parts by rows (M >= N) or by columns, batched or not; a long K
-/// over a small C, which a primitive made for two threads would split.
+/// share in parts by rows (M >= N) or by columns, batched or not. With B
+/// transposed, the batched one and the last four run on the primitive: in
+/// one part, in parts by rows, in parts by columns (each computed in a
+/// dense block and copied into C), and a long K over a small C, which a
+/// primitive made for two threads could share out.
 struct Shape {
   int64_t batch, M, N, K;
 };
 constexpr Shape kShapes[] = {
-    {2, 5, 7, 4},      {1, 1100, 48, 24}, {1, 40, 1300, 24},
-    {3, 1030, 20, 20}, {1, 64, 48, 4096}, {1, 300, 260, 1024},
-    {1, 512, 16, 8192}};
+    {2, 5, 7, 4},       {1, 1100, 48, 24},  {1, 40, 1300, 24},
+    {3, 1030, 20, 20},  {1, 64, 48, 4096},  {1, 300, 260, 1024},
+    {1, 64, 600, 1024}, {1, 512, 16, 8192}};
 
 TEST(Matmul, F32OverwritesOrAccumulates) {
   std::mt19937 rng(7);
