@@ -52,40 +52,46 @@ void libraryGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix a,
 #define LMC_AVX512 __attribute__((target("avx512f")))
 
 /// Rows [0, Rows) of a tile: C = alpha * A panel (+ C), the panel k rows of
-/// kTileCols floats `panelRow` apart. `store` masks the columns that exist.
-template <int Rows>
+/// kTileCols floats `panelRow` apart; with `Half`, only its first 16
+/// columns (a tile whose rows need no more of the panel: half the work).
+/// `Scaled`: alpha is applied (else it is 1). `store` masks the columns
+/// that exist.
+template <int Rows, bool Half, bool Scaled>
 LMC_AVX512 void tile(const float *a, int64_t aRow, int64_t aCol,
                      const float *panel, int64_t panelRow, int64_t k,
                      float alpha, float *c, int64_t ldc, bool accumulate,
                      __mmask16 store0, __mmask16 store1) {
+  constexpr int kVectors = Half ? 1 : 2;
   // Loops over rows unrolled, so that the sums stay in registers.
-  __m512 sum[Rows][2];
+  __m512 sum[Rows][kVectors];
 #pragma GCC unroll 8
   for (int r = 0; r < Rows; ++r)
-    sum[r][0] = sum[r][1] = _mm512_setzero_ps();
+    for (int v = 0; v < kVectors; ++v)
+      sum[r][v] = _mm512_setzero_ps();
   for (int64_t s = 0; s < k; ++s) {
-    const __m512 b0 = _mm512_loadu_ps(panel + s * panelRow);
-    const __m512 b1 = _mm512_loadu_ps(panel + s * panelRow + 16);
+    __m512 b[kVectors];
+    for (int v = 0; v < kVectors; ++v)
+      b[v] = _mm512_loadu_ps(panel + s * panelRow + 16 * v);
     const float *as = a + s * aCol;
 #pragma GCC unroll 8
     for (int r = 0; r < Rows; ++r) {
       const __m512 x = _mm512_set1_ps(as[r * aRow]);
-      sum[r][0] = _mm512_fmadd_ps(x, b0, sum[r][0]);
-      sum[r][1] = _mm512_fmadd_ps(x, b1, sum[r][1]);
+      for (int v = 0; v < kVectors; ++v)
+        sum[r][v] = _mm512_fmadd_ps(x, b[v], sum[r][v]);
     }
   }
   const __m512 scale = _mm512_set1_ps(alpha);
+  const __mmask16 store[2] = {store0, store1};
 #pragma GCC unroll 8
   for (int r = 0; r < Rows; ++r) {
     float *row = c + r * ldc;
-    __m512 v0 = _mm512_mul_ps(sum[r][0], scale);
-    __m512 v1 = _mm512_mul_ps(sum[r][1], scale);
-    if (accumulate) {
-      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(store0, row));
-      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(store1, row + 16));
+    for (int v = 0; v < kVectors; ++v) {
+      __m512 value = Scaled ? _mm512_mul_ps(sum[r][v], scale) : sum[r][v];
+      if (accumulate)
+        value = _mm512_add_ps(
+            value, _mm512_maskz_loadu_ps(store[v], row + 16 * v));
+      _mm512_mask_storeu_ps(row + 16 * v, store[v], value);
     }
-    _mm512_mask_storeu_ps(row, store0, v0);
-    _mm512_mask_storeu_ps(row + 16, store1, v1);
   }
 }
 
@@ -93,9 +99,22 @@ using TileFn = void (*)(const float *, int64_t, int64_t, const float *, int64_t,
                         int64_t, float, float *, int64_t, bool, __mmask16,
                         __mmask16);
 
-/// tile<Rows> for Rows in [1, kTileRows].
-constexpr TileFn kTiles[kTileRows] = {tile<1>, tile<2>, tile<3>, tile<4>,
-                                      tile<5>, tile<6>, tile<7>, tile<8>};
+/// tile<Rows, Half, Scaled> for Rows in [1, kTileRows].
+template <bool Half, bool Scaled>
+constexpr TileFn kTileRowsOf[kTileRows] = {
+    tile<1, Half, Scaled>, tile<2, Half, Scaled>, tile<3, Half, Scaled>,
+    tile<4, Half, Scaled>, tile<5, Half, Scaled>, tile<6, Half, Scaled>,
+    tile<7, Half, Scaled>, tile<8, Half, Scaled>};
+
+/// The tile kernel for `rows` rows, half a panel or all of it, scaled by
+/// alpha or not (alpha 1: one multiply per accumulator less).
+TileFn tileKernel(int64_t rows, bool half, bool scaled) {
+  const TileFn *table = half ? (scaled ? kTileRowsOf<true, true>
+                                       : kTileRowsOf<true, false>)
+                             : (scaled ? kTileRowsOf<false, true>
+                                       : kTileRowsOf<false, false>);
+  return table[rows - 1];
+}
 
 /// The low `n` bits of a 16-bit mask (all for n >= 16, none for n <= 0).
 __mmask16 lowBits(int64_t n) {
@@ -132,12 +151,17 @@ LMC_AVX512 void registerGemm(int64_t m, int64_t n, int64_t k, float alpha,
       if (bounds.columns &&
           (bounds.columns[t].end <= j0 || bounds.columns[t].begin >= j0 + cols))
         continue;
+      // The panel's upper half left unwritten when the tile needs none of
+      // it (a causal mask's diagonal tiles).
+      const bool half = cols <= 16 || (bounds.columns &&
+                                       bounds.columns[t].end <= j0 + 16);
       const Span terms = bounds.terms ? bounds.terms[t] : Span{0, k};
       const int64_t rows = std::min(kTileRows, m - i0);
-      kTiles[rows - 1](a.p + i0 * a.row + terms.begin * a.col, a.row, a.col,
-                       panel + terms.begin * panelRow, panelRow,
-                       std::max<int64_t>(terms.end - terms.begin, 0), alpha,
-                       c + i0 * ldc + j0, ldc, accumulate, store0, store1);
+      tileKernel(rows, half, alpha != 1.0f)(
+          a.p + i0 * a.row + terms.begin * a.col, a.row, a.col,
+          panel + terms.begin * panelRow, panelRow,
+          std::max<int64_t>(terms.end - terms.begin, 0), alpha,
+          c + i0 * ldc + j0, ldc, accumulate, store0, store1);
     }
   }
 }

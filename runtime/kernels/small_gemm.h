@@ -42,7 +42,8 @@ struct Span {
 /// What each tile of kSmallGemmTileRows rows of C needs, when the caller
 /// knows A or B to be zero in places (attention's masked probabilities):
 /// `columns[t]`, the columns of C tile t must hold (the others may be left
-/// unwritten, in whole panels of 32), and `terms[t]`, the terms of the sum
+/// unwritten, in whole panels of 32 or the upper half of one), and
+/// `terms[t]`, the terms of the sum
 /// that may be non-zero (the others are not added). Either may be null
 /// (all columns, all terms).
 struct TileBounds {
