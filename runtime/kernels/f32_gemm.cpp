@@ -106,20 +106,20 @@ void lmc::rt::f32Gemm(CBLAS_ORDER order, CBLAS_TRANSPOSE transA,
                       float alpha, const float *A, blasint lda, const float *B,
                       blasint ldb, float beta, float *C, blasint ldc) {
   const bool accumulate = beta == 1.0f;
+  // A part of a wider C needs a dense block of its own (ProductKey): up to
+  // kMaxScratchFloats, beyond which sgemm writes it in place instead of
+  // the step keeping a large block beside its arena.
+  constexpr int64_t kMaxScratchFloats = int64_t(1) << 21; // 8 MiB
+  const bool scratchTooLarge =
+      ldc != N && int64_t(M) * int64_t(N) > kMaxScratchFloats;
   if (order != CblasRowMajor || alpha != 1.0f ||
-      (beta != 0.0f && !accumulate) ||
+      (beta != 0.0f && !accumulate) || scratchTooLarge ||
       !prefersMatmulPrimitive(transA, transB, N, K))
     return sgemm(order, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C,
                  ldc);
   thread_local std::map<ProductKey, Product> products;
-  const ProductKey key{transA == CblasTrans,
-                       transB == CblasTrans,
-                       accumulate,
-                       M,
-                       N,
-                       K,
-                       lda,
-                       ldb};
+  const ProductKey key{transA == CblasTrans, transB == CblasTrans, accumulate,
+                       M, N, K, lda, ldb};
   auto found = products.find(key);
   if (found == products.end())
     found = products.emplace(key, makeProduct(key)).first;

@@ -45,7 +45,9 @@ inline bool prefersMatmulPrimitive(CBLAS_TRANSPOSE transA,
 }
 
 /// The f32 product on the path prefersMatmulPrimitive() picks, behind
-/// cblas_sgemm's signature (row-major only). Called inside an OpenMP
+/// cblas_sgemm's signature (row-major only); a part of a wider C of more
+/// than 8 MiB stays on sgemm (the primitive would compute it in a dense
+/// block of its own). Called inside an OpenMP
 /// region, or with one OpenMP thread, it runs on the calling thread alone.
 void f32Gemm(CBLAS_ORDER order, CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB,
              blasint M, blasint N, blasint K, float alpha, const float *A,
