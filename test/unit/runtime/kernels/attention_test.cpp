@@ -8,6 +8,7 @@
 // bits with the exponentials kept by the forward as recomputed by the
 // backward, and the same bits on 1 and 2 threads.
 #include "finite_differences.h"
+#include "on_threads.h"
 #include "lmc/runtime/kernels.h"
 
 #include <gtest/gtest.h>
@@ -370,11 +371,8 @@ TEST(Attention, SameBitsOnOneAndTwoThreads) {
   Problem p = makeProblem(6, 130, 130, 16, 16, rng);
   p.mask = causal(p.T, p.S);
   std::vector<float> dout(size_t(p.pairs * p.T * p.Dv), 0.5f);
-  lmc_rt_set_threads(1);
-  Result one = run(p, dout);
-  lmc_rt_set_threads(2);
-  Result two = run(p, dout);
-  lmc_rt_set_threads(1);
+  const Result one = lmc::test::onThreads(1, [&] { return run(p, dout); });
+  const Result two = lmc::test::onThreads(2, [&] { return run(p, dout); });
   EXPECT_EQ(one.out, two.out);
   EXPECT_EQ(one.stats, two.stats);
   EXPECT_EQ(one.dq, two.dq);

@@ -5,6 +5,7 @@
 // gradients, a cotangent accumulated into dx, and the same bits on 1 and 2
 // threads.
 #include "finite_differences.h"
+#include "on_threads.h"
 #include "lmc/runtime/kernels.h"
 
 #include <gtest/gtest.h>
@@ -136,11 +137,8 @@ TEST(LayerNorm, AccumulatesIntoTheInputGradient) {
 TEST(LayerNorm, SameBitsOnOneAndTwoThreads) {
   std::mt19937 rng(7);
   Problem p = makeProblem(200, 96, rng);
-  lmc_rt_set_threads(1);
-  Result one = run(p);
-  lmc_rt_set_threads(2);
-  Result two = run(p);
-  lmc_rt_set_threads(1);
+  const Result one = lmc::test::onThreads(1, [&] { return run(p); });
+  const Result two = lmc::test::onThreads(2, [&] { return run(p); });
   EXPECT_EQ(one.y, two.y);
   EXPECT_EQ(one.stats, two.stats);
   EXPECT_EQ(one.dx, two.dx);
