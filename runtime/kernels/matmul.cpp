@@ -236,3 +236,5 @@ void lmc_rt_set_threads(int n) {
   openblas_set_num_threads(1);
   omp_set_num_threads(n);
 }
+
+int64_t lmc_rt_thread_count(void) { return omp_get_max_threads(); }

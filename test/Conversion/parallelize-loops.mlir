@@ -109,14 +109,22 @@ func.func @nested(%a: memref<64x1024xf32>, %sum: memref<64x1xf32>) {
 
 // A bias gradient: a sum over 8 x 128 rows per column, the reduction loops
 // outside the columns' parallel loop (too little work per instance to fork
-// for). The columns move out in chunks of 128 (1024 / 128 = 8 chunks, each
-// its own range of columns), the rows' loops inside, in their order, and
-// the chunk's columns innermost.
+// for). The columns move out, one run per thread: the thread count read at
+// run time, clamped to [1, 1024 / 128 = 8] runs, each ceil(64 lines /
+// runs) lines of 16 columns; the rows' loops inside, in their order, and
+// the run's columns innermost.
+// CHECK: func.func private @lmc_rt_thread_count() -> i64
 // CHECK-LABEL: func.func @column_sum
-// CHECK: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%c8{{.*}}) step
-// CHECK: %[[OFFSET:.*]] = arith.muli %[[C]], %c128{{.*}} : index
+// CHECK: %[[THREADS:.*]] = call @lmc_rt_thread_count() : () -> i64
+// CHECK: %[[T:.*]] = arith.index_cast %[[THREADS]] : i64 to index
+// CHECK: %[[ATLEAST1:.*]] = arith.maxsi %[[T]], %c1{{.*}} : index
+// CHECK: %[[RUNS:.*]] = arith.minsi %[[ATLEAST1]], %c8{{.*}} : index
+// CHECK: %[[LINES:.*]] = arith.ceildivsi %c64{{.*}}, %[[RUNS]] : index
+// CHECK: %[[WIDTH:.*]] = arith.muli %[[LINES]], %c16{{.*}} : index
+// CHECK: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%[[RUNS]]) step
+// CHECK: %[[OFFSET:.*]] = arith.muli %[[C]], %[[WIDTH]] : index
 // CHECK: %[[FIRST:.*]] = arith.addi %{{.*}}, %[[OFFSET]] : index
-// CHECK: %[[END:.*]] = arith.addi %[[FIRST]], %c128{{.*}} : index
+// CHECK: %[[END:.*]] = arith.addi %[[FIRST]], %[[WIDTH]] : index
 // CHECK: %[[LAST:.*]] = arith.minsi %[[END]], %{{.*}} : index
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
 // CHECK-NEXT: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
@@ -147,7 +155,7 @@ func.func @column_sum(%a: memref<8x128x1024xf32>, %sum: memref<1024xf32>) {
 // -----
 
 // Left inside their loops (then sequential: under min-work): fewer than
-// two chunks of 128 columns, and a loop body that holds more than the
+// two runs of 128 columns, and a loop body that holds more than the
 // parallel loop (not a perfect nest: moving the parallel loop out would
 // move the other op's iterations too).
 // CHECK-LABEL: func.func @column_sums_left

@@ -20,6 +20,7 @@ module {
   // CHECK-DAG: func.func private @lmc_rt_profile_end(i64, i64)
   func.func private @lmc_rt_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64)
   func.func private @helper()
+  func.func private @lmc_rt_thread_count() -> i64
 
   // CHECK-LABEL: func.func @step
   // CHECK: %[[T0:.*]] = call @lmc_rt_profile_begin() : () -> i64
@@ -37,6 +38,7 @@ module {
   // CHECK: call @lmc_rt_profile_begin()
   // CHECK-NEXT: call @step_loop0()
   // CHECK: call @lmc_rt_profile_end
+  // CHECK-NEXT: call @lmc_rt_thread_count() : () -> i64
   // CHECK-NEXT: call @helper() : () -> ()
   // CHECK-NEXT: return
   func.func @step(%p: !llvm.ptr) {
@@ -47,6 +49,7 @@ module {
     func.call @step_loop0() : () -> () loc("model.lmc":3:7)
     func.call @step_loop0() : () -> () loc(fused["a", "b", "c", "d", "e", "a"])
     func.call @step_loop0() : () -> () loc(unknown)
+    %threads = func.call @lmc_rt_thread_count() : () -> i64
     func.call @helper() : () -> ()
     return
   }

@@ -348,16 +348,19 @@ def LmcParallelizeLoops : Pass<"lmc-parallelize-loops"> {
     sequentially: as a nested OpenMP region it would fork, serialized, once
     per iteration of the outer loop. A parallel loop inside a perfect nest
     of `scf.for` loops (a linalg op whose reductions come first: a bias or
-    layer-norm weight gradient, a sum over rows per column) moves out: its
-    first dimension is cut into chunks of at least 256 iterations (at most
-    64 chunks) that run in parallel, each with the reduction loops inside.
-    Each output element still accumulates in the reduction loops' order,
-    so results are bitwise those of one thread.
+    layer-norm weight gradient, a sum over rows per column) moves out when
+    its first dimension has at least 256 iterations: that dimension is cut
+    into one run per thread (the count read at run time from
+    `lmc_rt_thread_count`, at least 128 iterations each, starting on a
+    64-byte line), each run streamed row after row with the reduction
+    loops outside it. Each output element still accumulates in the
+    reduction loops' order, so results are bitwise those of one thread.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
            "Innermost iterations below which a nest runs on one thread">];
-  let dependentDialects = ["::mlir::scf::SCFDialect"];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect"];
 }
 
 def LmcAttentionToRuntime : Pass<"lmc-attention-to-runtime", "::mlir::ModuleOp"> {

@@ -84,9 +84,11 @@ std::string labelOf(Location loc) {
 /// function's name without its prefix, or nothing for other calls.
 std::optional<std::string> kindOf(func::CallOp call, SymbolTable &symbols) {
   StringRef callee = call.getCallee();
-  // The brackets themselves, and the arena lookup every entry point starts
-  // with (bookkeeping: a pointer returned).
-  if (callee == kBegin || callee == kEnd || callee == "lmc_rt_step_arena")
+  // The brackets themselves, the arena lookup every entry point starts
+  // with and the thread count a column sum splits its columns by
+  // (bookkeeping: a value returned).
+  if (callee == kBegin || callee == kEnd || callee == "lmc_rt_step_arena" ||
+      callee == "lmc_rt_thread_count")
     return std::nullopt;
   if (callee.starts_with(kRuntimePrefix))
     return callee.drop_front(kRuntimePrefix.size()).str();

@@ -24,6 +24,8 @@ inline std::vector<std::pair<const char *, void *>> kernelSymbols() {
           {"lmc_rt_profile_end", reinterpret_cast<void *>(&lmc_rt_profile_end)},
           {"lmc_rt_gradient_ready",
            reinterpret_cast<void *>(&lmc_rt_gradient_ready)},
+          {"lmc_rt_thread_count",
+           reinterpret_cast<void *>(&lmc_rt_thread_count)},
           // The CPU pipeline always takes the step's scratch from the
           // runtime (lmc-plan-buffers{arena-from-runtime}).
           {"lmc_rt_step_arena", reinterpret_cast<void *>(&lmc_rt_step_arena)}};

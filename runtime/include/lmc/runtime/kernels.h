@@ -136,6 +136,12 @@ void lmc_rt_gradient_ready(int64_t gradient);
 /// (OpenMP) may use; n >= 1.
 void lmc_rt_set_threads(int n);
 
+/// How many threads the compiled loop nests' parallel loops share (what
+/// lmc_rt_set_threads set, else OpenMP's default). A sum over rows per
+/// column gives each thread one run of columns
+/// (lmc-parallelize-loops); no result depends on it.
+int64_t lmc_rt_thread_count(void);
+
 /// Sets the most parts (a power of two, 1 to 16; default 16) a large f32
 /// or f64 product is cut into for the threads to share: the executable's
 /// compiled-in budget (the descriptor's `matmul_parts`). The parts follow
