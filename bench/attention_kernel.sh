@@ -15,6 +15,7 @@ c++ -O3 -fopenmp -std=gnu++17 -I"$ROOT/runtime/include" \
   -I/usr/include/x86_64-linux-gnu/openblas-pthread \
   "$ROOT/bench/attention_kernel.cpp" "$ROOT/runtime/kernels/attention.cpp" \
   "$ROOT/runtime/kernels/sgemm.cpp" "$ROOT/runtime/kernels/small_gemm.cpp" \
+  "$ROOT/runtime/kernels/softmax_rows.cpp" \
   -o "$OUT/attention_kernel" -lopenblas -ldnnl
 exec env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS="${THREADS:-1}" \
   "$OUT/attention_kernel"

@@ -13,7 +13,9 @@
 // for them, or recomputes them from the saved maxima, bitwise the same,
 // and folds the sums into the same per-row factors. When every
 // row's unmasked keys are one run (causal, sliding-window and padding
-// masks) the row loops touch only that run and read no mask bytes.
+// masks) the row loops touch only that run and read no mask bytes. The
+// row passes (maximum, exponentials and sum, the softmax's gradient) are
+// softmax_rows.h's.
 //
 // The products are small (64 query rows, a head of 64 columns, up to a
 // few hundred keys) and run on lmc's own register-blocked kernel
@@ -36,8 +38,8 @@
 
 #include "lmc/runtime/kernels.h"
 
-#include "row_loops.h"
 #include "small_gemm.h"
+#include "softmax_rows.h"
 
 #include <algorithm>
 #include <cmath>
@@ -49,162 +51,22 @@
 
 namespace {
 
+using lmc::rt::expAndSum;
+using lmc::rt::maskAndMax;
+using lmc::rt::rowDot;
+using lmc::rt::rowMax;
 using lmc::rt::smallGemm;
+using lmc::rt::softmaxGrad;
 using lmc::rt::Span;
 using lmc::rt::StridedMatrix;
 using lmc::rt::TileBounds;
 
+/// A causal row's span is padded to whole lanes of the row passes.
+constexpr int64_t kLanes = lmc::rt::kRowLanes;
+
 /// Query rows per block: the scores of a block (kBlock x S floats) stay in
 /// the L2 cache for S up to a few thousand keys.
 constexpr int64_t kBlock = 64;
-
-/// e^x for x <= 0 (a score minus its row's maximum): Cephes' expf
-/// polynomial after x = n ln 2 + r, about 1 ulp; branch-free, so that the
-/// loops calling it vectorize. Below -104 (and for -inf) 0; NaN stays NaN.
-inline float expNonPositive(float x) {
-  float clamped = x > -104.0f ? x : -104.0f;
-  // n = round(x / ln 2) by the 1.5 * 2^23 trick: n sits in the low bits.
-  const float shifter = 12582912.0f;
-  float t = clamped * 1.44269504088896341f + shifter;
-  float n = t - shifter;
-  int32_t tBits, shifterBits;
-  std::memcpy(&tBits, &t, sizeof t);
-  std::memcpy(&shifterBits, &shifter, sizeof shifter);
-  int32_t e = tBits - shifterBits; // n, in [-150, 0]
-  float r = clamped - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  // 2^n in two halves, each a normal float, so that a subnormal result is
-  // rounded once.
-  int32_t half = e / 2;
-  int32_t lowBits = (half + 127) << 23, highBits = (e - half + 127) << 23;
-  float low, high;
-  std::memcpy(&low, &lowBits, sizeof low);
-  std::memcpy(&high, &highBits, sizeof high);
-  float value = p * low * high;
-  return x > -104.0f ? value : (x != x ? x : 0.0f);
-}
-
-constexpr int64_t kLanes = lmc::rt::kRowLanes;
-
-/// The lanes' sum, added pairwise (the upper half onto the lower, four
-/// times): a fixed order, in a few vector steps instead of kLanes
-/// dependent additions (rows here are short).
-inline float sumLanes(float *lane) {
-  for (int64_t width = kLanes / 2; width >= 1; width /= 2)
-    for (int64_t l = 0; l < width; ++l)
-      lane[l] += lane[l + width];
-  return lane[0];
-}
-
-/// The lanes' maximum, in the same steps.
-inline float maxLanes(float *lane) {
-  for (int64_t width = kLanes / 2; width >= 1; width /= 2)
-    for (int64_t l = 0; l < width; ++l)
-      lane[l] = lane[l + width] > lane[l] ? lane[l + width] : lane[l];
-  return lane[0];
-}
-
-/// Masked entries of a row of scores to -inf; returns the row's maximum
-/// (NaN if a score is NaN).
-LMC_ROW_LOOP float maskAndMax(float *__restrict row,
-                              const uint8_t *__restrict masked, int64_t n) {
-  const float negInf = -std::numeric_limits<float>::infinity();
-  float lane[kLanes];
-  std::fill(lane, lane + kLanes, negInf);
-  bool nan = false;
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) {
-      float x = masked[j + l] ? negInf : row[j + l];
-      row[j + l] = x;
-      nan |= x != x;
-      lane[l] = x > lane[l] ? x : lane[l];
-    }
-  float max = negInf;
-  for (; j < n; ++j) {
-    float x = masked[j] ? negInf : row[j];
-    row[j] = x;
-    nan |= x != x;
-    max = x > max ? x : max;
-  }
-  const float lanes = maxLanes(lane);
-  max = lanes > max ? lanes : max;
-  return nan ? std::numeric_limits<float>::quiet_NaN() : max;
-}
-
-/// The maximum of n scores (NaN if one is NaN).
-LMC_ROW_LOOP float rowMax(const float *__restrict row, int64_t n) {
-  const float negInf = -std::numeric_limits<float>::infinity();
-  float lane[kLanes];
-  int32_t nan[kLanes] = {};
-  std::fill(lane, lane + kLanes, negInf);
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) {
-      float x = row[j + l];
-      nan[l] |= x != x;
-      lane[l] = x > lane[l] ? x : lane[l];
-    }
-  float max = negInf;
-  bool anyNan = false;
-  for (; j < n; ++j) {
-    anyNan |= row[j] != row[j];
-    max = row[j] > max ? row[j] : max;
-  }
-  for (int64_t l = 0; l < kLanes; ++l)
-    anyNan |= nan[l] != 0;
-  const float lanes = maxLanes(lane);
-  max = lanes > max ? lanes : max;
-  return anyNan ? std::numeric_limits<float>::quiet_NaN() : max;
-}
-
-/// row[j] = e^(row[j] - max); returns their sum.
-LMC_ROW_LOOP float expAndSum(float *row, int64_t n, float max) {
-  float lane[kLanes] = {};
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) {
-      float e = expNonPositive(row[j + l] - max);
-      row[j + l] = e;
-      lane[l] += e;
-    }
-  float sum = 0;
-  for (; j < n; ++j) {
-    float e = expNonPositive(row[j] - max);
-    row[j] = e;
-    sum += e;
-  }
-  return sumLanes(lane) + sum;
-}
-
-/// The dot product of two rows, lane by lane.
-LMC_ROW_LOOP float rowDot(const float *__restrict a, const float *__restrict b,
-                          int64_t n) {
-  float lane[kLanes] = {};
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l)
-      lane[l] += a[j + l] * b[j + l];
-  float sum = 0;
-  for (; j < n; ++j)
-    sum += a[j] * b[j];
-  return sumLanes(lane) + sum;
-}
-
-/// The softmax's gradient on one row of exponentials e (probabilities
-/// e / sum): g = e (g - dot) factor, factor = scale / sum.
-LMC_ROW_LOOP void softmaxGrad(float *__restrict g, const float *__restrict e,
-                              int64_t n, float dot, float factor) {
-  for (int64_t j = 0; j < n; ++j)
-    g[j] = e[j] * (g[j] - dot) * factor;
-}
 
 /// The keys a block of query rows attends to: the columns where some row's
 /// mask is 0; empty ({0, 0}) when every key is masked.
