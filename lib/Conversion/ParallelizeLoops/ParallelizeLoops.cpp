@@ -90,10 +90,10 @@ void keepLeadingDims(scf::ParallelOp op, unsigned keep) {
 /// row within one page is what the hardware prefetchers follow (they stop
 /// at page boundaries). Fixed chunks of 128 columns read the 4-layer
 /// GPT's 1024-column bias gradient as 8 strips, every row of each a page
-/// of its own: 0.18 ms per call against 0.075 as one run (one thread,
-/// AMD EPYC, 2026-12-06). The runs are at least this many columns (fewer
+/// of its own: 0.21 ms per call against 0.08 as one run (one thread, AMD
+/// EPYC, 2026-12-06). The runs are at least this many columns (fewer
 /// threads share narrower sums) and start on a 64-byte line.
-constexpr int64_t kMinColumnsPerChunk = 128, kColumnsPerLine = 16;
+constexpr int64_t kMinColumnsPerRun = 128, kColumnsPerLine = 16;
 
 /// The perfect nest of scf.for loops around `inner` (no results, nothing
 /// in their bodies but the next loop and constants), outermost first.
@@ -157,8 +157,8 @@ scf::ParallelOp hoistOverReductions(scf::ParallelOp inner, int64_t minWork) {
       return {};
   int64_t columns = *tripCount(inner.getLowerBound()[0],
                                inner.getUpperBound()[0], inner.getStep()[0]);
-  int64_t maxChunks = std::min(kParallelChunks, columns / kMinColumnsPerChunk);
-  if (work < minWork || maxChunks < 2)
+  int64_t maxRuns = std::min(kParallelChunks, columns / kMinColumnsPerRun);
+  if (work < minWork || maxRuns < 2)
     return {};
 
   OpBuilder b(loops.front());
@@ -166,26 +166,25 @@ scf::ParallelOp hoistOverReductions(scf::ParallelOp inner, int64_t minWork) {
   auto constant = [&](OpBuilder &at, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(at, loc, v);
   };
-  // chunks = clamp(threads, 1, maxChunks); each a run of ceil(columns /
-  // chunks) columns rounded up to whole lines (the last run may be short,
-  // or empty).
+  // runs = clamp(threads, 1, maxRuns), each ceil(columns / runs) columns
+  // rounded up to whole lines (the last one may be short, or empty).
   func::FuncOp threadCount = declareRuntimeFunction(
       module, b, "lmc_rt_thread_count",
       b.getFunctionType({}, {b.getI64Type()}));
   Value threads = arith::IndexCastOp::create(
       b, loc, b.getIndexType(),
       func::CallOp::create(b, loc, threadCount, ValueRange{}).getResult(0));
-  Value chunks = arith::MinSIOp::create(
+  Value runCount = arith::MinSIOp::create(
       b, loc, arith::MaxSIOp::create(b, loc, threads, constant(b, 1)),
-      constant(b, maxChunks));
+      constant(b, maxRuns));
   Value lines = arith::CeilDivSIOp::create(
       b, loc, constant(b, llvm::divideCeil(columns, kColumnsPerLine)),
-      chunks);
-  Value perChunk = arith::MulIOp::create(
+      runCount);
+  Value runWidth = arith::MulIOp::create(
       b, loc, lines, constant(b, kColumnsPerLine * steps[firstParallel]));
   auto runs = scf::ParallelOp::create(
-      b, loc, constant(b, 0), chunks, constant(b, 1),
-      [&](OpBuilder &pb, Location l, ValueRange chunk) {
+      b, loc, constant(b, 0), runCount, constant(b, 1),
+      [&](OpBuilder &pb, Location l, ValueRange run) {
         SmallVector<Value> lo, hi, step;
         for (unsigned d = 0; d < lbs.size(); ++d) {
           lo.push_back(constant(pb, lbs[d]));
@@ -194,9 +193,9 @@ scf::ParallelOp hoistOverReductions(scf::ParallelOp inner, int64_t minWork) {
         }
         Value first = arith::AddIOp::create(
             pb, l, lo[firstParallel],
-            arith::MulIOp::create(pb, l, chunk[0], perChunk));
+            arith::MulIOp::create(pb, l, run[0], runWidth));
         hi[firstParallel] = arith::MinSIOp::create(
-            pb, l, arith::AddIOp::create(pb, l, first, perChunk),
+            pb, l, arith::AddIOp::create(pb, l, first, runWidth),
             hi[firstParallel]);
         lo[firstParallel] = first;
         scf::buildLoopNest(
