@@ -2,6 +2,7 @@
 
 #include "small_gemm.h"
 
+#include "avx512.h"
 #include "sgemm.h"
 
 #include <immintrin.h>
@@ -49,7 +50,6 @@ void libraryGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix a,
 }
 
 #if defined(__x86_64__)
-#define LMC_AVX512 __attribute__((target("avx512f")))
 
 /// Rows [0, Rows) of a tile: C = alpha * A panel (+ C), the panel k rows of
 /// kTileCols floats `panelRow` apart; with `Half`, only its first 16
@@ -203,12 +203,7 @@ LMC_AVX512 void transposeBlock(const float *from, int64_t ldFrom, float *to,
 /// The register kernel on AVX-512 CPUs, unless LMC_SMALL_GEMM=library
 /// asks for the path other CPUs take (so that it is tested here too).
 bool useRegisterKernel() {
-  static const bool use = [] {
-    const char *choice = std::getenv("LMC_SMALL_GEMM");
-    if (choice && std::strcmp(choice, "library") == 0)
-      return false;
-    return bool(__builtin_cpu_supports("avx512f"));
-  }();
+  static const bool use = runsAvx512("LMC_SMALL_GEMM", "library");
   return use;
 }
 #endif

@@ -2,6 +2,8 @@
 
 #include "softmax_rows.h"
 
+#include "avx512.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -173,7 +175,6 @@ LMC_ROW_LOOP void softmaxGradGeneric(float *__restrict g,
 // AVX-512: one 16-float vector per step (kLanes lanes), the tail masked.
 //===----------------------------------------------------------------------===//
 
-#define LMC_AVX512 __attribute__((target("avx512f")))
 static_assert(kLanes == 16, "one AVX-512 vector per step");
 
 /// The lanes' sum, added pairwise as sumLanes() adds them (upper half onto
@@ -279,17 +280,8 @@ LMC_AVX512 void softmaxGradAvx512(float *g, const float *e, int64_t n,
 /// LMC_ROW_LOOPS=generic asks for the loops other CPUs run (so that they
 /// are tested here too).
 bool onAvx512() {
-#if defined(__x86_64__)
-  static const bool use = [] {
-    const char *choice = std::getenv("LMC_ROW_LOOPS");
-    if (choice && std::strcmp(choice, "generic") == 0)
-      return false;
-    return bool(__builtin_cpu_supports("avx512f"));
-  }();
+  static const bool use = runsAvx512("LMC_ROW_LOOPS", "generic");
   return use;
-#else
-  return false;
-#endif
 }
 
 } // namespace
