@@ -9,8 +9,8 @@
 // reduced in registers; elsewhere (or with LMC_ROW_LOOPS=generic, which
 // the unit tests also run) plain loops the compiler vectorizes
 // (row_loops.h). Either way a row's sums run over kRowLanes lanes added
-// pairwise, so results do not depend on where in a row or on which thread
-// it is computed.
+// pairwise: a row's results depend on the row alone, not on the thread
+// that computes it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LMC_RUNTIME_KERNELS_SOFTMAX_ROWS_H
