@@ -274,7 +274,6 @@ LMC_AVX512 void softmaxGradAvx512(float *g, const float *e, int64_t n,
     _mm512_mask_storeu_ps(g + j, lanes, x);
   }
 }
-#endif
 
 /// Whether the AVX-512 passes run: on CPUs with AVX-512, unless
 /// LMC_ROW_LOOPS=generic asks for the loops other CPUs run (so that they
@@ -283,6 +282,7 @@ bool onAvx512() {
   static const bool use = runsAvx512("LMC_ROW_LOOPS", "generic");
   return use;
 }
+#endif
 
 } // namespace
 
