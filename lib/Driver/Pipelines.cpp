@@ -198,6 +198,8 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       // Params and optimizer state updated over their old values: one copy
       // of each in the runtime instead of two.
       "lmc-tie-updates-to-arguments,"
+      // Elementwise results over the inputs that die with them.
+      "lmc-elementwise-in-place,"
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
       "lmc-drop-in-place-results,"

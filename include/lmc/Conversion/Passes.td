@@ -270,6 +270,23 @@ def LmcUntieFills : Pass<"lmc-untie-fills"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def LmcElementwiseInPlace : Pass<"lmc-elementwise-in-place"> {
+  let summary = "Writes elementwise results over inputs that die with them";
+  let description = [{
+    Run right before one-shot bufferization. In an all-parallel
+    `linalg.generic`, each destination that is an empty tensor its payload
+    does not read, with an identity indexing map, becomes an input of the
+    same type, read through an identity map, whose only use is this op and
+    whose buffer the function allocates itself (an empty tensor, reached
+    through reshapes and linalg destinations; never an argument or a
+    constant). Bufferization then writes the result over that input where
+    its analysis finds it safe: no fresh buffer, one stream of memory less
+    per loop. Each input serves one destination.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LmcDropOptimizationBarriers : Pass<"lmc-drop-optimization-barriers"> {
   let summary = "Replaces each lmc.optimization_barrier by its operand";
   let description = [{
