@@ -30,6 +30,32 @@ func.func @reuse() {
 
 // -----
 
+// Program order fragments: a (64 bytes) at 0, b (64) at 64; a dies and c
+// (128) fits in neither a's bytes nor below b: at 128, an arena of 256.
+// Largest first places c at 0, a below it in time (a is dead before c is
+// made) at 0 too, and b, alive beside both, at 128: 192 bytes, the most
+// ever alive at once, a quarter less, so that plan is taken.
+// CHECK: module attributes {lmc.arenas = {fragments = 192 : i64}}
+// CHECK-LABEL: func.func @fragments
+// CHECK: %[[A:.*]] = memref.view %{{.*}}[%c0{{.*}}][] {lmc.planned} : memref<192xi8> to memref<16xf32>
+// CHECK: %[[B:.*]] = memref.view %{{.*}}[%c128{{.*}}][] {lmc.planned} : memref<192xi8> to memref<16xf32>
+// CHECK: %[[C:.*]] = memref.view %{{.*}}[%c0{{.*}}][] {lmc.planned} : memref<192xi8> to memref<32xf32>
+func.func private @use16(memref<16xf32>)
+func.func private @use32(memref<32xf32>, memref<16xf32>)
+func.func @fragments() {
+  %a = memref.alloc() : memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  call @use16(%a) : (memref<16xf32>) -> ()
+  memref.dealloc %a : memref<16xf32>
+  %c = memref.alloc() : memref<32xf32>
+  call @use32(%c, %b) : (memref<32xf32>, memref<16xf32>) -> ()
+  memref.dealloc %b : memref<16xf32>
+  memref.dealloc %c : memref<32xf32>
+  return
+}
+
+// -----
+
 // Left alone: a buffer the function returns (no dealloc), one of dynamic
 // size, one of i1 (no whole bytes per element), one freed inside a region,
 // one with an alignment above 64 bytes. No arena, no attribute.

@@ -91,33 +91,59 @@ SmallVector<Buffer> collectBuffers(Block &body) {
   return buffers;
 }
 
-/// Gives each buffer an offset, in program order, at the lowest aligned
-/// place clear of the buffers placed before it that are still alive (as
-/// malloc's first fit would, so a buffer tends to reuse bytes freed just
-/// before, still in cache; largest-first packing gave the same arena size
-/// on the benchmark models); returns the arena's size.
-uint64_t placeBuffers(MutableArrayRef<Buffer> buffers) {
+/// Gives each buffer of `order` in turn an offset at the lowest aligned
+/// place clear of the buffers placed before it that are alive at the same
+/// time; returns the arena's size.
+uint64_t placeFirstFit(ArrayRef<Buffer *> order) {
   uint64_t arena = 0;
   SmallVector<Buffer *> placed;
-  for (Buffer &buffer : buffers) { // in program order already
+  for (Buffer *buffer : order) {
     SmallVector<Buffer *> live;
     for (Buffer *other : placed)
-      if (other->overlapsInTime(buffer))
+      if (other->overlapsInTime(*buffer))
         live.push_back(other);
     llvm::sort(live, [](const Buffer *a, const Buffer *b) {
       return a->offset < b->offset;
     });
     uint64_t offset = 0;
     for (Buffer *other : live) {
-      if (offset + buffer.bytes <= other->offset)
+      if (offset + buffer->bytes <= other->offset)
         break;
       offset = std::max(offset, other->offset + other->bytes);
     }
-    buffer.offset = offset;
-    arena = std::max(arena, offset + buffer.bytes);
-    placed.push_back(&buffer);
+    buffer->offset = offset;
+    arena = std::max(arena, offset + buffer->bytes);
+    placed.push_back(buffer);
   }
   return arena;
+}
+
+/// Places the buffers first fit in program order (as malloc would, so a
+/// buffer tends to reuse bytes freed just before, still in cache), unless
+/// placing them largest first saves more than 1/64 of the arena. Largest
+/// first reaches the most bytes ever alive at once on the benchmark models'
+/// steps, program order not always: the MLP's train_step 29.5 -> 25.4 MB,
+/// GPT-2 124M's at 1 x 1024 1.67 -> 1.62 GiB; the 4-layer GPT's 85.9 ->
+/// 84.9 MB (1.2 %) is not worth the cache reuse (its loops and kernels
+/// 0.2-0.4 ms slower per step largest first, in three alternating runs).
+/// Returns the arena's size.
+uint64_t placeBuffers(MutableArrayRef<Buffer> buffers) {
+  SmallVector<Buffer *> order;
+  for (Buffer &buffer : buffers)
+    order.push_back(&buffer);
+  const uint64_t inProgramOrder = placeFirstFit(order);
+  SmallVector<uint64_t> offsets;
+  for (Buffer &buffer : buffers)
+    offsets.push_back(buffer.offset);
+  llvm::stable_sort(order, [](const Buffer *a, const Buffer *b) {
+    return a->bytes > b->bytes;
+  });
+  const uint64_t largestFirst = placeFirstFit(order);
+  if (largestFirst + inProgramOrder / 64 < inProgramOrder)
+    return largestFirst;
+  for (auto [buffer, offset] : llvm::zip(buffers, offsets))
+    buffer.offset = offset;
+  return inProgramOrder;
 }
 
 /// Where the planned functions find the arena: a private global of the
