@@ -187,7 +187,8 @@ def LmcPlanBuffers : Pass<"lmc-plan-buffers", "::mlir::ModuleOp"> {
     deallocation puts every `memref.dealloc` at the end of the body, which
     would keep every buffer to the end), and two buffers whose lives overlap get disjoint
     bytes (in program order, each at the lowest 64-byte-aligned offset
-    clear of the live buffers placed before it). The arena is a private
+    clear of the live buffers placed before it; largest first instead when
+    that makes the arena more than 1/64 smaller). The arena is a private
     uninitialized global the entry points share, as big as the biggest of
     their plans (allocated per call, one above glibc's mmap threshold would
     be mapped and page-faulted in afresh on every step). Each alloc
