@@ -189,6 +189,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       std::string(cpuLoops ? "func.func(lmc-fuse-elementwise{into-sums}),"
                            "func.func(lmc-derivatives-in-forward),"
                            "func.func(lmc-chunk-reductions),"
+                           "func.func(lmc-hoist-reductions),"
                            : "func.func(lmc-fuse-elementwise),") +
       "canonicalize,cse,"
       "lmc-untie-fills,"

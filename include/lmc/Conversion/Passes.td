@@ -271,6 +271,25 @@ def LmcUntieFills : Pass<"lmc-untie-fills"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def LmcHoistReductions : Pass<"lmc-hoist-reductions"> {
+  let summary = "Moves each large-to-small reduction right after the op "
+                "that produces what it reads";
+  let description = [{
+    Run on tensors after lmc-chunk-reductions. A `linalg.generic` with a
+    reduction loop, one input and results at least 16 times smaller than
+    that input (the gradient norm's per-chunk sums of squares, their sum)
+    moves to right after the op that computes its input (through
+    reshapes), together with the cheap ops it needs from after that point
+    (the reshape, its destination's fill and empty tensor); if those cannot
+    move (an op with side effects among them) it stays. The optimizer's
+    norm then reads each gradient just after the backward pass wrote it,
+    still in cache, instead of from memory after the whole backward pass.
+    Only the order of ops changes.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LmcElementwiseInPlace : Pass<"lmc-elementwise-in-place"> {
   let summary = "Writes elementwise results over inputs that die with them";
   let description = [{
