@@ -88,12 +88,17 @@ void hoist(linalg::GenericOp op, IRRewriter &rewriter) {
 struct HoistReductionsPass
     : public impl::LmcHoistReductionsBase<HoistReductionsPass> {
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> reductions;
-    getOperation()->walk(
-        [&](linalg::GenericOp op) { reductions.push_back(op); });
+    // Collected first, in program order: a hoisted reduction moves ahead
+    // of ops the walk has yet to visit, and a reduction of a reduction's
+    // result (a norm's sum of its chunks) then follows it.
+    SmallVector<linalg::GenericOp> candidates;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (reducedTensor(op))
+        candidates.push_back(op);
+    });
     IRRewriter rewriter(&getContext());
-    for (linalg::GenericOp op : reductions)
-      hoist(op, rewriter);
+    for (linalg::GenericOp candidate : candidates)
+      hoist(candidate, rewriter);
   }
 };
 
