@@ -5,7 +5,6 @@
 #include "avx512.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 

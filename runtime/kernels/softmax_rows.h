@@ -1,5 +1,4 @@
-//===- softmax_rows.h - The attention kernel's passes over a row -*- C++
-//-*-===//
+//===- softmax_rows.h - Attention's passes over a row ----------*- C++ -*-===//
 //
 // Per row of a block's scores (kernels/attention.cpp): its maximum, its
 // exponentials and their sum, and the softmax's gradient. The rows are
