@@ -224,6 +224,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       "{4},"
       "lower-affine,"
       "lmc-outline-loop-nests,"
+      "lmc-hoist-invariant-loads,"
       // Brackets for the executable's --profile (docs/training-executable.md).
       "lmc-profile-regions,"
       "{1}"

@@ -553,6 +553,27 @@ def LmcOutlineLoopNests : Pass<"lmc-outline-loop-nests", "::mlir::ModuleOp"> {
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def LmcHoistInvariantLoads
+    : Pass<"lmc-hoist-invariant-loads", "::mlir::ModuleOp"> {
+  let summary = "Reads a load an outlined loop repeats once, before the loop";
+  let description = [{
+    After `lmc-outline-loop-nests`, in each outlined function: a
+    `memref.load` directly in an `scf.for` body, whose buffer and indices
+    are defined outside the loop, moves to just before the loop when the
+    loop runs at least once (constant bounds), has no memory effects but
+    loads and stores, and none of its stores can write the loaded buffer:
+    every stored buffer (through views) is another buffer than the loaded
+    one and one of the two is an `llvm.noalias` argument, or the loaded
+    buffer is a constant global. Innermost loops first, so a load can leave
+    several. An embedding gather's row index is then read once per row,
+    and LLVM vectorizes the row's columns; it could not hoist the load
+    itself, the noalias arguments being lost when OpenMP outlines the
+    parallel body. Values do not change.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def LmcProfileRegions : Pass<"lmc-profile-regions", "::mlir::ModuleOp"> {
   let summary = "Times each loop nest and runtime call of a step (--profile)";
   let description = [{
