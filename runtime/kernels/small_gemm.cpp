@@ -116,6 +116,97 @@ TileFn tileKernel(int64_t rows, bool half, bool scaled) {
   return table[rows - 1];
 }
 
+/// Rows of a wide tile: a tile of C kWideRows x 64 (four vectors a row),
+/// 24 accumulators, a broadcast of A per row and four loads of B per step
+/// for 24 multiply-adds, where the 8 x 32 tile needs one broadcast per two.
+/// For the products whose C is a head wide (64 columns) and whose columns
+/// need no bounds: the attention's E V, dV, dQ and dK.
+constexpr int64_t kWideRows = 6, kWideCols = 64;
+
+/// Rows [0, Rows) of a wide tile: C = alpha * A B (+ C) over k steps, B's
+/// rows of kWideCols floats `bRow` apart (read in place). `Scaled`: alpha
+/// is applied.
+template <int Rows, bool Scaled>
+LMC_AVX512 void wideTile(const float *a, int64_t aRow, int64_t aCol,
+                         const float *b, int64_t bRow, int64_t k, float alpha,
+                         float *c, int64_t ldc, bool accumulate) {
+  constexpr int kVectors = kWideCols / 16;
+  __m512 sum[Rows][kVectors];
+#pragma GCC unroll 8
+  for (int r = 0; r < Rows; ++r)
+    for (int v = 0; v < kVectors; ++v)
+      sum[r][v] = _mm512_setzero_ps();
+  for (int64_t s = 0; s < k; ++s) {
+    __m512 row[kVectors];
+    for (int v = 0; v < kVectors; ++v)
+      row[v] = _mm512_loadu_ps(b + s * bRow + 16 * v);
+    const float *as = a + s * aCol;
+#pragma GCC unroll 8
+    for (int r = 0; r < Rows; ++r) {
+      const __m512 x = _mm512_set1_ps(as[r * aRow]);
+      for (int v = 0; v < kVectors; ++v)
+        sum[r][v] = _mm512_fmadd_ps(x, row[v], sum[r][v]);
+    }
+  }
+  const __m512 scale = _mm512_set1_ps(alpha);
+#pragma GCC unroll 8
+  for (int r = 0; r < Rows; ++r)
+    for (int v = 0; v < kVectors; ++v) {
+      float *to = c + r * ldc + 16 * v;
+      __m512 value = Scaled ? _mm512_mul_ps(sum[r][v], scale) : sum[r][v];
+      if (accumulate)
+        value = _mm512_add_ps(value, _mm512_loadu_ps(to));
+      _mm512_storeu_ps(to, value);
+    }
+}
+
+using WideTileFn = void (*)(const float *, int64_t, int64_t, const float *,
+                            int64_t, int64_t, float, float *, int64_t, bool);
+
+/// wideTile<Rows, Scaled> for Rows in [1, kWideRows].
+template <bool Scaled>
+constexpr WideTileFn kWideRowsOf[kWideRows] = {
+    wideTile<1, Scaled>, wideTile<2, Scaled>, wideTile<3, Scaled>,
+    wideTile<4, Scaled>, wideTile<5, Scaled>, wideTile<6, Scaled>};
+
+/// The union of the terms of the bounds' tiles that rows [i0, i0 + rows)
+/// fall in (all k without bounds).
+Span termsOfRows(const TileBounds &bounds, int64_t i0, int64_t rows,
+                 int64_t k) {
+  if (!bounds.terms)
+    return {0, k};
+  Span all{k, 0};
+  for (int64_t t = i0 / kTileRows; t <= (i0 + rows - 1) / kTileRows; ++t) {
+    const Span terms = bounds.terms[t];
+    if (terms.begin < terms.end) {
+      all.begin = std::min(all.begin, terms.begin);
+      all.end = std::max(all.end, terms.end);
+    }
+  }
+  return all.begin < all.end ? all : Span{0, 0};
+}
+
+/// C in wide tiles: n a multiple of kWideCols, B's rows contiguous, no
+/// column bounds. A tile may span two of the bounds' tiles and then sums
+/// the terms of both; the extra ones are zero (TileBounds), and a zero
+/// term added to a sum that started at +0 leaves its bits.
+LMC_AVX512 void wideGemm(int64_t m, int64_t n, int64_t k, float alpha,
+                         StridedMatrix a, StridedMatrix b, float *c,
+                         int64_t ldc, bool accumulate,
+                         const TileBounds &bounds) {
+  const WideTileFn *kernels =
+      alpha != 1.0f ? kWideRowsOf<true> : kWideRowsOf<false>;
+  for (int64_t j0 = 0; j0 < n; j0 += kWideCols)
+    for (int64_t i0 = 0; i0 < m; i0 += kWideRows) {
+      const int64_t rows = std::min(kWideRows, m - i0);
+      const Span terms = termsOfRows(bounds, i0, rows, k);
+      kernels[rows - 1](a.p + i0 * a.row + terms.begin * a.col, a.row, a.col,
+                        b.p + terms.begin * b.row + j0, b.row,
+                        terms.end - terms.begin, alpha, c + i0 * ldc + j0,
+                        ldc, accumulate);
+    }
+}
+
 /// The low `n` bits of a 16-bit mask (all for n >= 16, none for n <= 0).
 __mmask16 lowBits(int64_t n) {
   return n >= 16  ? __mmask16(0xFFFF)
@@ -127,6 +218,8 @@ LMC_AVX512 void registerGemm(int64_t m, int64_t n, int64_t k, float alpha,
                              StridedMatrix a, StridedMatrix b, float *c,
                              int64_t ldc, bool accumulate,
                              const TileBounds &bounds) {
+  if (n % kWideCols == 0 && b.col == 1 && !bounds.columns)
+    return wideGemm(m, n, k, alpha, a, b, c, ldc, accumulate, bounds);
   thread_local std::vector<float> packed;
   for (int64_t j0 = 0; j0 < n; j0 += kTileCols) {
     const int64_t cols = std::min(kTileCols, n - j0);

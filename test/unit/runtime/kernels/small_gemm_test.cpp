@@ -149,6 +149,40 @@ TEST(SmallGemm, SkippedZeroTermsLeaveTheSameBits) {
   EXPECT_EQ(all, bounded);
 }
 
+// A head-wide C (64 columns, B by rows, no column bounds) is computed in
+// tiles of 6 rows, which straddle the bounds' tiles of 8: rows 6-7 and 8-11
+// share a tile and sum the terms of both. Those beyond a row's own are
+// zero, so the bits are those of the whole sum, with or without bounds,
+// accumulated or not.
+TEST(SmallGemm, WideTilesAcrossBoundsLeaveTheSameBits) {
+  const int64_t m = 20, n = 128, k = 40;
+  std::mt19937 rng(13);
+  Stored a(m, k, true, rng);
+  const Stored b(k, n, false, rng);
+  const Span terms[] = {{0, 10}, {5, 30}, {12, 40}};
+  for (int64_t i = 0; i < m; ++i) {
+    const Span own = terms[i / lmc::rt::kSmallGemmTileRows];
+    for (int64_t s = 0; s < k; ++s)
+      if (s < own.begin || s >= own.end)
+        a.data[size_t(i * a.view.row + s * a.view.col)] = 0.0f;
+  }
+  for (bool accumulate : {false, true}) {
+    std::vector<float> all = random(size_t(m * n), rng), bounded = all;
+    smallGemm(m, n, k, 0.5f, a.view, b.view, all.data(), n, accumulate);
+    smallGemm(m, n, k, 0.5f, a.view, b.view, bounded.data(), n, accumulate,
+              TileBounds{nullptr, terms});
+    EXPECT_EQ(all, bounded) << "accumulate " << accumulate;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double want = product(a, b, i, j, 0, k, 0.5f);
+        if (!accumulate)
+          EXPECT_NEAR(all[size_t(i * n + j)], want,
+                      1e-5 * (1 + std::fabs(want)))
+              << i << ", " << j;
+      }
+  }
+}
+
 TEST(SmallGemm, TransposeMatrix) {
   // Whole 16 x 16 blocks and the rows and columns they leave.
   const int64_t shapes[][2] = {{32, 48}, {37, 50}, {5, 3}, {16, 1}};
