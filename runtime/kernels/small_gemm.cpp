@@ -51,6 +51,32 @@ void libraryGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix a,
 
 #if defined(__x86_64__)
 
+/// sum[r][v] = the sum over s < k of A(r, s) * B's row s, vector v (B's
+/// rows `bRow` floats apart), for the rows [0, Rows) of a tile: one
+/// broadcast of A per row and Vectors loads of B per step of the sum. Loops
+/// over rows unrolled, so that the sums stay in registers.
+template <int Rows, int Vectors>
+LMC_AVX512 inline __attribute__((always_inline)) void
+sumTile(__m512 (&sum)[Rows][Vectors], const float *a, int64_t aRow,
+        int64_t aCol, const float *b, int64_t bRow, int64_t k) {
+#pragma GCC unroll 8
+  for (int r = 0; r < Rows; ++r)
+    for (int v = 0; v < Vectors; ++v)
+      sum[r][v] = _mm512_setzero_ps();
+  for (int64_t s = 0; s < k; ++s) {
+    __m512 row[Vectors];
+    for (int v = 0; v < Vectors; ++v)
+      row[v] = _mm512_loadu_ps(b + s * bRow + 16 * v);
+    const float *as = a + s * aCol;
+#pragma GCC unroll 8
+    for (int r = 0; r < Rows; ++r) {
+      const __m512 x = _mm512_set1_ps(as[r * aRow]);
+      for (int v = 0; v < Vectors; ++v)
+        sum[r][v] = _mm512_fmadd_ps(x, row[v], sum[r][v]);
+    }
+  }
+}
+
 /// Rows [0, Rows) of a tile: C = alpha * A panel (+ C), the panel k rows of
 /// kTileCols floats `panelRow` apart; with `Half`, only its first 16
 /// columns (a tile whose rows need no more of the panel: half the work).
@@ -62,24 +88,8 @@ LMC_AVX512 void tile(const float *a, int64_t aRow, int64_t aCol,
                      float alpha, float *c, int64_t ldc, bool accumulate,
                      __mmask16 store0, __mmask16 store1) {
   constexpr int kVectors = Half ? 1 : 2;
-  // Loops over rows unrolled, so that the sums stay in registers.
   __m512 sum[Rows][kVectors];
-#pragma GCC unroll 8
-  for (int r = 0; r < Rows; ++r)
-    for (int v = 0; v < kVectors; ++v)
-      sum[r][v] = _mm512_setzero_ps();
-  for (int64_t s = 0; s < k; ++s) {
-    __m512 b[kVectors];
-    for (int v = 0; v < kVectors; ++v)
-      b[v] = _mm512_loadu_ps(panel + s * panelRow + 16 * v);
-    const float *as = a + s * aCol;
-#pragma GCC unroll 8
-    for (int r = 0; r < Rows; ++r) {
-      const __m512 x = _mm512_set1_ps(as[r * aRow]);
-      for (int v = 0; v < kVectors; ++v)
-        sum[r][v] = _mm512_fmadd_ps(x, b[v], sum[r][v]);
-    }
-  }
+  sumTile(sum, a, aRow, aCol, panel, panelRow, k);
   const __m512 scale = _mm512_set1_ps(alpha);
   const __mmask16 store[2] = {store0, store1};
 #pragma GCC unroll 8
@@ -116,38 +126,23 @@ TileFn tileKernel(int64_t rows, bool half, bool scaled) {
   return table[rows - 1];
 }
 
-/// Rows of a wide tile: a tile of C kWideRows x 64 (four vectors a row),
-/// 24 accumulators, a broadcast of A per row and four loads of B per step
-/// for 24 multiply-adds, where the 8 x 32 tile needs one broadcast per two.
-/// For the products whose C is a head wide (64 columns) and whose columns
-/// need no bounds: the attention's E V, dV, dQ and dK.
+/// A wide tile: kWideRows x 64 of C (four vectors a row), 24 accumulators,
+/// a broadcast of A per row and four loads of B per step for 24
+/// multiply-adds, where the 8 x 32 tile needs one broadcast per two. For
+/// the products whose C is a head wide (64 columns) and whose columns need
+/// no bounds: the attention's E V, dV, dQ and dK.
 constexpr int64_t kWideRows = 6, kWideCols = 64;
 
-/// Rows [0, Rows) of a wide tile: C = alpha * A B (+ C) over k steps, B's
-/// rows of kWideCols floats `bRow` apart (read in place). `Scaled`: alpha
-/// is applied.
+/// Rows [0, Rows) of a wide tile: C = alpha * A B (+ C), B's rows of
+/// kWideCols floats `bRow` apart (read in place). `Scaled`: alpha is
+/// applied.
 template <int Rows, bool Scaled>
 LMC_AVX512 void wideTile(const float *a, int64_t aRow, int64_t aCol,
                          const float *b, int64_t bRow, int64_t k, float alpha,
                          float *c, int64_t ldc, bool accumulate) {
   constexpr int kVectors = kWideCols / 16;
   __m512 sum[Rows][kVectors];
-#pragma GCC unroll 8
-  for (int r = 0; r < Rows; ++r)
-    for (int v = 0; v < kVectors; ++v)
-      sum[r][v] = _mm512_setzero_ps();
-  for (int64_t s = 0; s < k; ++s) {
-    __m512 row[kVectors];
-    for (int v = 0; v < kVectors; ++v)
-      row[v] = _mm512_loadu_ps(b + s * bRow + 16 * v);
-    const float *as = a + s * aCol;
-#pragma GCC unroll 8
-    for (int r = 0; r < Rows; ++r) {
-      const __m512 x = _mm512_set1_ps(as[r * aRow]);
-      for (int v = 0; v < kVectors; ++v)
-        sum[r][v] = _mm512_fmadd_ps(x, row[v], sum[r][v]);
-    }
-  }
+  sumTile(sum, a, aRow, aCol, b, bRow, k);
   const __m512 scale = _mm512_set1_ps(alpha);
 #pragma GCC unroll 8
   for (int r = 0; r < Rows; ++r)

@@ -8,22 +8,16 @@
 
 #include "IndependentLoops.h"
 
+#include "../Common/Views.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
 namespace lmc {
 namespace {
-
-/// The buffer `memref` is a view of (itself when it is none).
-Value rootBuffer(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
-}
 
 /// The loops of the perfect nest under `outer`, outermost first, or none
 /// when a loop has results, holds more than the next loop, or has bounds

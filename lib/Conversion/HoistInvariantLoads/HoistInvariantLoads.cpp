@@ -25,12 +25,13 @@
 #include "lmc/Conversion/Passes.h"
 #include "lmc/Transforms/Attributes.h"
 
+#include "../Common/Views.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace lmc {
 #define GEN_PASS_DEF_LMCHOISTINVARIANTLOADS
@@ -41,13 +42,6 @@ using namespace mlir;
 
 namespace lmc {
 namespace {
-
-/// The buffer `value` views: itself when it is no view.
-Value viewedBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
 
 /// Whether `buffer` is an argument of `func` marked llvm.noalias.
 bool isNoAliasArgument(Value buffer, func::FuncOp func) {
@@ -74,13 +68,13 @@ bool runsAtLeastOnce(scf::ForOp loop) {
          lower.slt(upper);
 }
 
-/// The buffers the loop stores to (as viewedBuffer()), or nothing when an
+/// The buffers the loop stores to (as rootBuffer()), or nothing when an
 /// op in it has memory effects other than loads and stores.
 std::optional<SmallVector<Value>> storedBuffers(scf::ForOp loop) {
   SmallVector<Value> stored;
   WalkResult walk = loop.getBody()->walk([&](Operation *op) {
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      stored.push_back(viewedBuffer(store.getMemref()));
+      stored.push_back(rootBuffer(store.getMemref()));
       return WalkResult::advance();
     }
     if (isa<memref::LoadOp>(op) || isMemoryEffectFree(op) ||
@@ -116,7 +110,7 @@ void hoistLoads(scf::ForOp loop, func::FuncOp func) {
     auto load = dyn_cast<memref::LoadOp>(op);
     if (load && definedOutside(load.getMemref()) &&
         llvm::all_of(load.getIndices(), definedOutside) &&
-        cannotBeWritten(viewedBuffer(load.getMemref())))
+        cannotBeWritten(rootBuffer(load.getMemref())))
       load->moveBefore(loop);
   }
 }
