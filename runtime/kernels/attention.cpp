@@ -265,8 +265,8 @@ public:
   static constexpr int64_t kSliceLines = 384;
 
   /// Adds rows x cols floats, rows `row` floats apart, unless they
-  /// would take the total past kMaxBytes (the caller adds the operands
-  /// read first first).
+  /// would take the total past kMaxBytes (what the caller adds first is
+  /// kept first).
   void add(const float *p, int64_t rows, int64_t row, int64_t cols) {
     const int64_t bytes = rows * cols * int64_t(sizeof(float));
     if (count_ == kMaxRanges || bytes_ + bytes > kMaxBytes)
@@ -718,14 +718,15 @@ extern "C" void lmc_rt_attention_grad_f32(
   forEachPair(l.pairs[0] * l.pairs[1],
               [&](int64_t p, int64_t next, Scratch &scratch) {
     NextPair prefetch;
-    if (next >= 0) { // in the order the pair reads them
+    if (next >= 0) { // the kept exponentials, the largest, last: the
+                     // first dropped when they pass the budget
       prefetch.add(pairMatrix(dout, l.dout, l, next), T, Dv);
       prefetch.add(pairMatrix(out, l.out, l, next), T, Dv);
       prefetch.add(pairMatrix(q, l.q, l, next), T, D);
       prefetch.add(pairMatrix(kt, l.kt, l, next), D, S);
       prefetch.add(pairMatrix(v, l.v, l, next), S, Dv);
       if (exps)
-        prefetch.add({exps + next * T * S, 0, 1}, 1, T * S);
+        prefetch.add(exps + next * T * S, 1, 0, T * S);
     }
     backwardPair({pairMatrix(q, l.q, l, p), pairMatrix(kt, l.kt, l, p),
                   pairMatrix(v, l.v, l, p), pairMatrix(out, l.out, l, p),
