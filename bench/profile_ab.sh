@@ -3,10 +3,11 @@
 # `--profile` runs: on a shared host a step time moves by more than most
 # changes outside the products, so a change is judged against the run of
 # the other executable just before or after it, never against a number
-# from another hour. Each line: the executable, its ms per step, its time
-# per kind of region (loop nests, BLAS calls, attention, layer norm), and
-# the last step's loss and gradient norm (a change meant to keep results
-# bitwise must print the same ones). OPENBLAS_CORETYPE and
+# from another hour. Each line: the executable (as given), its ms per
+# step, its time per kind of region (loop nests, BLAS calls, attention,
+# layer norm), and the last step's loss and gradient norm (a change meant
+# to keep results bitwise must print the same ones). THREADS sets
+# --threads (leave it out of TRAIN_ARGS). OPENBLAS_CORETYPE and
 # OPENBLAS_L2_SIZE are unset, as for every benchmark here.
 #
 #   PAIRS=3 THREADS=1 bash bench/profile_ab.sh ./base ./changed -- \
@@ -30,6 +31,6 @@ for _ in $(seq "${PAIRS:-3}"); do
     kinds=$(grep -E "^by kind:" <<< "$out" | sed 's/^by kind: //')
     last=$(grep -E "^step [0-9]+/" <<< "$out" | tail -1 |
       grep -oE "loss [^ ]+|norm [^ ]+" | tr '\n' ' ')
-    echo "$(basename "$exe"): $step | $kinds | $last"
+    echo "$exe: $step | $kinds | $last"
   done
 done
