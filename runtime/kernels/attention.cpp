@@ -718,15 +718,16 @@ extern "C" void lmc_rt_attention_grad_f32(
   forEachPair(l.pairs[0] * l.pairs[1],
               [&](int64_t p, int64_t next, Scratch &scratch) {
     NextPair prefetch;
-    if (next >= 0) { // the kept exponentials, the largest, last: the
-                     // first dropped when they pass the budget
+    if (next >= 0) { // the kept exponentials, the largest, last (the
+                     // first dropped when they pass the budget), by rows
+                     // like the rest so that a slice stays kSliceLines
       prefetch.add(pairMatrix(dout, l.dout, l, next), T, Dv);
       prefetch.add(pairMatrix(out, l.out, l, next), T, Dv);
       prefetch.add(pairMatrix(q, l.q, l, next), T, D);
       prefetch.add(pairMatrix(kt, l.kt, l, next), D, S);
       prefetch.add(pairMatrix(v, l.v, l, next), S, Dv);
       if (exps)
-        prefetch.add(exps + next * T * S, 1, 0, T * S);
+        prefetch.add(exps + next * T * S, T, S, S);
     }
     backwardPair({pairMatrix(q, l.q, l, p), pairMatrix(kt, l.kt, l, p),
                   pairMatrix(v, l.v, l, p), pairMatrix(out, l.out, l, p),
