@@ -190,6 +190,67 @@ void describeSchedule(llvm::raw_ostream &os, DictionaryAttr schedule) {
   os << '\n';
 }
 
+/// The name of the parameter `value` reads (through precision casts), or
+/// "" for a computed tensor.
+StringRef parameterName(Value value) {
+  while (auto convert = value.getDefiningOp<ConvertOp>())
+    value = convert.getOperand();
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg)
+    return "";
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  auto name =
+      func ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), attrs::kName)
+           : StringAttr();
+  return name ? name.getValue() : "";
+}
+
+/// `bound` lines: each integer input that reaches, through ops that only
+/// move its elements, the indices of a gather (the rows of an embedding
+/// table) or the labels of a cross-entropy (the classes) may hold values
+/// in [0, rows or classes) only; the runtime checks every batch.
+void describeIndexBounds(llvm::raw_ostream &os, func::FuncOp func) {
+  for (BlockArgument arg : func.getArguments()) {
+    auto role = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                  attrs::kRole);
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                  attrs::kName);
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!role || role.getValue() != "input" || !name || !type ||
+        !type.getElementType().isInteger())
+      continue;
+    int64_t limit = 0;
+    std::string what;
+    auto bound = [&](int64_t size, std::string use) {
+      if (limit == 0 || size < limit) {
+        limit = size;
+        what = std::move(use);
+      }
+    };
+    SmallVector<Value> worklist{arg};
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      for (OpOperand &use : value.getUses()) {
+        Operation *user = use.getOwner();
+        if (isa<ReshapeOp, TransposeOp, BroadcastInDimOp, SliceOp>(user)) {
+          worklist.push_back(user->getResult(0));
+        } else if (auto gather = dyn_cast<GatherOp>(user)) {
+          if (use.get() != gather.getIndices())
+            continue;
+          StringRef table = parameterName(gather.getOperand());
+          bound(gather.getOperand().getType().getDimSize(gather.getAxis()),
+                "rows " + (table.empty() ? std::string("-") : table.str()));
+        } else if (auto loss = dyn_cast<SoftmaxCrossEntropyOp>(user)) {
+          if (use.get() == loss.getLabels())
+            bound(loss.getLogits().getType().getShape().back(), "classes");
+        }
+      }
+    }
+    if (limit > 0)
+      os << "bound " << name.getValue() << ' ' << limit << ' ' << what << '\n';
+  }
+}
+
 } // namespace
 
 FailureOr<ModelDescription>
@@ -235,6 +296,7 @@ describeModel(ModuleOp module, std::optional<int64_t> matmulParts) {
   for (func::FuncOp entry : entries)
     if (failed(describeEntryPoint(os, entry)))
       return failure();
+  describeIndexBounds(os, train);
 
   for (unsigned i = 0; i < train.getNumArguments(); ++i) {
     auto init = train.getArgAttrOfType<DenseElementsAttr>(i, attrs::kInit);

@@ -12,16 +12,13 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
-#include "llvm/MC/TargetRegistry.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 
@@ -41,23 +38,6 @@ void addConstantBytes(llvm::Module &module, StringRef name,
 }
 
 } // namespace
-
-std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::Triple triple(llvm::sys::getProcessTriple());
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return nullptr;
-  llvm::SubtargetFeatures features;
-  for (const auto &[feature, enabled] : llvm::sys::getHostCPUFeatures())
-    features.AddFeature(feature, enabled);
-  llvm::TargetOptions options;
-  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features.getString(), options,
-      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-}
 
 void addPackedEntryPoint(llvm::Module &module, StringRef entry,
                          StringRef wrapperName,
@@ -132,10 +112,18 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
   std::string text = model.descriptor;
   addConstantBytes(*llvmModule, "lmc_model_descriptor",
                    llvm::ArrayRef<char>(text.c_str(), text.size() + 1), 1);
-  if (!model.buildInfo.empty())
-    addConstantBytes(*llvmModule, "lmc_build_info",
-                     llvm::ArrayRef<char>(model.buildInfo.c_str(),
-                                          model.buildInfo.size() + 1),
+  auto addString = [&](StringRef name, const std::string &value) {
+    if (!value.empty())
+      addConstantBytes(*llvmModule, name,
+                       llvm::ArrayRef<char>(value.c_str(), value.size() + 1),
+                       1);
+  };
+  addString("lmc_build_info", model.buildInfo);
+  addString("lmc_target_cpu", model.targetCpu);
+  if (!model.targetCpu.empty()) // an empty list is still a checked CPU
+    addConstantBytes(*llvmModule, "lmc_target_cpu_features",
+                     llvm::ArrayRef<char>(model.targetCpuFeatures.c_str(),
+                                          model.targetCpuFeatures.size() + 1),
                      1);
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
   if (weightsAsPayload || model.weights.empty()) {
@@ -176,7 +164,7 @@ void limitFullUnrolling() {
     it->second->addOccurrence(0, "unroll-full-max-count", "8");
 }
 
-void optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine) {
+void optimizeForTarget(llvm::Module &module, llvm::TargetMachine &machine) {
   module.setDataLayout(machine.createDataLayout());
   module.setTargetTriple(machine.getTargetTriple());
   // LLVM tunes many AVX-512 CPUs (rocketlake, icelake, skylake-avx512)
@@ -184,7 +172,8 @@ void optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine) {
   // scalar code. The step's loop nests are long vector loops beside
   // library GEMMs that run 512-bit anyway: at 512 bits GPT's GELU
   // backward takes 0.97 ms where 256 bits take 1.15 (docs/perf.md).
-  if (machine.getTargetFeatureString().contains("+avx512f"))
+  // (A named CPU's features are implied by its name, not in the string.)
+  if (machine.getMCSubtargetInfo()->checkFeatures("+avx512f"))
     for (llvm::Function &function : module)
       if (!function.isDeclaration())
         function.addFnAttr("prefer-vector-width", "512");
@@ -218,19 +207,20 @@ std::string writeObject(llvm::Module &module, llvm::TargetMachine &machine,
 }
 
 LogicalResult emitObjectFile(MLIRContext *ctx, llvm::Module &module,
-                             StringRef path,
+                             StringRef path, const TargetCpu &cpu,
                              llvm::function_ref<void(StringRef)> enterPhase) {
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> machine = hostTargetMachine(error);
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      createTargetMachine(cpu);
   if (!machine)
-    return emitError(UnknownLoc::get(ctx), "lmc: no host target: ") << error;
+    return emitError(UnknownLoc::get(ctx), "lmc: ")
+           << llvm::toString(machine.takeError());
   if (enterPhase)
     enterPhase("LLVM -O3");
   limitFullUnrolling();
-  optimizeForHost(module, *machine);
+  optimizeForTarget(module, **machine);
   if (enterPhase)
     enterPhase("machine code");
-  error = writeObject(module, *machine, path);
+  std::string error = writeObject(module, **machine, path);
   if (!error.empty())
     return emitError(UnknownLoc::get(ctx), "lmc: ") << error;
   return success();

@@ -28,15 +28,16 @@ namespace lmc {
 
 LogicalResult emitObjectFilesInParallel(
     MLIRContext *ctx, llvm::Module &module,
-    llvm::ArrayRef<std::string> objectPaths,
+    llvm::ArrayRef<std::string> objectPaths, const TargetCpu &cpu,
     llvm::function_ref<void(llvm::StringRef)> enterPhase) {
-  std::string error;
   // Also registers the native target before any thread needs it.
-  std::unique_ptr<llvm::TargetMachine> machine = hostTargetMachine(error);
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      createTargetMachine(cpu);
   if (!machine)
-    return emitError(UnknownLoc::get(ctx), "lmc: no host target: ") << error;
-  module.setDataLayout(machine->createDataLayout());
-  module.setTargetTriple(machine->getTargetTriple());
+    return emitError(UnknownLoc::get(ctx), "lmc: ")
+           << llvm::toString(machine.takeError());
+  module.setDataLayout((*machine)->createDataLayout());
+  module.setTargetTriple((*machine)->getTargetTriple());
   limitFullUnrolling(); // before the threads: it sets a global option
 
   if (enterPhase)
@@ -68,15 +69,14 @@ LogicalResult emitObjectFilesInParallel(
         errors[i] = llvm::toString(part.takeError());
         continue;
       }
-      std::string machineError;
-      std::unique_ptr<llvm::TargetMachine> partMachine =
-          hostTargetMachine(machineError);
+      llvm::Expected<std::unique_ptr<llvm::TargetMachine>> partMachine =
+          createTargetMachine(cpu);
       if (!partMachine) {
-        errors[i] = machineError;
+        errors[i] = llvm::toString(partMachine.takeError());
         continue;
       }
-      optimizeForHost(**part, *partMachine);
-      errors[i] = writeObject(**part, *partMachine, objectPaths[i]);
+      optimizeForTarget(**part, **partMachine);
+      errors[i] = writeObject(**part, **partMachine, objectPaths[i]);
     }
   };
   unsigned threads = std::min<unsigned>(

@@ -38,6 +38,11 @@ struct CompiledModel {
   /// lmc_build_info: the compiler's version line and command; null for
   /// models without it.
   const char *buildInfo = nullptr;
+  /// lmc_target_cpu and lmc_target_cpu_features: the CPU the code was
+  /// compiled for and the extensions it needs; null for models without
+  /// them (nothing is checked).
+  const char *targetCpu = nullptr;
+  const char *targetCpuFeatures = nullptr;
 };
 
 } // namespace lmc::rt

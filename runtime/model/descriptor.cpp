@@ -113,6 +113,7 @@ enum class LineKind {
   ApplyResult,
   ChunkArg,
   ChunkResult,
+  Bound,
   Init,
   Join,
   Mesh,
@@ -141,7 +142,8 @@ bool isTensorLine(LineKind kind) {
 
 bool isRepeatable(LineKind kind) {
   return kind == LineKind::Hparam || isTensorLine(kind) ||
-         kind == LineKind::Init || kind == LineKind::Join ||
+         kind == LineKind::Bound || kind == LineKind::Init ||
+         kind == LineKind::Join ||
          kind == LineKind::Split || kind == LineKind::Arena ||
          kind == LineKind::InPlace || kind == LineKind::Profile;
 }
@@ -374,6 +376,21 @@ private:
     case LineKind::ChunkResult:
       addTensor(kind, parseTensorLine(f, kind));
       break;
+    case LineKind::Bound: {
+      LMC_CHECK((f.size() == 4 && f[3] == "classes") ||
+                    (f.size() == 5 && f[3] == "rows"),
+                "expected 'bound <input> <limit> classes' or 'bound <input> "
+                "<limit> rows <param>'");
+      // `rows -`: the rows of a tensor the model computes.
+      std::string what = f[3] == "classes" ? "classes"
+                         : f[4] == "-"     ? "rows of the gathered tensor"
+                                           : "rows of '" + f[4] + "'";
+      LMC_CHECK(bounds_.emplace(f[1], IndexBound{parsePositive(f[2], "bound"),
+                                                 what})
+                    .second,
+                "input '", f[1], "' bounded twice");
+      break;
+    }
     case LineKind::Init: {
       LMC_CHECK(f.size() == 4, "expected 'init <name> <offset> <size>'");
       InitSpec init{f[1], parseUnsigned(f[2], "init offset"),
@@ -482,6 +499,8 @@ private:
       return LineKind::Remat;
     if (k == "schedule")
       return LineKind::Schedule;
+    if (k == "bound")
+      return LineKind::Bound;
     if (k == "init")
       return LineKind::Init;
     if (k == "mesh")
@@ -670,6 +689,7 @@ private:
     validateChunkStep();
     validateInits(weightsSize);
     applySplits();
+    applyBounds();
     validateJoins(params);
     for (const std::string &name : desc_.inPlace)
       LMC_CHECK(params.count(name) || states.count(name), "'", name,
@@ -737,6 +757,24 @@ private:
       }
     for (const auto &[name, dim] : splits_)
       LMC_CHECK(applied.count(name), "split of unknown param '", name, "'");
+  }
+
+  /// Every input a `bound` line names, in each step that takes it, gets
+  /// its range; the name must be an integer input of the train step.
+  void applyBounds() {
+    for (const auto &[name, bound] : bounds_) {
+      bool found = false;
+      for (auto *list : {&desc_.trainArgs, &desc_.evalArgs, &desc_.gradArgs})
+        for (TensorSpec &spec : *list)
+          if (spec.role == Role::Input && spec.name == name) {
+            LMC_CHECK(spec.dtype == DType::I64 || spec.dtype == DType::I32,
+                      "bound on input '", name, "' of dtype ",
+                      dtypeName(spec.dtype), " (expected an integer input)");
+            spec.bound = bound;
+            found |= list == &desc_.trainArgs;
+          }
+      LMC_CHECK(found, "bound on unknown input '", name, "'");
+    }
   }
 
   /// grad_step and apply_step are the train step cut in two: their
@@ -951,6 +989,7 @@ private:
   std::optional<LineKind> last_;
   std::optional<Role> lastRole_;
   std::map<std::string, int> splits_; // `split` lines: name -> dimension
+  std::map<std::string, IndexBound> bounds_; // `bound` lines: input -> range
 };
 
 } // namespace

@@ -43,6 +43,15 @@ constexpr const char *kRngKeyHyper = "rng_key";
 constexpr const char *kLossScaleState = "loss_scaler.scale";
 constexpr const char *kGrowthTrackerState = "loss_scaler.growth_tracker";
 
+/// The values an integer input may hold (`bound` line): row indices of an
+/// embedding table or class labels, in [0, limit).
+struct IndexBound {
+  int64_t limit = 0;
+  /// What the values index, for messages: "rows of 'wte.weight'",
+  /// "classes".
+  std::string what;
+};
+
 /// One buffer of a step: `train arg input x f32 2 64 784`.
 struct TensorSpec {
   Role role = Role::Param;
@@ -53,6 +62,9 @@ struct TensorSpec {
   Shape shape;
   /// The dimension split over the `model` processes, or -1 (whole).
   int splitDim = -1;
+  /// For an integer input the step uses as indices: their range (checked
+  /// on every batch before the step reads it).
+  std::optional<IndexBound> bound;
 
   int64_t numElements() const { return lmc::rt::numElements(shape); }
   size_t byteSize() const { return size_t(numElements()) * dtypeSize(dtype); }

@@ -3,6 +3,7 @@
 #include "train/dataset.h"
 
 #include "base/error.h"
+#include "train/index_check.h"
 
 #include <cstring>
 #include <map>
@@ -96,7 +97,7 @@ Dataset Dataset::fromArrays(std::vector<NpyArray> arrays,
               sources[0], " has ", dataset.numSamples_);
     const size_t sampleBytes =
         size_t(numElements(expected)) * dtypeSize(spec.dtype);
-    dataset.columns_.push_back({&spec, std::move(array), sampleBytes});
+    dataset.columns_.push_back({&spec, std::move(array), sampleBytes, source});
   }
   return dataset;
 }
@@ -106,10 +107,12 @@ void Dataset::fillBatch(const std::vector<int64_t> &samples,
   for (size_t c = 0; c < columns_.size(); ++c) {
     const Column &column = columns_[c];
     auto *dst = static_cast<uint8_t *>(buffers[c].data());
-    for (size_t i = 0; i < samples.size(); ++i)
-      std::memcpy(dst + i * column.sampleBytes,
-                  column.array.data() + size_t(samples[i]) * column.sampleBytes,
-                  column.sampleBytes);
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const uint8_t *sample =
+          column.array.data() + size_t(samples[i]) * column.sampleBytes;
+      checkSampleIndices(*column.spec, sample, column.source, samples[i]);
+      std::memcpy(dst + i * column.sampleBytes, sample, column.sampleBytes);
+    }
   }
 }
 

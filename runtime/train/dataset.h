@@ -58,6 +58,7 @@ private:
     const TensorSpec *spec;
     NpyArray array;
     size_t sampleBytes;
+    std::string source; // the file, for messages
   };
   std::vector<Column> columns_;
   int64_t numSamples_ = 0;

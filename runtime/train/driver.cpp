@@ -2,6 +2,7 @@
 
 #include "train/driver.h"
 
+#include "base/cpu_check.h"
 #include "base/error.h"
 #include "cli/config.h"
 #include "cli/info.h"
@@ -54,6 +55,18 @@ std::string programName(int argc, char **argv) {
   return slash ? slash + 1 : argv[0];
 }
 
+/// "znver4 (uses avx,avx2,...)": the CPU the code was compiled for.
+std::string targetCpuText(const CompiledModel &model) {
+  if (!model.targetCpu)
+    return "unknown";
+  std::string features =
+      model.targetCpuFeatures ? model.targetCpuFeatures : "";
+  return concat(model.targetCpu, " (uses ",
+                features.empty() ? std::string("no extension checked")
+                                 : features,
+                ")");
+}
+
 /// --version: how the executable was made and which model it holds (the
 /// fingerprint its checkpoints carry).
 std::string versionText(const CompiledModel &model) {
@@ -69,7 +82,8 @@ std::string versionText(const CompiledModel &model) {
       newline == std::string::npos ? "" : info.substr(newline + 1);
   return concat("compiled by: ", compiler.empty() ? "unknown" : compiler,
                 "\ncommand: ", command.empty() ? "unknown" : command,
-                "\nmodel fingerprint: ", fingerprint, "\n");
+                "\nmodel fingerprint: ", fingerprint,
+                "\ncompiled for CPU: ", targetCpuText(model), "\n");
 }
 
 std::vector<const TensorSpec *> evalInputSpecs(const Descriptor &desc) {
@@ -194,6 +208,9 @@ void train(const Config &config, const CompiledModel &model,
   Descriptor desc = parseDescriptor(model.descriptor, model.weightsSize);
   if (config.info) {
     std::fputs(formatModelInfo(desc).c_str(), stdout);
+    std::printf("compiled for CPU: %s\nthis CPU: %s (%s)\n",
+                targetCpuText(model).c_str(), cpuBrand().c_str(),
+                cpuLevel().c_str());
     return;
   }
   LMC_CHECK(!desc.trainArgsWithRole(Role::Input).empty(),
@@ -420,8 +437,16 @@ int runTrainingMain(int argc, char **argv, const CompiledModel &model) {
     } else if (config.version) {
       std::fputs(versionText(model).c_str(), stdout);
     } else {
-      if (!config.info) // --info describes the model without a device
+      if (!config.info) { // --info describes the model on any CPU or device
+        if (model.targetCpu) {
+          std::string wrongCpu = checkTargetCpu(
+              model.targetCpu,
+              model.targetCpuFeatures ? model.targetCpuFeatures : "");
+          if (!wrongCpu.empty())
+            return fail(wrongCpu.c_str());
+        }
         selectDevice();
+      }
       LaunchInfo launch = detectLaunch(std::getenv);
       comm = connect(launch, config.collectiveTimeout);
       if (comm->rank() != 0)

@@ -4,10 +4,12 @@
 
 #include "base/error.h"
 #include "io/file_io.h"
+#include "train/index_check.h"
 
 #include <algorithm>
 #include <cstring>
 #include <glob.h>
+#include <tuple>
 
 namespace lmc::rt {
 
@@ -143,6 +145,8 @@ TokenDataset::fromShards(std::vector<TokenShard> shards,
             formatShape(in.shape), " and '", tg.name, "' ",
             formatShape(tg.shape), " differ in shape");
   data.seqLen_ = in.shape[1];
+  data.inputSpec_ = &in;
+  data.targetSpec_ = &tg;
   data.inputType_ = in.dtype;
   data.targetType_ = tg.dtype;
   LMC_CHECK(data.seqLen_ > 0, flag, ": sequence length is 0");
@@ -185,9 +189,18 @@ void TokenDataset::fillBatch(const std::vector<int64_t> &samples,
     void *inRow = buffers[inputColumn_].as<uint8_t>() + i * size_t(T) * inSize;
     void *tgRow =
         buffers[targetColumn_].as<uint8_t>() + i * size_t(T) * tgSize;
+    const TensorSpec &in = *inputSpec_, &tg = *targetSpec_;
     for (int64_t j = 0; j < T; ++j) {
       const uint32_t a = shard.token(start + j);
       const uint32_t b = shard.token(start + j + 1);
+      for (auto [spec, value, at] : {std::tuple{&in, a, start + j},
+                                     std::tuple{&tg, b, start + j + 1}})
+        if (spec->bound && int64_t(value) >= spec->bound->limit)
+          throw Error(indexOutOfRange(
+              *spec, value,
+              concat(shard.path.empty() ? "token shard" : shard.path,
+                     ": token ", at, " (window ", sample - windowsBefore_[s],
+                     ")")));
       if (inputType_ == DType::I64)
         store<int64_t>(inRow, j, a);
       else

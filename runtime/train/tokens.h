@@ -77,6 +77,8 @@ private:
   int64_t seqLen_ = 0;
   size_t inputColumn_ = 0, targetColumn_ = 1;
   DType inputType_ = DType::I64, targetType_ = DType::I64;
+  /// The two inputs' specs, for their bounds (outlive the dataset).
+  const TensorSpec *inputSpec_ = nullptr, *targetSpec_ = nullptr;
 };
 
 } // namespace lmc::rt

@@ -10,6 +10,8 @@
 
 #include "Options.h"
 
+#include "lmc/Driver/TargetCpu.h"
+
 #include "lmc/Transforms/Passes.h"
 
 #include "lmc/Transforms/Mesh.h"
@@ -18,6 +20,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
 
 namespace lmc::cli {
 
@@ -152,6 +156,19 @@ cl::opt<std::string> target(
     cl::desc("cpu | cuda: this CPU, or an NVIDIA GPU (docs/cuda.md; default "
              "cpu)"),
     cl::init("cpu"), cl::cat(targetCategory));
+cl::opt<std::string> cpu(
+    "cpu",
+    cl::desc("the CPU the executable is compiled for, in clang's -march "
+             "names: native (this machine's; default), x86-64-v2, "
+             "x86-64-v3, x86-64-v4, skylake-avx512, icelake-server, "
+             "sapphirerapids, znver3, znver4, ... ('help' lists them). The "
+             "executable refuses to start on a CPU without its extensions"),
+    cl::value_desc("name"), cl::init("native"), cl::cat(targetCategory));
+cl::opt<std::string> cpuFeatures(
+    "cpu-features",
+    cl::desc("extensions added to or removed from --cpu's, in LLVM's "
+             "names: +avx512bf16,-avx512f,..."),
+    cl::value_desc("+a,-b"), cl::init(""), cl::cat(targetCategory));
 cl::opt<std::string> gpuArch(
     "gpu-arch",
     cl::desc("--target cuda: GPU architecture, sm_80, sm_90, ... (default "
@@ -265,6 +282,18 @@ void printVersion(llvm::raw_ostream &os) { os << versionLine() << "\n"; }
 } // namespace
 
 void parseCommandLine(int argc, char **argv) {
+  // `lmc --cpu help` lists the names without an input, as `clang
+  // -mcpu=help` does.
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    bool help = arg == "--cpu=help" || arg == "-cpu=help" ||
+                ((arg == "--cpu" || arg == "-cpu") && i + 1 < argc &&
+                 llvm::StringRef(argv[i + 1]) == "help");
+    if (help) {
+      llvm::outs() << lmc::listTargetCpus();
+      std::exit(0);
+    }
+  }
   hideForeignOptions();
   cl::SetVersionPrinter(printVersion);
   cl::ParseCommandLineOptions(
@@ -413,6 +442,15 @@ bool checkFlagCombinations(bool mlirInput,
             : emit == Artifact::Object ? "obj"
                                        : "exe") +
            " cannot take effect: drop one of them (or pass --emit=mlir)");
+  if (printsMlir || emit == Artifact::LLVM)
+    for (llvm::StringRef flag : {"cpu", "cpu-features"})
+      if (given(flag))
+        refuse(("--" + flag +
+                " chooses the machine code, which this compile does not "
+                "produce (it prints " +
+                (printsMlir ? "MLIR" : "LLVM IR") +
+                "): drop it or pass --emit=obj or --emit=exe")
+                   .str());
   if (quiet && verbose)
     refuse("--quiet and -v contradict each other: pass one");
   return ok;

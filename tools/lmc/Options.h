@@ -37,7 +37,8 @@ extern cl::opt<int64_t> lossScaleGrowthInterval;
 extern cl::opt<std::string> mesh;
 extern cl::list<std::string> shard;
 // Target.
-extern cl::opt<std::string> target, gpuArch, cudaPath, gpuFormat;
+extern cl::opt<std::string> target, cpu, cpuFeatures, gpuArch, cudaPath,
+    gpuFormat;
 extern cl::opt<bool> gpuLoopsOnCpu, fuseAttention, fuseLayerNorm;
 extern cl::opt<int64_t> matmulParts;
 // Output and phases.

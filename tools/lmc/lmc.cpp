@@ -297,6 +297,12 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   FailureOr<lmc::LoweringTarget> lowerFor = loweringTarget();
   if (failed(lowerFor))
     return failure();
+  llvm::Expected<lmc::TargetCpu> targetCpu =
+      lmc::resolveTargetCpu(cpu, cpuFeatures);
+  if (!targetCpu) {
+    llvm::errs() << "lmc: " << llvm::toString(targetCpu.takeError()) << "\n";
+    return failure();
+  }
 
   bool stopInMlir = emit == Artifact::MLIR || compileTo <= lmc::Phase::Lower;
   lmc::Phase lastTrainingPhase =
@@ -365,6 +371,8 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   if (failed(model))
     return failure();
   model->buildInfo = buildInfo;
+  model->targetCpu = targetCpu->name;
+  model->targetCpuFeatures = targetCpu->required;
   if (isOnnxInput()) {
     llvm::StringSet<> trained;
     for (const std::string &name : model->paramNames)
@@ -408,7 +416,8 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
                            : outputPath.getValue();
   auto enterPhase = [&](StringRef phase) { progress.enter(phase); };
   if (emit == Artifact::Object)
-    return lmc::emitObjectFile(&context, *llvmModule, output, enterPhase);
+    return lmc::emitObjectFile(&context, *llvmModule, output, *targetCpu,
+                               enterPhase);
 
   // The step's code in parts compiled on parallel threads; a fixed count,
   // so that every machine builds the same executable.
@@ -427,7 +436,8 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
     removeObjects.push_back(std::make_unique<llvm::FileRemover>(objectPath));
   }
   if (failed(lmc::emitObjectFilesInParallel(&context, *llvmModule,
-                                            objectPaths, enterPhase)))
+                                            objectPaths, *targetCpu,
+                                            enterPhase)))
     return failure();
   progress.enter("link");
   if (failed(lmc::linkExecutable(&context, objectPaths, output, argv0,

@@ -3,6 +3,8 @@
 #ifndef LMC_DRIVER_EMIT_H
 #define LMC_DRIVER_EMIT_H
 
+#include "lmc/Driver/TargetCpu.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/Module.h"
@@ -56,6 +58,10 @@ struct ModelDescription {
   /// lowering dropped because they are updated in place (the wrapper
   /// skips them; the runtime still passes a pointer there).
   std::map<std::string, std::vector<int64_t>> inPlaceSlots;
+  /// The CPU the code is compiled for and the extensions it may use
+  /// (lmc_target_cpu, lmc_target_cpu_features); empty: not recorded.
+  std::string targetCpu;
+  std::string targetCpuFeatures;
 };
 
 /// Reads the tagged entry points of a module after the
@@ -99,12 +105,12 @@ translateWithEntryPoints(mlir::ModuleOp module, llvm::LLVMContext &context,
                          const ModelDescription &model,
                          bool weightsAsPayload = false);
 
-/// Optimizes `module` at -O3 for the host CPU and writes an object file;
+/// Optimizes `module` at -O3 for `cpu` and writes an object file;
 /// `enterPhase("LLVM -O3")` and `enterPhase("machine code")` report its two
 /// parts (lmc -v).
 mlir::LogicalResult
 emitObjectFile(mlir::MLIRContext *context, llvm::Module &module,
-               llvm::StringRef path,
+               llvm::StringRef path, const TargetCpu &cpu,
                llvm::function_ref<void(llvm::StringRef)> enterPhase = nullptr);
 
 /// Links an object file with the lmc runtime into an executable; with
@@ -122,14 +128,13 @@ mlir::LogicalResult linkExecutable(mlir::MLIRContext *context,
 /// same compile gives the same code everywhere.
 mlir::LogicalResult emitObjectFilesInParallel(
     mlir::MLIRContext *context, llvm::Module &module,
-    llvm::ArrayRef<std::string> objectPaths,
+    llvm::ArrayRef<std::string> objectPaths, const TargetCpu &cpu,
     llvm::function_ref<void(llvm::StringRef)> enterPhase = nullptr);
 
 /// The pieces of emitObjectFile (Emit.cpp), for the parallel emission.
-std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error);
-/// LLVM's -O3 for the host. Call limitFullUnrolling() once before, on one
-/// thread.
-void optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine);
+/// LLVM's -O3 for `machine`'s CPU. Call limitFullUnrolling() once before,
+/// on one thread.
+void optimizeForTarget(llvm::Module &module, llvm::TargetMachine &machine);
 /// Caps LLVM's full unrolling at 8 iterations unless the command line
 /// sets `--unroll-full-max-count`. Uncapped, -O3 unrolled the fill of GPT-2
 /// 350M's [16, 1024] softmax statistics (16 rows, then 32 vector

@@ -43,6 +43,17 @@ inline float f16ToFloat(uint16_t bits) {
   return f;
 }
 
+/// f32 -> bf16 bits, rounded to nearest even; a NaN becomes the canonical
+/// quiet NaN 0x7fc0 (sign kept), as lmc-expand-arith's conversion does.
+inline uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return uint16_t(((bits >> 16) & 0x8000u) | 0x7fc0u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return uint16_t(bits >> 16);
+}
+
 } // namespace lmc::rt
 
 #endif // LMC_RUNTIME_HALF_H

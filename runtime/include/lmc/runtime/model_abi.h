@@ -38,6 +38,12 @@ __attribute__((weak)) extern const uint64_t lmc_model_onnx_size;
 /* `--version` of the executable: the compiler's version line, a newline and
  * the command that compiled the model (NUL-terminated). Optional (weak). */
 __attribute__((weak)) extern const char lmc_build_info[];
+/* The CPU the code was compiled for (`lmc --cpu`, LLVM's name: "znver4",
+ * "x86-64-v3") and the extensions of lmc/runtime/cpu_features.h it may use,
+ * comma-separated: checked before the first step. Optional (weak): objects
+ * without them (fake models) are not checked. */
+__attribute__((weak)) extern const char lmc_target_cpu[];
+__attribute__((weak)) extern const char lmc_target_cpu_features[];
 
 #ifdef __cplusplus
 }

@@ -79,6 +79,21 @@ TEST(Descriptor, ParsesValid) {
   EXPECT_EQ(d.evalResults[1].role, Role::Output);
 }
 
+TEST(Descriptor, BoundsReachEveryStepThatTakesTheInput) {
+  std::string text = kValid;
+  insertBefore(text, "init b", "bound labels 3 classes\n");
+  Descriptor d = parseDescriptor(text, 60);
+  for (const auto *args : {&d.trainArgs, &d.evalArgs})
+    for (const TensorSpec &spec : *args) {
+      if (spec.name != "labels")
+        continue;
+      ASSERT_TRUE(spec.bound.has_value());
+      EXPECT_EQ(spec.bound->limit, 3);
+      EXPECT_EQ(spec.bound->what, "classes");
+    }
+  EXPECT_FALSE(d.trainArgsWithRole(Role::Input)[0]->bound.has_value());
+}
+
 TEST(Descriptor, PrecisionActivationsAndSchedule) {
   Descriptor plain = parseDescriptor(kValid, 60);
   EXPECT_EQ(plain.precision, "f32");
@@ -198,6 +213,17 @@ TEST(Descriptor, RejectsMalformed) {
       {"init b 48 12", "init b 52 12",
        "is outside lmc_model_weights (60 bytes)"},
       {"init b 48 12", "init c 48 12", "init for unknown param, buffer or state 'c'"},
+      {"init b 48 12", "bound labels 3 classes\nbound labels 3 classes\ninit b 48 12",
+       "input 'labels' bounded twice"},
+      {"init b 48 12", "bound labels 0 classes\ninit b 48 12", "bound"},
+      {"init b 48 12", "bound labels 3 rows\ninit b 48 12",
+       "expected 'bound <input> <limit> classes'"},
+      {"init b 48 12", "bound x 3 classes\ninit b 48 12",
+       "bound on input 'x' of dtype f32 (expected an integer input)"},
+      {"init b 48 12", "bound y 3 classes\ninit b 48 12",
+       "bound on unknown input 'y'"},
+      {"init W 0 48\n", "init W 0 48\nbound labels 3 classes\n",
+       "line 'bound' is out of order or repeated"},
       {"init b 48 12\n", "", "missing init for param 'b'"},
       {"init W 0 48", "init b 48 12", "duplicate init for 'b'"},
       {"end\n", "", "missing 'end' line"},

@@ -106,3 +106,39 @@ TEST(Dataset, LoadReportsMissingAndUnknownInputs) {
 }
 
 } // namespace
+
+TEST(Dataset, IndexBoundsStopBadTokenIdsAndLabels) {
+  // Token ids index 5 embedding rows; labels are 3 classes. The bad value
+  // is reported with its file, sample, position, value and range, before
+  // any of the batch reaches the step.
+  TensorSpec ids = spec("ids", DType::I64, {2, 2, 2});
+  ids.bound = IndexBound{5, "rows of 'wte'"};
+  TensorSpec labels = spec("labels", DType::I32, {2});
+  labels.bound = IndexBound{3, "classes"};
+  auto load = [&](std::vector<int64_t> idValues,
+                  std::vector<int32_t> labelValues) {
+    std::vector<NpyArray> arrays;
+    arrays.push_back(array(DType::I64, {2, 2, 2}, toBytes(idValues)));
+    arrays.push_back(array(DType::I32, {2}, toBytes(labelValues)));
+    return Dataset::fromArrays(std::move(arrays), {&ids, &labels},
+                               {"ids.npy", "labels.npy"});
+  };
+  std::vector<AlignedBuffer> buffers;
+  buffers.emplace_back(ids.byteSize());
+  buffers.emplace_back(labels.byteSize());
+
+  load({0, 1, 2, 4, 4, 3, 2, 1}, {0, 2}).fillBatch({1, 0}, buffers);
+  EXPECT_EQ(buffers[0].as<int64_t>()[0], 4);
+
+  EXPECT_ERROR_CONTAINS(
+      (load({0, 1, 2, 4, 4, 3, 5, 1}, {0, 2}).fillBatch({0, 1}, buffers)),
+      "ids.npy: sample 1, position [1, 0]: value 5 of input 'ids' is outside "
+      "[0, 5), the rows of 'wte'");
+  EXPECT_ERROR_CONTAINS(
+      (load({-1, 1, 2, 4, 4, 3, 2, 1}, {0, 2}).fillBatch({0, 1}, buffers)),
+      "ids.npy: sample 0, position [0, 0]: value -1 of input 'ids'");
+  EXPECT_ERROR_CONTAINS(
+      (load({0, 1, 2, 4, 4, 3, 2, 1}, {0, 3}).fillBatch({0, 1}, buffers)),
+      "labels.npy: sample 1: value 3 of input 'labels' is outside [0, 3), "
+      "the classes of the model's output");
+}

@@ -156,3 +156,34 @@ TEST(Tokens, ModelMustTakeTokens) {
 }
 
 } // namespace
+
+TEST(Tokens, IndexBoundsNameTheShardAndToken) {
+  // A vocabulary of 8: token 9 at offset 4 of the second shard is refused
+  // as a target of window 1 and as an input id of window 2.
+  const char *text = "lmc-model 1\nloss cross_entropy\noptimizer sgd\n"
+                     "flops 0\n"
+                     "train arg input idx i64 2 1 2\n"
+                     "train arg input targets i64 2 1 2\n"
+                     "train result loss loss f32 0\n"
+                     "bound idx 8 rows wte\n"
+                     "bound targets 8 classes\nend\n";
+  Descriptor desc = parseDescriptor(text, 0);
+  auto specs = desc.trainArgsWithRole(Role::Input);
+  std::vector<TokenShard> shards;
+  shards.push_back(parseTokenShard(u16({0, 1, 2})));
+  shards.push_back(parseTokenShard(u16({3, 4, 5, 6, 9, 7, 1})));
+  TokenDataset data =
+      TokenDataset::fromShards(std::move(shards), specs, "--tokens");
+  ASSERT_EQ(data.numSamples(), 4);
+  std::vector<AlignedBuffer> buffers;
+  buffers.emplace_back(specs[0]->byteSize());
+  buffers.emplace_back(specs[1]->byteSize());
+  data.fillBatch({0}, buffers); // [0 1] -> [1 2]
+  data.fillBatch({1}, buffers); // [3 4] -> [4 5]
+  EXPECT_ERROR_CONTAINS(data.fillBatch({2}, buffers),
+                        "token shard: token 4 (window 1): value 9 of input "
+                        "'targets' is outside [0, 8), the classes");
+  EXPECT_ERROR_CONTAINS(data.fillBatch({3}, buffers),
+                        "token shard: token 4 (window 2): value 9 of input "
+                        "'idx' is outside [0, 8), the rows of 'wte'");
+}
