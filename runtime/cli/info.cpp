@@ -32,6 +32,9 @@ void appendRows(std::string &out, const std::vector<const TensorSpec *> &specs,
     if (withCounts)
       out += std::string(typeWidth - type.size() + 2, ' ') +
              std::to_string(spec->numElements());
+    else if (spec->bound) // checked on every batch (train/index_check.h)
+      out += std::string(typeWidth - type.size() + 2, ' ') + "values in [0, " +
+             std::to_string(spec->bound->limit) + "): " + spec->bound->what;
     out += '\n';
   }
 }
