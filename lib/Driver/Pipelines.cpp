@@ -156,6 +156,11 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
   // Upstream sharding propagation sees through linalg ops but not loops
   // or slices.
   toLinalg.shardable = !sharding.mesh.empty();
+  // A gather index out of range ends the run (the host calls the runtime;
+  // a GPU kernel cannot, and a split table's rows are not the whole
+  // dimension): those keep the clamp.
+  toLinalg.checkIndices =
+      !target.cuda && !target.gpuLoopsOnCpu && sharding.mesh.empty();
   pm.addPass(createConvertLmcToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   if (!sharding.mesh.empty()) {

@@ -159,15 +159,16 @@ cl::opt<std::string> target(
 cl::opt<std::string> cpu(
     "cpu",
     cl::desc("the CPU the executable is compiled for, in clang's -march "
-             "names: native (this machine's; default), x86-64-v2, "
-             "x86-64-v3, x86-64-v4, skylake-avx512, icelake-server, "
-             "sapphirerapids, znver3, znver4, ... ('help' lists them). The "
-             "executable refuses to start on a CPU without its extensions"),
+             "names: native (this machine's), x86-64-v2, x86-64-v3, "
+             "x86-64-v4, skylake-avx512, icelake-server, sapphirerapids, "
+             "znver3, znver4, ... ('help' lists them); the executable "
+             "refuses to start on a CPU without its extensions (default "
+             "native)"),
     cl::value_desc("name"), cl::init("native"), cl::cat(targetCategory));
 cl::opt<std::string> cpuFeatures(
     "cpu-features",
     cl::desc("extensions added to or removed from --cpu's, in LLVM's "
-             "names: +avx512bf16,-avx512f,..."),
+             "names: +avx512bf16,-avx512f,... (default none)"),
     cl::value_desc("+a,-b"), cl::init(""), cl::cat(targetCategory));
 cl::opt<std::string> gpuArch(
     "gpu-arch",

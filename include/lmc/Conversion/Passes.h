@@ -34,9 +34,12 @@ namespace lmc {
 
 /// Patterns lowering every lmc op to linalg/tensor/arith/math on tensors
 /// (scatter-add to scf loops, concat to slice copies and slices to
-/// tensor.extract_slice unless `shardable`).
+/// tensor.extract_slice unless `shardable`; with `checkIndices`, a gather's
+/// out-of-range index calls lmc_rt_index_out_of_range instead of being
+/// clamped).
 void populateLmcToLinalgPatterns(mlir::RewritePatternSet &patterns,
-                                 bool shardable = false);
+                                 bool shardable = false,
+                                 bool checkIndices = false);
 
 } // namespace lmc
 

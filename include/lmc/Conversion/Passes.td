@@ -10,7 +10,8 @@ def ConvertLmcToLinalg : Pass<"convert-lmc-to-linalg", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-    "::mlir::scf::SCFDialect"];
+    "::mlir::scf::SCFDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect"];
   let options = [
     Option<"shardable", "shardable", "bool", /*default=*/"false",
            "Lower to forms upstream sharding propagation sees through: "
@@ -18,7 +19,12 @@ def ConvertLmcToLinalg : Pass<"convert-lmc-to-linalg", "::mlir::ModuleOp"> {
            "(O(result x indices)) instead of a loop nest over its updates "
            "(O(updates)), concat as one linalg.generic reading every piece "
            "instead of copies into slices of the result, slice as a "
-           "linalg.generic instead of tensor.extract_slice">];
+           "linalg.generic instead of tensor.extract_slice">,
+    Option<"checkIndices", "check-indices", "bool", /*default=*/"false",
+           "A gather index outside [-size, size) calls the runtime's "
+           "lmc_rt_index_out_of_range (which ends the run, naming the "
+           "gather's ONNX node or DSL position) instead of being clamped: "
+           "CPU steps only (a GPU kernel cannot call the host)">];
 }
 
 def LmcMatmulToRuntime : Pass<"lmc-matmul-to-runtime", "::mlir::ModuleOp"> {

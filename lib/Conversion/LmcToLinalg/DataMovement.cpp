@@ -10,9 +10,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
+#include "../Common/RuntimeCalls.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -290,8 +293,89 @@ Value normalizeIndex(OpBuilder &b, Location l, Value raw, int64_t size) {
   return clampIndex(b, l, i, size);
 }
 
+/// Where a gather came from, for lmc_rt_index_out_of_range's message: its
+/// ONNX node's name or DSL position, else "gather".
+std::string siteOf(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return ("Gather '" + name.getName().getValue() + "'").str();
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    if (file.getLine() != 0)
+      return (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+              ":" + Twine(file.getColumn()) + ": gather")
+          .str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations()) {
+      std::string site = siteOf(inner);
+      if (site != "gather")
+        return site;
+    }
+  // The forward pass inlined into the steps.
+  if (auto call = dyn_cast<CallSiteLoc>(loc))
+    return siteOf(call.getCallee());
+  return "gather";
+}
+
+/// `indices` as i64 in [0, size): a negative index counts from the end
+/// once; one still outside calls lmc_rt_index_out_of_range with the
+/// gather's site, which ends the run (the clamp after the call only keeps
+/// the read in bounds for the compiler's sake). One check per index, not
+/// per gathered element.
+Value checkedIndices(OpBuilder &b, Location loc, Value indices, int64_t size) {
+  auto type = cast<RankedTensorType>(indices.getType());
+  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  func::FuncOp callee = declareRuntimeFunction(
+      module, b, "lmc_rt_index_out_of_range",
+      FunctionType::get(ctx, {i64, i64, ptr}, {}));
+  // The site's name as a NUL-terminated constant.
+  std::string site = siteOf(loc);
+  site.push_back('\0');
+  SymbolTable symbols(module);
+  std::string symbol = "lmc_index_site";
+  for (int n = 0; symbols.lookup(symbol); ++n)
+    symbol = "lmc_index_site_" + std::to_string(n);
+  auto text = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), site.size());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, text, /*isConstant=*/true,
+                           LLVM::Linkage::Internal, symbol,
+                           b.getStringAttr(site));
+  }
+  auto resultType = RankedTensorType::get(type.getShape(), i64);
+  return buildGeneric(
+      b, loc, resultType, buildEmpty(b, loc, resultType), indices,
+      b.getMultiDimIdentityMap(type.getRank()),
+      b.getMultiDimIdentityMap(type.getRank()), parallel(type.getRank()),
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value raw = args[0];
+        if (raw.getType() != i64)
+          raw = arith::ExtSIOp::create(nb, l, i64, raw);
+        Value zero = arith::ConstantIntOp::create(nb, l, i64, 0);
+        Value limit = arith::ConstantIntOp::create(nb, l, i64, size);
+        Value negative =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, raw, zero);
+        Value i = arith::SelectOp::create(
+            nb, l, negative, arith::AddIOp::create(nb, l, raw, limit), raw);
+        // Unsigned: a still negative index is huge.
+        Value outside =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::uge, i, limit);
+        scf::IfOp::create(nb, l, outside, [&](OpBuilder &tb, Location tl) {
+          Value address = LLVM::AddressOfOp::create(tb, tl, ptr, symbol);
+          func::CallOp::create(tb, tl, callee, ValueRange{raw, limit, address});
+          scf::YieldOp::create(tb, tl);
+        });
+        Value low = arith::MaxSIOp::create(nb, l, i, zero);
+        return arith::MinSIOp::create(
+            nb, l, low, arith::ConstantIntOp::create(nb, l, i64, size - 1));
+      });
+}
+
 struct GatherLowering : public OpConversionPattern<GatherOp> {
-  using OpConversionPattern::OpConversionPattern;
+  GatherLowering(MLIRContext *ctx, bool checkIndices)
+      : OpConversionPattern<GatherOp>(ctx), checkIndices(checkIndices) {}
 
   LogicalResult
   matchAndRewrite(GatherOp op, OpAdaptor adaptor,
@@ -307,20 +391,25 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
       rewriter.replaceOp(op, buildEmpty(rewriter, loc, type));
       return success();
     }
+    int64_t size = operandType.getDimSize(axis);
+    Value indices = adaptor.getIndices();
+    if (checkIndices)
+      indices = checkedIndices(rewriter, loc, indices, size);
     SmallVector<AffineExpr> indexExprs;
     for (int64_t d = 0; d < indexRank; ++d)
       indexExprs.push_back(rewriter.getAffineDimExpr(axis + d));
     AffineMap indicesMap =
         AffineMap::get(rank, 0, indexExprs, op.getContext());
-    int64_t size = operandType.getDimSize(axis);
     Value result = buildGeneric(
-        rewriter, loc, type, buildEmpty(rewriter, loc, type),
-        adaptor.getIndices(), indicesMap, rewriter.getMultiDimIdentityMap(rank),
-        parallel(rank), [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+        rewriter, loc, type, buildEmpty(rewriter, loc, type), indices,
+        indicesMap, rewriter.getMultiDimIdentityMap(rank), parallel(rank),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           SmallVector<Value> at;
           for (int64_t d = 0; d < axis; ++d)
             at.push_back(linalg::IndexOp::create(b, l, d));
-          at.push_back(normalizeIndex(b, l, args[0], size));
+          at.push_back(checkIndices ? Value(arith::IndexCastOp::create(
+                                          b, l, b.getIndexType(), args[0]))
+                                    : normalizeIndex(b, l, args[0], size));
           for (int64_t d = axis + indexRank; d < rank; ++d)
             at.push_back(linalg::IndexOp::create(b, l, d));
           return tensor::ExtractOp::create(b, l, operand, at);
@@ -328,6 +417,8 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
     rewriter.replaceOp(op, result);
     return success();
   }
+
+  bool checkIndices;
 };
 
 } // namespace
@@ -528,10 +619,10 @@ struct ModeSelectLowering : public OpConversionPattern<ModeSelectOp> {
 } // namespace
 
 void populateDataMovementLoweringPatterns(RewritePatternSet &patterns,
-                                          bool shardable) {
-  patterns.add<ConvertLowering, SliceGradLowering, GatherLowering,
-               ModeSelectLowering, RandomUniformLowering>(
-      patterns.getContext());
+                                          bool shardable, bool checkIndices) {
+  patterns.add<ConvertLowering, SliceGradLowering, ModeSelectLowering,
+               RandomUniformLowering>(patterns.getContext());
+  patterns.add<GatherLowering>(patterns.getContext(), checkIndices);
   patterns.add<ScatterAddLowering, ConcatLowering, SliceLowering>(
       patterns.getContext(), !shardable);
 }

@@ -11,6 +11,8 @@
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -270,9 +272,10 @@ struct ConvertLmcToLinalgPass
                       LayerNormGradOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
-                           scf::SCFDialect>();
+                           scf::SCFDialect, func::FuncDialect,
+                           LLVM::LLVMDialect>();
     RewritePatternSet patterns(&getContext());
-    populateLmcToLinalgPatterns(patterns, shardable);
+    populateLmcToLinalgPatterns(patterns, shardable, checkIndices);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
@@ -282,11 +285,11 @@ struct ConvertLmcToLinalgPass
 } // namespace
 
 void lmc::populateLmcToLinalgPatterns(RewritePatternSet &patterns,
-                                      bool shardable) {
+                                      bool shardable, bool checkIndices) {
   populateElementwisePatterns(patterns);
   patterns.add<CmpLowering, BroadcastInDimLowering, ReshapeLowering,
                TransposeLowering>(patterns.getContext());
   populateReductionLoweringPatterns(patterns, shardable);
-  populateDataMovementLoweringPatterns(patterns, shardable);
+  populateDataMovementLoweringPatterns(patterns, shardable, checkIndices);
   populateConvolutionLoweringPatterns(patterns);
 }

@@ -78,9 +78,11 @@ void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns,
                                        bool shardable);
 /// lmc.convert, concat, slice, slice_grad, gather, scatter_add (scatter-add,
 /// concat and slice as single linalg.generics when `shardable`, else as
-/// loops over the updates, copies into slices and views).
+/// loops over the updates, copies into slices and views). A gather's
+/// indices outside [-size, size) are clamped, or with `checkIndices` end
+/// the run through lmc_rt_index_out_of_range.
 void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns,
-                                          bool shardable);
+                                          bool shardable, bool checkIndices);
 /// lmc.conv, conv_input_grad, conv_weight_grad, max_pool, max_pool_grad.
 void populateConvolutionLoweringPatterns(mlir::RewritePatternSet &patterns);
 

@@ -126,6 +126,12 @@ void lmc_rt_copy_in(void *dst, const void *src, int64_t bytes);
 /// Ends the process with a message when it cannot allocate.
 void *lmc_rt_step_arena(int64_t bytes);
 
+/// A gather's index that the model computed lies outside [-size, size)
+/// (convert-lmc-to-linalg{check-indices}): prints `error: SITE: index VALUE
+/// is out of range ...` (SITE: the ONNX node or DSL position) and ends the
+/// process with status 1, as PyTorch raises IndexError. Never returns.
+void lmc_rt_index_out_of_range(int64_t value, int64_t size, const char *site);
+
 /// Gradient `gradient` (in the order of grad_step's gradients) is final:
 /// nothing later in the step writes it (lmc-mark-gradients-ready). A
 /// data-parallel runtime starts all-reducing a bucket of gradients once all
