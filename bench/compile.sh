@@ -20,16 +20,11 @@ read -r -a EXTRA <<< "${LMC_FLAGS:-}"
 WORK=${WORK:-$ROOT/build/bench-gpt2}
 mkdir -p "$WORK"
 source "$ROOT/bench/common.sh"
-export_model() { # OUTPUT [export.py overrides...]
-  local out=$1; shift
-  [ -f "$out" ] || "$PY" "$ROOT/examples/gpt2/export.py" --size "$SIZE" \
-    --context "$CONTEXT" -o "$out" "$@" > /dev/null 2>&1
-}
 FULL=$WORK/gpt2-$SIZE-$CONTEXT.onnx
 THIN=$WORK/gpt2-$SIZE-$CONTEXT-thin/model.onnx # its own folder: no external data
 mkdir -p "$(dirname "$THIN")"
-export_model "$FULL"
-export_model "$THIN" --width 128 --heads 4 --vocab 256
+bench_gpt2_export "$FULL"
+bench_gpt2_export "$THIN" --width 128 --heads 4 --vocab 256
 for model in "$FULL" "$THIN"; do
   echo "== $model"
   /usr/bin/time -f "compiler peak RSS %M KiB, %e s" "$ROOT/build/bin/lmc" "$model" \

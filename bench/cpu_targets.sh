@@ -19,8 +19,7 @@ mkdir -p "$WORK"
 source "$ROOT/bench/common.sh"
 bench_token_shard "$WORK"
 MODEL=$WORK/gpt2-$SIZE-$CONTEXT.onnx
-[ -f "$MODEL" ] || "$PY" "$ROOT/examples/gpt2/export.py" --size "$SIZE" \
-  --context "$CONTEXT" -o "$MODEL" > /dev/null 2>&1
+bench_gpt2_export "$MODEL"
 for cpu in $CPUS; do
   "$ROOT/build/bin/lmc" "$MODEL" --batch "$BATCH" --cpu "$cpu" \
     -o "$WORK/train-$cpu" --quiet

@@ -33,8 +33,7 @@ mkdir -p "$WORK"
 source "$ROOT/bench/common.sh"
 bench_token_shard "$WORK"
 MODEL=$WORK/gpt2-$SIZE-$CONTEXT.onnx
-[ -f "$MODEL" ] || "$PY" "$ROOT/examples/gpt2/export.py" --size "$SIZE" \
-  --context "$CONTEXT" -o "$MODEL" > /dev/null 2>&1
+bench_gpt2_export "$MODEL"
 EXE=$WORK/train-$SIZE-$CONTEXT-b$BATCH-$REMAT
 /usr/bin/time -f "%e %M" -o "$WORK/compile.time" \
   "$ROOT/build/bin/lmc" "$MODEL" --batch "$BATCH" --remat "$REMAT" -o "$EXE" --quiet

@@ -40,8 +40,7 @@ case $EXPORT in
   torchscript)
     MODEL=$WORK/gpt2-$SIZE-$CONTEXT-v50257.onnx
     LMC_FLAGS=(--batch "$BATCH")
-    [ -f "$MODEL" ] || "$PY" "$ROOT/examples/gpt2/export.py" --size "$SIZE" \
-      --context "$CONTEXT" --vocab 50257 -o "$MODEL" > /dev/null 2>&1 ;;
+    bench_gpt2_export "$MODEL" --vocab 50257 ;;
   *) echo "EXPORT must be dynamo or torchscript, not '$EXPORT'" >&2; exit 2 ;;
 esac
 EXE=$WORK/finetune-$EXPORT-$SIZE-$CONTEXT-b$BATCH

@@ -9,9 +9,10 @@
 // failed to link. Every executable links lmc_kernels, so it defines the
 // helper itself, with the rounding of lmc's own conversion.
 //
-// The x86-64 ABI passes and returns a bf16 in the low half of an XMM
-// register, as it does _Float16: the result is returned as a _Float16 with
-// the bf16's bits.
+// The x86-64 ABI returns a bf16 in the low 16 bits of XMM0. A float whose
+// low 16 bits are the bf16's (and whose upper ones are zero) is returned in
+// the same place; _Float16, the natural type, is not available to every
+// compiler that builds the runtime (clang before 15, the fuzzing build).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,9 +21,9 @@
 #include <cstring>
 
 #if defined(__x86_64__)
-extern "C" _Float16 __truncsfbf2(float value) {
-  const uint16_t bits = lmc::rt::floatToBf16(value);
-  _Float16 result;
+extern "C" float __truncsfbf2(float value) {
+  const uint32_t bits = lmc::rt::floatToBf16(value);
+  float result;
   std::memcpy(&result, &bits, sizeof result);
   return result;
 }
