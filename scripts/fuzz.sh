@@ -28,6 +28,9 @@ EXTRA=("$@")
 
 bash "$ROOT/scripts/install-deps.sh" --fuzz
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/lmc-ccache}
+# Paths below the checkout hashed relative to it: a clone in another folder
+# (CI's) reuses what this one compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 BUILD=${LMC_FUZZ_BUILD:-$ROOT/build-fuzz}
 if [[ ! -f "$BUILD/build.ninja" ]]; then
   cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \

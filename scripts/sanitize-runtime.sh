@@ -8,6 +8,9 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/lmc-ccache}
+# Paths below the checkout hashed relative to it: a clone in another folder
+# (CI's) reuses what this one compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 BUILD=${LMC_ASAN_RUNTIME_BUILD:-$ROOT/build-asan-runtime}
 if [[ ! -f "$BUILD/build.ninja" ]]; then
   cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \

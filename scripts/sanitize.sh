@@ -12,6 +12,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 bash "$ROOT/scripts/install-deps.sh"
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/lmc-ccache}
+# Paths below the checkout hashed relative to it: a clone in another folder
+# (CI's) reuses what this one compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 BUILD=${LMC_ASAN_BUILD:-$ROOT/build-asan}
 if [[ ! -f "$BUILD/build.ninja" ]]; then
   # gcc: lmc links training executables with the `c++` on PATH, whose
