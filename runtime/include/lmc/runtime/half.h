@@ -2,7 +2,9 @@
 //
 // Exact widenings (every bf16 and f16 value is an f32): the matmul
 // kernels' inputs in mixed precision, and Hugging Face checkpoints stored
-// in bf16/f16 loaded into f32 parameters (--init).
+// in bf16/f16 loaded into f32 parameters (--init). The narrowings, rounded
+// to nearest even, back the conversion helpers LLVM may call
+// (kernels/half_libcalls.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LMC_RUNTIME_HALF_H
@@ -52,6 +54,36 @@ inline uint16_t floatToBf16(float f) {
     return uint16_t(((bits >> 16) & 0x8000u) | 0x7fc0u);
   bits += 0x7fffu + ((bits >> 16) & 1u);
   return uint16_t(bits >> 16);
+}
+
+/// f32 -> f16 bits, rounded to nearest even (subnormals included; from
+/// 65520 up, infinity); a NaN becomes the quiet NaN 0x7e00 (sign kept).
+inline uint16_t floatToF16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  const uint16_t sign = uint16_t((bits >> 16) & 0x8000u);
+  const uint32_t magnitude = bits & 0x7fffffffu;
+  if (magnitude > 0x7f800000u)
+    return sign | 0x7e00u;
+  if (magnitude >= 0x477ff000u) // 65520: halfway past the largest, 65504
+    return sign | 0x7c00u;
+  const int exponent = int(magnitude >> 23);
+  if (exponent >= 113) { // normal: rebias, round away the 13 low bits
+    uint32_t rebiased = magnitude - (112u << 23);
+    rebiased += 0xfffu + ((rebiased >> 13) & 1u);
+    return sign | uint16_t(rebiased >> 13);
+  }
+  if (exponent < 102) // below 2^-25, the halfway point to the least: zero
+    return sign;
+  // Subnormal: the 24-bit significand times 2^(exponent - 126).
+  const uint32_t significand = (magnitude & 0x7fffffu) | 0x800000u;
+  const int shift = 126 - exponent;
+  uint32_t rounded = significand >> shift;
+  const uint32_t rest = significand & ((1u << shift) - 1u);
+  const uint32_t half = 1u << (shift - 1);
+  if (rest > half || (rest == half && (rounded & 1u)))
+    ++rounded;
+  return sign | uint16_t(rounded);
 }
 
 } // namespace lmc::rt
