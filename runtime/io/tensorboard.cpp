@@ -95,8 +95,18 @@ EventWriter::EventWriter(const std::string &dir) {
                 "cannot get the host name");
   host[sizeof host - 1] = '\0';
   const double now = nowSeconds();
-  path_ = concat(dir, "/events.out.tfevents.", (long long)now, ".", host);
-  file_ = std::fopen(path_.c_str(), "wb");
+  // As TensorFlow's writers name them: the pid and a counter after the
+  // second and the host, and never over an existing file, so that a run
+  // resumed (or restarted by a scheduler) within the same second adds a
+  // file beside the first run's instead of truncating its history.
+  static int counter = 0;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    path_ = concat(dir, "/events.out.tfevents.", (long long)now, ".", host,
+                   ".", (long long)::getpid(), ".", counter++);
+    file_ = std::fopen(path_.c_str(), "wbx"); // O_EXCL
+    if (file_ || errno != EEXIST)
+      break;
+  }
   LMC_CHECK_SYS(file_, "cannot create TensorBoard event file '", path_, "'");
   write(tfRecord(fileVersionEvent(now)));
   flush();

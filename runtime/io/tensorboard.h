@@ -1,6 +1,7 @@
 //===- tensorboard.h - TensorBoard event files (--log-dir) ---------------===//
 //
-// DIR/events.out.tfevents.<unix time>.<host>: a TFRecord file (per record:
+// DIR/events.out.tfevents.<unix time>.<host>.<pid>.<n>, a new file for
+// every run (never over an existing one): a TFRecord file (per record:
 // uint64 length, masked CRC-32C of the length, the bytes, masked CRC-32C of
 // the bytes; little-endian) of serialized tensorflow.Event protos. The first
 // record has file_version "brain.Event:2"; each scalar is an Event with a

@@ -286,8 +286,16 @@ expect_fail tokens_model 1 "--tokens: model input 'x' must be i64 or i32" \
 
 # --- TensorBoard, read by TensorBoard's own reader -------------------------------------
 ls tb/events.out.tfevents.* >/dev/null 2>&1 && pass || fail "no event file in tb/"
+# A run resumed into the same --log-dir (within the same second, as these
+# short runs are) adds a file beside the first run's: one curve, steps 1-20.
+expect_ok tb_first "$LM" --tokens train.bin --steps 10 --log-every 1 \
+  --metrics tb1.jsonl --log-dir tb_resume --checkpoint-dir ck_tb
+expect_ok tb_resumed "$LM" --tokens train.bin --steps 20 --log-every 1 \
+  --metrics tb2.jsonl --log-dir tb_resume --checkpoint-dir ck_tb --resume
 if python3 -c 'import tensorboard' 2>/dev/null; then
   check tensorboard python3 "$HERE/check_tb.py" tb lm.jsonl
+  check tensorboard_resume python3 "$HERE/check_tb_resume.py" tb_resume \
+    tb1.jsonl tb2.jsonl
 else
   echo "SKIP: tensorboard python package not installed"
 fi

@@ -52,6 +52,30 @@ TEST(TensorBoard, WriterCreatesEventFile) {
   std::system(("rm -rf " + std::string(tmpl)).c_str());
 }
 
+TEST(TensorBoard, EveryRunWritesAFileOfItsOwn) {
+  // Three writers in the same directory within the same second (a resumed
+  // run, a restart): each its own file, the earlier ones left whole, and a
+  // file already there (another process's) never opened over.
+  char tmpl[] = "/tmp/lmc-tb-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string dir = std::string(tmpl) + "/logs";
+  std::vector<std::string> paths;
+  for (int run = 0; run < 3; ++run) {
+    EventWriter w(dir);
+    w.scalar("loss", run + 1, 2.5);
+    w.close();
+    paths.push_back(w.path());
+  }
+  EXPECT_NE(paths[0], paths[1]);
+  EXPECT_NE(paths[1], paths[2]);
+  EXPECT_NE(paths[0], paths[2]);
+  const size_t oneRun = tfRecord(fileVersionEvent(0)).size() +
+                        tfRecord(scalarEvent(0, 1, "loss", 0)).size();
+  for (const std::string &path : paths)
+    EXPECT_EQ(readFile(path).size(), oneRun) << path;
+  std::system(("rm -rf " + std::string(tmpl)).c_str());
+}
+
 TEST(Metrics, OptionalFields) {
   StepMetrics m;
   m.step = 10;
