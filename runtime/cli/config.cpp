@@ -13,6 +13,20 @@ namespace lmc::rt {
 
 namespace {
 
+/// `lmc`'s options that fix what the executable computes (docs/compiler.md):
+/// given to the executable, they are refused with where they belong.
+bool isCompileTimeFlag(const std::string &flag) {
+  static const std::set<std::string> compileTime = {
+      "--batch", "--max-param-bytes", "--loss", "--loss-from", "--optimizer",
+      "--momentum", "--beta1", "--beta2", "--eps", "--weight-decay",
+      "--freeze", "--train", "--remat", "--activation-budget", "--precision",
+      "--keep-f32", "--loss-scaling", "--loss-scale-growth-interval",
+      "--mesh", "--shard", "--target", "--cpu", "--cpu-features",
+      "--gpu-arch", "--cuda-path", "--gpu-format", "--matmul-parts",
+      "--fuse-attention", "--fuse-layer-norm"};
+  return compileTime.count(flag.substr(0, flag.find('='))) != 0;
+}
+
 int64_t parseCount(const std::string &flag, const std::string &text,
                    int64_t minimum) {
   errno = 0;
@@ -222,6 +236,13 @@ Config parseFlags(const std::vector<std::string> &args) {
     } else if (flag == "--version") {
       noValue();
       config.version = true;
+    } else if (isCompileTimeFlag(flag)) {
+      const std::string name = flag.substr(0, flag.find('='));
+      throw UsageError(concat(
+          "unknown flag '", name, "': ", name,
+          " is set when the model is compiled (lmc MODEL ", name,
+          " ...), not when it trains; --info shows what this executable "
+          "was compiled with"));
     } else if (flag.rfind("-", 0) == 0)
       throw UsageError(concat("unknown flag '", flag, "'"));
     else

@@ -99,6 +99,13 @@ TEST(Config, ZeroStage) {
 TEST(Config, RejectsBadFlags) {
   expectUsageError({"--bogus"}, "unknown flag '--bogus'");
   expectUsageError({"-x"}, "unknown flag '-x'");
+  // lmc's options name where they belong.
+  expectUsageError({"--batch", "32"},
+                   "unknown flag '--batch': --batch is set when the model is "
+                   "compiled (lmc MODEL --batch ...), not when it trains; "
+                   "--info shows what this executable was compiled with");
+  expectUsageError({"--precision=bf16"}, "unknown flag '--precision': "
+                                         "--precision is set when the model");
   expectUsageError({"stray"}, "unexpected argument 'stray'");
   expectUsageError({"--steps"}, "--steps needs a value");
   expectUsageError({"--steps", "ten"}, "--steps expects an integer >= 0");
