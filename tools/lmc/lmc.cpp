@@ -461,6 +461,11 @@ int main(int argc, char **argv) {
   lmc::registerLmcDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // An error is a line or two for a user; the IR of the op it concerns is
+  // for lmc's developers (-v, or MLIR's own flag).
+  if (!lmc::cli::verbose &&
+      !lmc::cli::givenOnCommandLine("mlir-print-op-on-diagnostic"))
+    context.printOpOnDiagnostic(false);
   // Prints `file:line:col: error: ...` (with the source line for .mlir input).
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
