@@ -121,6 +121,15 @@ struct AttachLossPass : public lmc::impl::LmcAttachLossBase<AttachLossPass> {
       if (chosenType.getRank() < 1)
         return func.emitError("cross_entropy needs logits with a class axis, got ")
                << chosenType;
+      // Over one class the softmax is 1 whatever the logits: a loss of 0
+      // and no gradient, every step (the default loss on a regression
+      // model would train nothing without a word).
+      if (chosenType.getShape().back() < 2)
+        return func.emitError("cross_entropy over output '")
+               << outputName(func, index) << "' (" << chosenType
+               << ") has one class: its loss is 0 and trains nothing; pass "
+                  "--loss mse for a regression output (or --loss "
+                  "output:NAME for a loss the model computes)";
       auto labelsType = RankedTensorType::get(
           chosenType.getShape().drop_back(), b.getI64Type());
       FailureOr<Value> labels = addInput(func, "labels", labelsType);

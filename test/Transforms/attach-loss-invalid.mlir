@@ -23,6 +23,15 @@ func.func @forward(%x: tensor<f32> {lmc.input = "x"}) -> (tensor<f32> {lmc.outpu
 
 // -----
 
+// One class: cross-entropy is identically 0 (the default loss on a
+// regression model).
+// expected-error @+1 {{cross_entropy over output 'y' ('tensor<16x1xf32>') has one class: its loss is 0 and trains nothing; pass --loss mse for a regression output (or --loss output:NAME for a loss the model computes)}}
+func.func @forward(%x: tensor<16x1xf32> {lmc.input = "x"}) -> (tensor<16x1xf32> {lmc.output = "y"}) {
+  return %x : tensor<16x1xf32>
+}
+
+// -----
+
 // expected-error @+1 {{expected output 'y' to be a float tensor}}
 func.func @forward(%x: tensor<4xi64> {lmc.input = "x"}) -> (tensor<4xi64> {lmc.output = "y"}) {
   return %x : tensor<4xi64>
