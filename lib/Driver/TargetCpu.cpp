@@ -36,12 +36,6 @@ constexpr const char *kCommonCpus =
 
 } // namespace
 
-bool TargetCpu::has(llvm::StringRef feature) const {
-  llvm::SmallVector<llvm::StringRef> names;
-  llvm::StringRef(required).split(names, ',', -1, false);
-  return llvm::is_contained(names, feature);
-}
-
 llvm::Expected<TargetCpu> resolveTargetCpu(llvm::StringRef cpu,
                                            llvm::StringRef extraFeatures) {
   llvm::Triple triple(llvm::sys::getProcessTriple());

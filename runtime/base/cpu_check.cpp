@@ -122,12 +122,9 @@ std::string checkTargetCpu(const std::string &cpu,
   std::string lacks;
   for (const std::string &feature : missing)
     lacks += (lacks.empty() ? "" : ", ") + feature;
-  std::string level = cpuLevel();
   return "this executable was compiled for " + cpu + " (needs " + lacks +
          "), this CPU (" + cpuBrand() + ") lacks: " + lacks +
-         " — recompile with --cpu " +
-         (level == "x86-64" ? std::string("x86-64") : level) +
-         " or --cpu native";
+         " — recompile with --cpu " + cpuLevel() + " or --cpu native";
 }
 
 } // namespace lmc::rt

@@ -27,9 +27,6 @@ struct TargetCpu {
   /// The extensions of lmc/runtime/cpu_features.h the code may use,
   /// comma-separated (lmc_target_cpu_features).
   std::string required;
-
-  /// Whether the code may use `feature` (LLVM's name).
-  bool has(llvm::StringRef feature) const;
 };
 
 /// Resolves `cpu` ("native" or an LLVM CPU name) and `extraFeatures`
