@@ -112,19 +112,19 @@ translateWithEntryPoints(ModuleOp module, llvm::LLVMContext &context,
   std::string text = model.descriptor;
   addConstantBytes(*llvmModule, "lmc_model_descriptor",
                    llvm::ArrayRef<char>(text.c_str(), text.size() + 1), 1);
-  auto addString = [&](StringRef name, const std::string &value) {
-    if (!value.empty())
+  // NUL-terminated; the optional symbols only where there is something
+  // to say (a CPU without checked extensions still names its empty list).
+  auto addString = [&](StringRef name, const std::string &value,
+                       bool present) {
+    if (present)
       addConstantBytes(*llvmModule, name,
                        llvm::ArrayRef<char>(value.c_str(), value.size() + 1),
                        1);
   };
-  addString("lmc_build_info", model.buildInfo);
-  addString("lmc_target_cpu", model.targetCpu);
-  if (!model.targetCpu.empty()) // an empty list is still a checked CPU
-    addConstantBytes(*llvmModule, "lmc_target_cpu_features",
-                     llvm::ArrayRef<char>(model.targetCpuFeatures.c_str(),
-                                          model.targetCpuFeatures.size() + 1),
-                     1);
+  addString("lmc_build_info", model.buildInfo, !model.buildInfo.empty());
+  addString("lmc_target_cpu", model.targetCpu, !model.targetCpu.empty());
+  addString("lmc_target_cpu_features", model.targetCpuFeatures,
+            !model.targetCpu.empty());
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
   if (weightsAsPayload || model.weights.empty()) {
     // A zero-length global cannot carry alignment: one byte stands in.

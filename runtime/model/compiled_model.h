@@ -40,7 +40,7 @@ struct CompiledModel {
   const char *buildInfo = nullptr;
   /// lmc_target_cpu and lmc_target_cpu_features: the CPU the code was
   /// compiled for and the extensions it needs; null for models without
-  /// them (nothing is checked).
+  /// them (nothing is checked). The compiler emits both or neither.
   const char *targetCpu = nullptr;
   const char *targetCpuFeatures = nullptr;
 };

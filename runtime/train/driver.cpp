@@ -59,12 +59,9 @@ std::string programName(int argc, char **argv) {
 std::string targetCpuText(const CompiledModel &model) {
   if (!model.targetCpu)
     return "unknown";
-  std::string features =
-      model.targetCpuFeatures ? model.targetCpuFeatures : "";
+  const std::string features = model.targetCpuFeatures;
   return concat(model.targetCpu, " (uses ",
-                features.empty() ? std::string("no extension checked")
-                                 : features,
-                ")");
+                features.empty() ? "no extension checked" : features, ")");
 }
 
 /// --version: how the executable was made and which model it holds (the
@@ -439,9 +436,8 @@ int runTrainingMain(int argc, char **argv, const CompiledModel &model) {
     } else {
       if (!config.info) { // --info describes the model on any CPU or device
         if (model.targetCpu) {
-          std::string wrongCpu = checkTargetCpu(
-              model.targetCpu,
-              model.targetCpuFeatures ? model.targetCpuFeatures : "");
+          std::string wrongCpu =
+              checkTargetCpu(model.targetCpu, model.targetCpuFeatures);
           if (!wrongCpu.empty())
             return fail(wrongCpu.c_str());
         }

@@ -41,7 +41,7 @@ int main(int argc, char **argv) {
       hasOnnx ? lmc_model_onnx_size : 0,
       &lmc_model_weights_in_payload && lmc_model_weights_in_payload != 0,
       lmc_build_info, // optional (weak): null when absent
-      lmc_target_cpu,
-      lmc_target_cpu_features};
+      lmc_target_cpu, // optional (weak), both or neither
+      lmc_target_cpu_features ? lmc_target_cpu_features : ""};
   return lmc::rt::runTrainingMain(argc, argv, model);
 }

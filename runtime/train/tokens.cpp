@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstring>
 #include <glob.h>
-#include <tuple>
 
 namespace lmc::rt {
 
@@ -147,8 +146,6 @@ TokenDataset::fromShards(std::vector<TokenShard> shards,
   data.seqLen_ = in.shape[1];
   data.inputSpec_ = &in;
   data.targetSpec_ = &tg;
-  data.inputType_ = in.dtype;
-  data.targetType_ = tg.dtype;
   LMC_CHECK(data.seqLen_ > 0, flag, ": sequence length is 0");
   int64_t total = 0, windows = 0;
   data.windowsBefore_.push_back(0);
@@ -185,27 +182,29 @@ void TokenDataset::fillBatch(const std::vector<int64_t> &samples,
                      1;
     const TokenShard &shard = shards_[s];
     const int64_t start = (sample - windowsBefore_[s]) * T;
-    const size_t inSize = dtypeSize(inputType_), tgSize = dtypeSize(targetType_);
-    void *inRow = buffers[inputColumn_].as<uint8_t>() + i * size_t(T) * inSize;
-    void *tgRow =
-        buffers[targetColumn_].as<uint8_t>() + i * size_t(T) * tgSize;
     const TensorSpec &in = *inputSpec_, &tg = *targetSpec_;
+    void *inRow = buffers[inputColumn_].as<uint8_t>() +
+                  i * size_t(T) * dtypeSize(in.dtype);
+    void *tgRow = buffers[targetColumn_].as<uint8_t>() +
+                  i * size_t(T) * dtypeSize(tg.dtype);
+    // Token ids are unsigned: only the upper bound can be passed.
+    auto check = [&](const TensorSpec &spec, uint32_t value, int64_t at) {
+      if (spec.bound && int64_t(value) >= spec.bound->limit)
+        throw Error(indexOutOfRange(
+            spec, value,
+            concat(shard.path.empty() ? "token shard" : shard.path, ": token ",
+                   at, " (window ", sample - windowsBefore_[s], ")")));
+    };
     for (int64_t j = 0; j < T; ++j) {
       const uint32_t a = shard.token(start + j);
       const uint32_t b = shard.token(start + j + 1);
-      for (auto [spec, value, at] : {std::tuple{&in, a, start + j},
-                                     std::tuple{&tg, b, start + j + 1}})
-        if (spec->bound && int64_t(value) >= spec->bound->limit)
-          throw Error(indexOutOfRange(
-              *spec, value,
-              concat(shard.path.empty() ? "token shard" : shard.path,
-                     ": token ", at, " (window ", sample - windowsBefore_[s],
-                     ")")));
-      if (inputType_ == DType::I64)
+      check(in, a, start + j);
+      check(tg, b, start + j + 1);
+      if (in.dtype == DType::I64)
         store<int64_t>(inRow, j, a);
       else
         store<int32_t>(inRow, j, a);
-      if (targetType_ == DType::I64)
+      if (tg.dtype == DType::I64)
         store<int64_t>(tgRow, j, b);
       else
         store<int32_t>(tgRow, j, b);

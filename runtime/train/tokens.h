@@ -76,8 +76,7 @@ private:
   std::vector<int64_t> windowsBefore_;
   int64_t seqLen_ = 0;
   size_t inputColumn_ = 0, targetColumn_ = 1;
-  DType inputType_ = DType::I64, targetType_ = DType::I64;
-  /// The two inputs' specs, for their bounds (outlive the dataset).
+  /// The two inputs' specs: dtypes and bounds (outlive the dataset).
   const TensorSpec *inputSpec_ = nullptr, *targetSpec_ = nullptr;
 };
 
