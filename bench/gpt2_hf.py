@@ -13,11 +13,12 @@ in for them), and writes DIR/model.safetensors in bf16 (`transformer.h.0...`
 names, no `lm_head`: it is tied), as checkpoints are often shared.
 
 `export` writes that model as a user of Hugging Face exports it today:
-PyTorch's dynamo exporter (`torch.onnx.export(..., dynamo=True)`, opset
-18+, its default optimization, weights as external data next to the
-model) of the logits of `input_ids` [batch, context]; the weights are
-perturbed first (a fresh model's LayerNorms are equal, and the exporter
-would merge equal initializers), which --init replaces anyway.
+PyTorch's dynamo exporter (`torch.onnx.export(..., dynamo=True,
+optimize=False)`, opset 18+, weights as external data next to the model:
+the default optimization folds weights into unnamed constants, which lmc
+refuses) of the logits of `input_ids` [batch, context]; the weights are
+perturbed first (as a pretrained model's, no two equal), which --init
+replaces anyway.
 
 `train` loads DIR back in f32 (the bf16 values widened, as lmc's `--init`
 widens them) and fine-tunes it with AdamW as lmc's executable does (lr
@@ -76,7 +77,7 @@ def export(a):
             p.add_(0.01 * torch.randn_like(p))
     tokens = torch.zeros(a.batch, model.config.n_positions, dtype=torch.long)
     program = torch.onnx.export(Logits(model.eval()), (tokens,), dynamo=True,
-                                input_names=["input_ids"],
+                                optimize=False, input_names=["input_ids"],
                                 output_names=["logits"])
     program.save(a.output, external_data=True)
 

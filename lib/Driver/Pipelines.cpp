@@ -201,6 +201,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       "lmc-attention-to-runtime,"
       "lmc-layer-norm-to-runtime,"
       "lmc-drop-optimization-barriers,"
+      "lmc-untie-results,"
       // Params and optimizer state updated over their old values: one copy
       // of each in the runtime instead of two.
       "lmc-tie-updates-to-arguments,"

@@ -283,6 +283,17 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
              name == kLossScaleState ? initialScale : nullptr});
       }
     }
+    // The updated buffers are @forward_grad's last results, in the order
+    // of the buffer arguments: the entry points pair them by position.
+    SmallVector<StringRef> updated;
+    for (unsigned i = 0; i < grad.getNumResults(); ++i)
+      if (auto name = grad.getResultAttrOfType<StringAttr>(i, attrs::kBuffer))
+        updated.push_back(name.getValue());
+    for (auto [k, i] : llvm::enumerate(sig.buffers))
+      if (k >= updated.size() || updated[k] != argName(grad, i))
+        return grad.emitError("buffer result ")
+               << k << " must be the update of buffer argument '"
+               << argName(grad, i) << "' (results follow the arguments' order)";
     for (unsigned i : sig.buffers) {
       Type type = grad.getArgumentTypes()[i];
       slots.initBuffers.push_back(

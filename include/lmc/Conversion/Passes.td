@@ -323,6 +323,20 @@ def LmcDropOptimizationBarriers : Pass<"lmc-drop-optimization-barriers"> {
   }];
 }
 
+def LmcUntieResults : Pass<"lmc-untie-results"> {
+  let summary = "Gives a tensor a function returns more than once a copy "
+                "per repetition";
+  let description = [{
+    Run after the last CSE, before bufferization. CSE merges equal values,
+    and two results of a step can be equal (the weight gradients of two
+    BatchNorms of one input with equal weights). One tensor returned twice
+    becomes one buffer returned twice, which buffer-results-to-out-params
+    frees twice. Every repetition after the first is replaced by a
+    `bufferization.alloc_tensor` copy of it.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def LmcTieUpdatesToArguments
     : Pass<"lmc-tie-updates-to-arguments", "::mlir::ModuleOp"> {
   let summary = "Makes the updated params and optimizer state of a step "

@@ -24,7 +24,9 @@ using namespace mlir;
 namespace lmc::onnx_import {
 namespace {
 
-enum class IntBinary { Add, Sub, Mul, Div };
+/// Integer Div truncates (C); Mod takes the divisor's sign (Python's %),
+/// FMod the dividend's (C's %), as ONNX Mod with fmod = 0 / 1.
+enum class IntBinary { Add, Sub, Mul, Div, Mod, FMod };
 
 LogicalResult foldIntBinary(NodeImporter &n, IntBinary kind,
                             ArrayRef<int64_t> shape) {
@@ -62,6 +64,14 @@ LogicalResult foldIntBinary(NodeImporter &n, IntBinary kind,
         return n.error() << "integer division by zero";
       overflow = a == std::numeric_limits<int64_t>::min() && c == -1;
       v = overflow ? 0 : a / c;
+      break;
+    case IntBinary::Mod:
+    case IntBinary::FMod:
+      if (c == 0)
+        return n.error() << "integer modulo by zero";
+      v = (a == std::numeric_limits<int64_t>::min() && c == -1) ? 0 : a % c;
+      if (kind == IntBinary::Mod && v != 0 && ((v < 0) != (c < 0)))
+        v += c;
       break;
     }
     if (overflow)
@@ -370,9 +380,13 @@ LogicalResult importMod(NodeImporter &n) {
   FailureOr<RankedTensorType> rhsType = n.inputType(1);
   if (failed(fmod) || failed(lhsType) || failed(rhsType))
     return failure();
-  if (!isa<FloatType>(lhsType->getElementType()))
-    return n.error() << "integer Mod is not supported (the generated code "
-                        "computes on floats)";
+  if (!isa<FloatType>(lhsType->getElementType())) {
+    FailureOr<SmallVector<int64_t>> shape =
+        broadcastOperands(n, *lhsType, *rhsType);
+    if (failed(shape))
+      return failure();
+    return foldIntBinary(n, *fmod ? IntBinary::FMod : IntBinary::Mod, *shape);
+  }
   if (*fmod != 1)
     return n.error() << "Mod of floats needs fmod = 1";
   FailureOr<SmallVector<int64_t>> shape =

@@ -22,7 +22,9 @@
 
 #include "onnx/onnx_pb.h"
 
+#include <memory>
 #include <optional>
+#include <vector>
 
 namespace lmc::onnx_import {
 
@@ -32,6 +34,9 @@ namespace lmc::onnx_import {
 struct Binding {
   mlir::Value value;
   mlir::DenseElementsAttr constant;
+  /// A sequence (SplitToSequence's result): its tensors, read only by
+  /// SequenceAt; value and constant are null.
+  std::shared_ptr<std::vector<Binding>> sequence;
 };
 
 class GraphImporter;
@@ -130,8 +135,15 @@ public:
   mlir::FailureOr<llvm::SmallVector<int64_t>>
   normalizeAxes(llvm::ArrayRef<int64_t> axes, int64_t rank);
 
-  /// Binds output `i` to a value / a compile-time constant.
+  /// Input `i`, which must be a sequence.
+  mlir::FailureOr<llvm::ArrayRef<Binding>> sequenceInput(unsigned i);
+
+  /// Binds output `i` to a value / a compile-time constant / a sequence /
+  /// another binding.
   mlir::LogicalResult setResult(mlir::Value value, unsigned i = 0);
+  mlir::LogicalResult setSequenceResult(std::vector<Binding> elements,
+                                        unsigned i = 0);
+  mlir::LogicalResult setBindingResult(const Binding &binding, unsigned i = 0);
   mlir::LogicalResult setConstantResult(mlir::DenseElementsAttr value,
                                         unsigned i = 0);
 

@@ -1,4 +1,4 @@
-//===- Indexing.cpp - Gather, Concat, Slice, Split, Expand, Tile, Trilu ---===//
+//===- Indexing.cpp - Gather, Concat, Slice, Split(ToSequence), Expand... -===//
 //
 // Data movement. Each op folds when its data inputs are compile-time
 // constants (shape computations of exported models); on float values it
@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Importer.h"
+#include "TorchExport.h"
 
 #include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
@@ -81,8 +82,21 @@ LogicalResult importGather(NodeImporter &n) {
   FailureOr<Value> indexValue = n.input(1);
   if (failed(operand) || failed(indexValue))
     return failure();
+  // A dynamo export's embedding keeps its padding row out of training, as
+  // PyTorch's nn.Embedding(padding_idx=...) does.
+  std::string unsupported = torchEmbeddingUnsupported(n.node);
+  if (!unsupported.empty())
+    return n.error() << "the embedding was exported with " << unsupported
+                     << "=True, which lmc does not train";
+  IntegerAttr padding;
+  if (std::optional<int64_t> index = torchEmbeddingPaddingIndex(n.node)) {
+    if (*axis != 0 || *index >= size)
+      return n.error() << "the embedding's padding_idx " << *index
+                       << " is not a row of the " << *dataType << " table";
+    padding = n.b.getI64IntegerAttr(*index);
+  }
   return n.setResult(GatherOp::create(n.b, n.loc, resultType, *operand,
-                                      *indexValue, *axis));
+                                      *indexValue, *axis, padding));
 }
 
 //===----------------------------------------------------------------------===//
@@ -175,23 +189,21 @@ struct Window {
   SmallVector<int64_t> start, stride, count;
 };
 
-/// Binds output `output` to the window of input 0 (folded on constants).
-LogicalResult setWindow(NodeImporter &n, const Window &w, unsigned output) {
+/// The window of input 0 (folded on constants).
+FailureOr<Binding> windowOf(NodeImporter &n, const Window &w) {
   FailureOr<RankedTensorType> type = n.inputType(0);
   if (failed(type))
     return failure();
   auto resultType = RankedTensorType::get(w.count, type->getElementType());
   if (DenseElementsAttr data = n.constantInput(0);
       foldable(data, resultType)) {
-    return n.setConstantResult(
-        remapConstant(data, resultType,
-                      [&](int64_t i) {
-                        SmallVector<int64_t> at = delinearize(i, w.count);
-                        for (size_t d = 0; d < at.size(); ++d)
-                          at[d] = w.start[d] + at[d] * w.stride[d];
-                        return linearize(at, type->getShape());
-                      }),
-        output);
+    return Binding{Value(),
+                   remapConstant(data, resultType, [&](int64_t i) {
+                     SmallVector<int64_t> at = delinearize(i, w.count);
+                     for (size_t d = 0; d < at.size(); ++d)
+                       at[d] = w.start[d] + at[d] * w.stride[d];
+                     return linearize(at, type->getShape());
+                   })};
   }
   FailureOr<Value> operand = n.floatInput(0);
   if (failed(operand))
@@ -200,10 +212,18 @@ LogicalResult setWindow(NodeImporter &n, const Window &w, unsigned output) {
                   llvm::all_of(w.start, [](int64_t s) { return s == 0; }) &&
                   llvm::all_of(w.stride, [](int64_t s) { return s == 1; });
   if (identity)
-    return n.setResult(*operand, output);
-  return n.setResult(SliceOp::create(n.b, n.loc, resultType, *operand,
-                                     w.start, w.stride),
-                     output);
+    return Binding{*operand, nullptr};
+  return Binding{SliceOp::create(n.b, n.loc, resultType, *operand, w.start,
+                                 w.stride),
+                 nullptr};
+}
+
+/// Binds output `output` to the window of input 0.
+LogicalResult setWindow(NodeImporter &n, const Window &w, unsigned output) {
+  FailureOr<Binding> window = windowOf(n, w);
+  if (failed(window))
+    return failure();
+  return n.setBindingResult(*window, output);
 }
 
 Window fullWindow(RankedTensorType type) {
@@ -364,6 +384,93 @@ LogicalResult importSplit(NodeImporter &n) {
   return success();
 }
 
+/// SplitToSequence: the pieces of input 0 along `axis` as a sequence.
+/// `split` a scalar (pieces of that size, the last one smaller), a list of
+/// sizes, or absent (pieces of 1, dropped from the shape unless
+/// `keepdims`). Only SequenceAt reads the result.
+LogicalResult importSplitToSequence(NodeImporter &n) {
+  if (failed(n.checkArity(1, 2)) ||
+      failed(n.checkAttributes({"axis", "keepdims"})))
+    return failure();
+  FailureOr<int64_t> axisAttr = n.intAttr("axis", 0);
+  FailureOr<int64_t> keepdims = n.intAttr("keepdims", 1);
+  FailureOr<RankedTensorType> type = n.inputType(0);
+  if (failed(axisAttr) || failed(keepdims) || failed(type))
+    return failure();
+  FailureOr<int64_t> axis = n.normalizeAxis(*axisAttr, type->getRank());
+  if (failed(axis))
+    return failure();
+  int64_t dim = type->getDimSize(*axis);
+  SmallVector<int64_t> sizes;
+  bool squeeze = false;
+  if (n.hasInput(1)) {
+    DenseElementsAttr split = n.constantInput(1);
+    FailureOr<SmallVector<int64_t>> given = n.intsInput(1, "split");
+    if (failed(given))
+      return failure();
+    if (split.getType().getRank() == 0) {
+      int64_t piece = given->front();
+      if (piece <= 0)
+        return n.error() << "split must be positive, got " << piece;
+      for (int64_t offset = 0; offset < dim; offset += piece)
+        sizes.push_back(std::min(piece, dim - offset));
+    } else {
+      sizes = *given;
+    }
+  } else {
+    sizes.assign(dim, 1);
+    squeeze = *keepdims == 0;
+  }
+  int64_t total = 0;
+  for (int64_t size : sizes) {
+    if (size < 0)
+      return n.error() << "split sizes must be non-negative";
+    total += size;
+  }
+  if (total != dim)
+    return n.error() << "split sizes sum to " << total << ", not " << dim;
+  std::vector<Binding> pieces;
+  int64_t offset = 0;
+  for (int64_t size : sizes) {
+    Window w = fullWindow(*type);
+    w.start[*axis] = size == 0 ? 0 : offset;
+    w.count[*axis] = size;
+    offset += size;
+    FailureOr<Binding> piece = windowOf(n, w);
+    if (failed(piece))
+      return failure();
+    if (squeeze) {
+      SmallVector<int64_t> shape(type->getShape());
+      shape.erase(shape.begin() + *axis);
+      auto squeezed = RankedTensorType::get(shape, type->getElementType());
+      if (piece->constant)
+        piece->constant = piece->constant.reshape(squeezed);
+      else
+        piece->value = ReshapeOp::create(n.b, n.loc, squeezed, piece->value);
+    }
+    pieces.push_back(*piece);
+  }
+  return n.setSequenceResult(std::move(pieces));
+}
+
+/// SequenceAt: element `position` (a compile-time scalar; negative counts
+/// from the end) of a sequence.
+LogicalResult importSequenceAt(NodeImporter &n) {
+  if (failed(n.checkArity(2, 2)) || failed(n.checkAttributes({})))
+    return failure();
+  FailureOr<ArrayRef<Binding>> sequence = n.sequenceInput(0);
+  FailureOr<SmallVector<int64_t>> position = n.intsInput(1, "position");
+  if (failed(sequence) || failed(position))
+    return failure();
+  if (position->size() != 1)
+    return n.error() << "position must be a scalar";
+  int64_t size = sequence->size(), at = position->front();
+  if (at < -size || at >= size)
+    return n.error() << "position " << at << " is outside the sequence of "
+                     << size << " tensors";
+  return n.setBindingResult((*sequence)[at < 0 ? at + size : at]);
+}
+
 //===----------------------------------------------------------------------===//
 // Expand, Tile, Trilu
 //===----------------------------------------------------------------------===//
@@ -491,6 +598,8 @@ void registerIndexingOps(OpTable &table) {
   table["Concat"] = importConcat;
   table["Slice"] = importSlice;
   table["Split"] = importSplit;
+  table["SplitToSequence"] = importSplitToSequence;
+  table["SequenceAt"] = importSequenceAt;
   table["Expand"] = importExpand;
   table["Tile"] = importTile;
   table["Trilu"] = importTrilu;

@@ -246,9 +246,53 @@ LogicalResult importEyeLike(NodeImporter &n) {
 /// a trailing axis of the data's K entries: select(indices == k, data, 0)
 /// summed over k, so the VJP (to data) comes from select and reduce_sum;
 /// |indices| x K elements.
+/// GatherElements of two compile-time constants (a dynamo export's
+/// token_type_ids buffer read at the position ids), any element type.
+LogicalResult foldGatherElements(NodeImporter &n, DenseElementsAttr data,
+                                 DenseElementsAttr indices, int64_t axisAttr) {
+  auto dataType = cast<RankedTensorType>(data.getType());
+  auto indexType = cast<RankedTensorType>(indices.getType());
+  int64_t rank = dataType.getRank();
+  if (indexType.getRank() != rank)
+    return n.error() << "indices must be an integer tensor of the data's rank "
+                     << rank << ", got " << indexType;
+  FailureOr<int64_t> axis = n.normalizeAxis(axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis && indexType.getDimSize(d) > dataType.getDimSize(d))
+      return n.error() << "indices " << indexType << " exceed data "
+                       << dataType << " in dimension " << d;
+  int64_t k = dataType.getDimSize(*axis);
+  SmallVector<int64_t> positions = intValues(indices);
+  for (int64_t index : positions)
+    if (index < -k || index >= k)
+      return n.error() << "index " << index << " is out of range for size "
+                       << k;
+  auto resultType =
+      RankedTensorType::get(indexType.getShape(), dataType.getElementType());
+  return n.setConstantResult(remapConstant(data, resultType, [&](int64_t i) {
+    SmallVector<int64_t> at = delinearize(i, indexType.getShape());
+    int64_t index = positions[i];
+    at[*axis] = index < 0 ? index + k : index;
+    return linearize(at, dataType.getShape());
+  }));
+}
+
 LogicalResult importGatherElements(NodeImporter &n) {
   if (failed(n.checkArity(2, 2)) || failed(n.checkAttributes({"axis"})))
     return failure();
+  DenseElementsAttr constantData = n.constantInput(0);
+  DenseElementsAttr constantIndices = n.constantInput(1);
+  if (constantData && constantIndices &&
+      constantIndices.getNumElements() <= kMaxFoldedElements &&
+      isa<IntegerType>(constantIndices.getElementType()) &&
+      !constantIndices.getElementType().isInteger(1)) {
+    FailureOr<int64_t> axisAttr = n.intAttr("axis", 0);
+    if (failed(axisAttr))
+      return failure();
+    return foldGatherElements(n, constantData, constantIndices, *axisAttr);
+  }
   FailureOr<Value> data = n.floatInput(0);
   FailureOr<Value> indices = n.input(1);
   FailureOr<int64_t> axisAttr = n.intAttr("axis", 0);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Importer.h"
+#include "TorchExport.h"
 
 #include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
@@ -117,6 +118,9 @@ LogicalResult importLayerNormalization(NodeImporter &n) {
 /// (biased variance) in a training step, the running statistics in an
 /// evaluation step (lmc.mode_select), and the running statistics updated
 /// as `input * momentum + batch * (1 - momentum)` (the ONNX reference).
+/// A dynamo export's node carries neither `training_mode` nor the extra
+/// outputs: its FX record decides the mode, and the update follows
+/// PyTorch (momentum from the record, the unbiased variance).
 /// Running statistics that are initializers become buffers: the update is
 /// carried to the next step and saved in checkpoints.
 LogicalResult importBatchNormalization(NodeImporter &n) {
@@ -146,6 +150,14 @@ LogicalResult importBatchNormalization(NodeImporter &n) {
     return n.error() << "spatial = " << *spatialAttr
                      << " is not supported (only 1)";
   bool training = n.opset >= 14 ? *trainingMode != 0 : outputs > 1;
+  // A dynamo export drops `training_mode` and the running-statistics
+  // outputs; its FX record says how PyTorch ran the node, and PyTorch
+  // updates running_var with the unbiased batch variance.
+  std::optional<TorchBatchNorm> torch = torchBatchNorm(n.node);
+  if (torch) {
+    training = torch->training;
+    *momentum = static_cast<float>(1.0 - torch->momentum);
+  }
   if (n.opset >= 14 && !training && outputs > 1)
     return n.error() << "the running_mean / running_var outputs need "
                         "training_mode = 1";
@@ -197,8 +209,18 @@ LogicalResult importBatchNormalization(NodeImporter &n) {
                                                splat(*momentum)),
                          MulOp::create(b, loc, batch, splat(1.0 - *momentum)));
   };
+  Value runningVarStatistic = variance;
+  if (torch) {
+    if (norm.count < 2)
+      return n.error() << "PyTorch's training-mode BatchNorm needs more than "
+                          "one value per channel, got "
+                       << type;
+    runningVarStatistic = MulOp::create(
+        b, loc, variance,
+        splat(double(norm.count) / double(norm.count - 1)));
+  }
   Value newMean = update(*runningMean, mean);
-  Value newVar = update(*runningVar, variance);
+  Value newVar = update(*runningVar, runningVarStatistic);
   for (auto [input, updated] : {std::make_pair(3u, newMean),
                                 std::make_pair(4u, newVar)})
     if (n.paramInitInput(input) && failed(n.carryBuffer(input, updated)))

@@ -10,6 +10,7 @@
 #include "lmc/Import/Onnx/Onnx.h"
 #include "FoldCache.h"
 #include "Importer.h"
+#include "TorchExport.h"
 
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
 #include "lmc/Support/Bytes.h"
@@ -96,6 +97,8 @@ public:
 
 private:
   LogicalResult checkParamBudget();
+  /// A dynamo export whose optimizer folded parameters away is refused.
+  LogicalResult checkTorchExport();
   LogicalResult importInitializers();
   /// Frees the bytes of float initializer `init` once `value` holds them.
   void releaseValue(onnx::TensorProto &init, DenseElementsAttr value);
@@ -126,6 +129,7 @@ private:
   OpTable ops;
   OpTable trainingOps; // ai.onnx.preview.training
   FoldCache folds;
+  TorchExportInfo torchExport;
 };
 
 LogicalResult GraphImporter::define(NodeImporter &node, StringRef name,
@@ -215,6 +219,26 @@ LogicalResult GraphImporter::checkParamBudget() {
                  << "; raise it with --max-param-bytes";
 }
 
+LogicalResult GraphImporter::checkTorchExport() {
+  ArrayRef<TorchExportInfo::LostParameter> lost = torchExport.lostParameters();
+  if (lost.empty())
+    return success();
+  InFlightDiagnostic diag = error();
+  diag << "the export lost " << lost.size()
+       << " of the model's parameters: the exporter's optimizer folded them "
+          "into constants or merged equal ones (";
+  for (auto [i, param] : llvm::enumerate(lost.take_front(3))) {
+    diag << (i ? ", " : "") << "'" << param.fxName << "' read by node '"
+         << param.node << "'";
+    if (!param.rewrites.empty())
+      diag << " rewritten by " << param.rewrites;
+  }
+  if (lost.size() > 3)
+    diag << ", and " << lost.size() - 3 << " more";
+  return diag << "), so lmc would train another model; export with "
+                 "torch.onnx.export(..., dynamo=True, optimize=False)";
+}
+
 void GraphImporter::releaseValue(onnx::TensorProto &init,
                                  DenseElementsAttr value) {
   // f32 values only: those of other types were converted, and the kept
@@ -246,8 +270,11 @@ LogicalResult GraphImporter::importInitializers() {
     if (failed(value))
       return failure();
     auto type = cast<RankedTensorType>(value->getType());
-    if (!isa<FloatType>(type.getElementType())) {
-      // Shape tensors, axes, indices: compile-time constants.
+    // Shape tensors, axes, indices, and in a dynamo export every float
+    // tensor PyTorch does not train or update: compile-time constants.
+    if (!isa<FloatType>(type.getElementType()) ||
+        (torchExport.present() &&
+         torchExport.roleOf(name) == TorchRole::Constant)) {
       symbols[name] = Binding{Value(), *value};
       continue;
     }
@@ -453,6 +480,9 @@ LogicalResult GraphImporter::importOutputs(func::FuncOp func) {
     auto it = symbols.find(name);
     if (it == symbols.end())
       return error() << "graph output '" << name << "' is never defined";
+    if (it->second.sequence)
+      return error() << "graph output '" << name
+                     << "' is a sequence; outputs must be tensors";
     Value value = materialize(it->second, fileLoc());
     auto type = cast<RankedTensorType>(value.getType());
     if (type.getNumElements() == 0)
@@ -496,6 +526,16 @@ LogicalResult GraphImporter::importOutputs(func::FuncOp func) {
       return error() << "input '" << input.getValue() << "' is " << type
                      << ", which has no elements; empty tensors are not "
                         "supported at the model's boundary";
+  // Buffer results follow the buffer arguments' order (the contract of
+  // @forward), not the order the nodes updated them in: a ResNet block
+  // updates its shortcut's statistics before those of its first layer.
+  auto argumentIndex = [&](StringRef name) {
+    return llvm::find_if(params, [&](auto &p) { return p.first == name; }) -
+           params.begin();
+  };
+  llvm::stable_sort(bufferUpdates, [&](auto &a, auto &b) {
+    return argumentIndex(a.first) < argumentIndex(b.first);
+  });
   for (auto &update : bufferUpdates)
     results.push_back(update.second);
   func::ReturnOp::create(builder, fileLoc(), results);
@@ -561,7 +601,9 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   registerShapeOps(ops);
   registerTrainingOps(trainingOps);
 
-  if (failed(importInitializers()) || failed(importInputs()))
+  torchExport = TorchExportInfo::analyze(model);
+  if (failed(checkTorchExport()) || failed(importInitializers()) ||
+      failed(importInputs()))
     return nullptr;
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc());
@@ -658,7 +700,23 @@ bool NodeImporter::hasInput(unsigned i) const {
 FailureOr<Binding *> NodeImporter::lookup(unsigned i) {
   if (!hasInput(i))
     return error() << "missing input " << i;
-  return graph.lookup(*this, node.input(i));
+  FailureOr<Binding *> binding = graph.lookup(*this, node.input(i));
+  if (succeeded(binding) && (*binding)->sequence)
+    return error() << "input " << i << " ('" << node.input(i)
+                   << "') is a sequence; only SequenceAt reads sequences";
+  return binding;
+}
+
+FailureOr<ArrayRef<Binding>> NodeImporter::sequenceInput(unsigned i) {
+  if (!hasInput(i))
+    return error() << "missing input " << i;
+  FailureOr<Binding *> binding = graph.lookup(*this, node.input(i));
+  if (failed(binding))
+    return failure();
+  if (!(*binding)->sequence)
+    return error() << "input " << i << " ('" << node.input(i)
+                   << "') must be a sequence";
+  return ArrayRef<Binding>(*(*binding)->sequence);
 }
 
 FailureOr<Value> NodeImporter::input(unsigned i) {
@@ -836,6 +894,18 @@ LogicalResult NodeImporter::setResult(Value value, unsigned i) {
 LogicalResult NodeImporter::setConstantResult(DenseElementsAttr value,
                                               unsigned i) {
   return graph.define(*this, node.output(i), Binding{Value(), value});
+}
+
+LogicalResult NodeImporter::setSequenceResult(std::vector<Binding> elements,
+                                              unsigned i) {
+  Binding binding;
+  binding.sequence = std::make_shared<std::vector<Binding>>(std::move(elements));
+  return graph.define(*this, node.output(i), binding);
+}
+
+LogicalResult NodeImporter::setBindingResult(const Binding &binding,
+                                             unsigned i) {
+  return graph.define(*this, node.output(i), binding);
 }
 
 } // namespace lmc::onnx_import

@@ -130,6 +130,14 @@ func.func @gather_axis(%t: tensor<5x3xf32>, %i: tensor<4xi64>) -> tensor<4x3xf32
 
 // -----
 
+func.func @gather_padding(%t: tensor<5x3xf32>, %i: tensor<4xi64>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{expected padding_index in [0, 5)}}
+  %0 = lmc.gather %t, %i, axis = 0 padding_index = 5 : tensor<5x3xf32>, tensor<4xi64> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
 func.func @gather_element(%t: tensor<5x3xf32>, %i: tensor<4xi64>) -> tensor<4x3xf64> {
   // expected-error @+1 {{expected matching element types}}
   %0 = lmc.gather %t, %i, axis = 0 : tensor<5x3xf32>, tensor<4xi64> -> tensor<4x3xf64>

@@ -35,6 +35,8 @@ func.func @ops(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %m: tensor<2x3xi1>, %i:
   %rn = lmc.reduce_min %s, axes = [0] : tensor<2x3xf32> -> tensor<3xf32>
   // CHECK: lmc.gather %{{.*}}, %{{.*}}, axis = 0 : tensor<5x3xf32>, tensor<4xi64> -> tensor<4x3xf32>
   %g = lmc.gather %t, %ids, axis = 0 : tensor<5x3xf32>, tensor<4xi64> -> tensor<4x3xf32>
+  // CHECK: lmc.gather %{{.*}}, %{{.*}}, axis = 0 padding_index = 1 : tensor<5x3xf32>, tensor<4xi64> -> tensor<4x3xf32>
+  %p = lmc.gather %t, %ids, axis = 0 padding_index = 1 : tensor<5x3xf32>, tensor<4xi64> -> tensor<4x3xf32>
   // CHECK: lmc.scatter_add %{{.*}}, %{{.*}}, axis = 0 : tensor<4x3xf32>, tensor<4xi64> -> tensor<5x3xf32>
   %sa = lmc.scatter_add %g, %ids, axis = 0 : tensor<4x3xf32>, tensor<4xi64> -> tensor<5x3xf32>
   return %3, %o, %s, %sg, %s, %rm, %rn, %sa : tensor<2x3xf32>, tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x6xf32>, tensor<2x3xf32>, tensor<2x1xf32>, tensor<3xf32>, tensor<5x3xf32>

@@ -140,9 +140,15 @@ static LogicalResult verifyGatherLike(Operation *op, RankedTensorType large,
 }
 
 LogicalResult GatherOp::verify() {
-  return verifyGatherLike(*this, tensorType(getOperand()),
-                          tensorType(getIndices()), tensorType(getResult()),
-                          getAxis(), "result");
+  if (failed(verifyGatherLike(*this, tensorType(getOperand()),
+                              tensorType(getIndices()),
+                              tensorType(getResult()), getAxis(), "result")))
+    return failure();
+  int64_t size = tensorType(getOperand()).getDimSize(getAxis());
+  if (std::optional<int64_t> padding = getPaddingIndex();
+      padding && (*padding < 0 || *padding >= size))
+    return emitOpError("expected padding_index in [0, ") << size << ")";
+  return success();
 }
 
 LogicalResult ScatterAddOp::verify() {

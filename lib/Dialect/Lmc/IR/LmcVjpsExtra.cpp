@@ -8,6 +8,8 @@
 #include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -247,9 +249,26 @@ LogicalResult GatherOp::buildVjp(OpBuilder &b, ValueRange cts,
                                  ArrayRef<bool> needed,
                                  SmallVectorImpl<Value> &out) {
   Value g = takeSingleCotangent(*this, cts, out);
-  if (g && needed[0])
-    out[0] = ScatterAddOp::create(b, getLoc(), getOperand().getType(), g,
-                                  getIndices(), getAxis());
+  if (!g || !needed[0])
+    return success();
+  auto type = cast<RankedTensorType>(getOperand().getType());
+  Value grad = ScatterAddOp::create(b, getLoc(), type, g, getIndices(),
+                                    getAxis());
+  if (std::optional<int64_t> padding = getPaddingIndex()) {
+    // 1 on every slice but the padding one, broadcast along `axis`.
+    int64_t size = type.getDimSize(getAxis());
+    auto maskType = RankedTensorType::get({size}, type.getElementType());
+    Attribute one = b.getFloatAttr(type.getElementType(), 1.0);
+    Attribute zero = b.getFloatAttr(type.getElementType(), 0.0);
+    SmallVector<Attribute> values(size, one);
+    values[*padding] = zero;
+    Value mask = arith::ConstantOp::create(
+        b, getLoc(), DenseElementsAttr::get(maskType, values));
+    Value broadcast = BroadcastInDimOp::create(
+        b, getLoc(), type, mask, ArrayRef<int64_t>{getAxis()});
+    grad = MulOp::create(b, getLoc(), grad, broadcast);
+  }
+  out[0] = grad;
   return success();
 }
 

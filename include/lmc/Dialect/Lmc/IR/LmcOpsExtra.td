@@ -281,7 +281,10 @@ def Lmc_GatherOp : Lmc_Op<"gather", [Pure,
     `o` ranges over the operand dimensions before `axis` and `t` over those
     after it. Negative indices count from the end; other out-of-range
     indices are clamped. Differentiable in `operand` (the VJP is
-    `lmc.scatter_add`), not in `indices`.
+    `lmc.scatter_add`), not in `indices`. With `padding_index` (PyTorch's
+    `nn.Embedding(padding_idx=...)`) the slice at that index of `axis`
+    receives no gradient: the VJP multiplies the scattered gradient by a
+    mask that is 0 there.
 
     Example (an embedding lookup):
 
@@ -290,12 +293,20 @@ def Lmc_GatherOp : Lmc_Op<"gather", [Pure,
     ```
   }];
   let arguments = (ins Lmc_FloatTensor:$operand, Lmc_IndexTensor:$indices,
-                       I64Attr:$axis);
+                       I64Attr:$axis, OptionalAttr<I64Attr>:$padding_index);
   let results = (outs Lmc_FloatTensor:$result);
   let assemblyFormat = [{
-    $operand `,` $indices `,` `axis` `=` $axis attr-dict `:` type($operand)
+    $operand `,` $indices `,` `axis` `=` $axis
+    (`padding_index` `=` $padding_index^)? attr-dict `:` type($operand)
     `,` type($indices) `->` type($result)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$operand,
+                   "::mlir::Value":$indices, "int64_t":$axis), [{
+      build($_builder, $_state, result, operand, indices, axis,
+            ::mlir::IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

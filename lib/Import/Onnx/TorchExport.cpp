@@ -1,0 +1,191 @@
+//===- TorchExport.cpp - what PyTorch's dynamo exporter records -----------===//
+
+#include "TorchExport.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <google/protobuf/unknown_field_set.h>
+
+using namespace llvm;
+
+namespace lmc::onnx_import {
+
+namespace {
+
+constexpr StringLiteral kFxNodeKey = "pkg.torch.onnx.fx_node";
+constexpr StringLiteral kRewriteKey = "pkg.onnxscript.rewriter.rule_name";
+
+/// NodeProto's `metadata_props` (field 9, ONNX 1.16) is newer than the
+/// libonnx lmc builds against: protobuf keeps it among the unknown fields.
+constexpr int kNodeMetadataField = 9;
+
+std::string metadata(const onnx::NodeProto &node, StringRef key) {
+  const google::protobuf::UnknownFieldSet &unknown = node.unknown_fields();
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const google::protobuf::UnknownField &field = unknown.field(i);
+    if (field.number() != kNodeMetadataField ||
+        field.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
+      continue;
+    onnx::StringStringEntryProto entry;
+    if (entry.ParseFromString(field.length_delimited()) && entry.key() == key)
+      return entry.value();
+  }
+  return {};
+}
+
+/// A module path as FX spells its placeholders: lower case, every
+/// character but letters and digits an underscore (`m.model.LayerNorm.weight`
+/// and `m_model_layernorm_weight` agree).
+std::string normalized(StringRef path) {
+  std::string out;
+  out.reserve(path.size());
+  for (char c : path)
+    out.push_back(isAlnum(c) ? toLower(c) : '_');
+  return out;
+}
+
+/// Calls `visit(kind, path)` for every `%p_`, `%b_`, `%c_` placeholder an
+/// FX record names.
+template <typename Visit>
+void forEachPlaceholder(StringRef fx, Visit visit) {
+  for (size_t at = fx.find('%'); at != StringRef::npos;
+       at = fx.find('%', at + 1)) {
+    StringRef rest = fx.drop_front(at + 1);
+    if (rest.size() < 3 || rest[1] != '_' ||
+        (rest[0] != 'p' && rest[0] != 'b' && rest[0] != 'c'))
+      continue;
+    StringRef path = rest.drop_front(2).take_while(
+        [](char c) { return isAlnum(c) || c == '_'; });
+    if (!path.empty())
+      visit(rest[0], path);
+  }
+}
+
+/// The top-level arguments of an FX record's `args = (...)`.
+SmallVector<StringRef> fxArguments(StringRef fx) {
+  SmallVector<StringRef> args;
+  size_t start = fx.find("args = (");
+  if (start == StringRef::npos)
+    return args;
+  StringRef rest = fx.drop_front(start + 8);
+  int depth = 0;
+  size_t begin = 0;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    char c = rest[i];
+    if (c == '(' || c == '[')
+      ++depth;
+    else if ((c == ')' || c == ']') && depth > 0)
+      --depth;
+    else if (c == ')' || (c == ',' && depth == 0)) {
+      args.push_back(rest.slice(begin, i).trim());
+      begin = i + 1;
+      if (c == ')')
+        break;
+    }
+  }
+  return args;
+}
+
+} // namespace
+
+std::string torchFxNode(const onnx::NodeProto &node) {
+  return metadata(node, kFxNodeKey);
+}
+
+std::optional<TorchBatchNorm> torchBatchNorm(const onnx::NodeProto &node) {
+  std::string fx = torchFxNode(node);
+  SmallVector<StringRef> args = fxArguments(fx);
+  auto number = [](StringRef text) -> std::optional<double> {
+    double value;
+    if (text.getAsDouble(value))
+      return std::nullopt;
+    return value;
+  };
+  // (input, weight, bias, running_mean, running_var, training, momentum,
+  // eps)
+  if (StringRef(fx).contains("aten._native_batch_norm_legit_functional.") &&
+      args.size() == 8 && (args[5] == "True" || args[5] == "False"))
+    if (std::optional<double> momentum = number(args[6]))
+      return TorchBatchNorm{args[5] == "True", *momentum};
+  // (input, weight, bias, running_mean, running_var, momentum, eps)
+  if (StringRef(fx).contains("aten._native_batch_norm_legit_no_training.") &&
+      args.size() == 7)
+    if (std::optional<double> momentum = number(args[5]))
+      return TorchBatchNorm{false, *momentum};
+  return std::nullopt;
+}
+
+namespace {
+/// The arguments of an `aten.embedding` FX record: (weight, indices[,
+/// padding_idx[, scale_grad_by_freq[, sparse]]]); empty for other nodes.
+SmallVector<StringRef> embeddingArguments(StringRef fx) {
+  if (!fx.contains("aten.embedding.default"))
+    return {};
+  return fxArguments(fx);
+}
+} // namespace
+
+std::optional<int64_t> torchEmbeddingPaddingIndex(const onnx::NodeProto &node) {
+  std::string fx = torchFxNode(node);
+  SmallVector<StringRef> args = embeddingArguments(fx);
+  int64_t padding;
+  if (args.size() < 3 || args[2].getAsInteger(10, padding) || padding < 0)
+    return std::nullopt;
+  return padding;
+}
+
+std::string torchEmbeddingUnsupported(const onnx::NodeProto &node) {
+  std::string fx = torchFxNode(node);
+  SmallVector<StringRef> args = embeddingArguments(fx);
+  if (args.size() > 3 && args[3] == "True")
+    return "scale_grad_by_freq";
+  if (args.size() > 4 && args[4] == "True")
+    return "sparse";
+  return "";
+}
+
+TorchExportInfo TorchExportInfo::analyze(const onnx::ModelProto &model) {
+  TorchExportInfo info;
+  const onnx::GraphProto &graph = model.graph();
+  StringSet<> initializers;
+  for (const onnx::TensorProto &init : graph.initializer())
+    initializers.insert(normalized(init.name()));
+  StringSet<> reported;
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    std::string fx = torchFxNode(node);
+    if (fx.empty())
+      continue;
+    info.hasRecords = true;
+    forEachPlaceholder(fx, [&](char kind, StringRef path) {
+      std::string name = normalized(path);
+      if (kind == 'b')
+        info.buffers.insert(name);
+      if (kind != 'p')
+        return;
+      info.parameters.insert(name);
+      if (initializers.contains(name) || !reported.insert(name).second)
+        return;
+      std::string nodeName = node.name().empty()
+                                 ? node.op_type() + "_" + std::to_string(index)
+                                 : node.name();
+      info.lost.push_back({path.str(), nodeName, metadata(node, kRewriteKey)});
+    });
+    std::optional<TorchBatchNorm> norm = torchBatchNorm(node);
+    if (node.op_type() == "BatchNormalization" && norm && norm->training)
+      for (int i : {3, 4})
+        if (i < node.input_size())
+          info.runningStatistics.insert(node.input(i));
+  }
+  return info;
+}
+
+TorchRole TorchExportInfo::roleOf(StringRef name) const {
+  std::string path = normalized(name);
+  if (parameters.contains(path))
+    return TorchRole::Parameter;
+  if (buffers.contains(path) && runningStatistics.contains(name))
+    return TorchRole::UpdatedBuffer;
+  return TorchRole::Constant;
+}
+
+} // namespace lmc::onnx_import

@@ -1,0 +1,303 @@
+"""Small models of the families users train, built by their own libraries
+(transformers, torchvision; random weights, dropout 0) and exported as a
+PyTorch user exports them, with PyTorch's own AdamW trajectory on the same
+batches as the oracle.
+
+    python3 make_families.py [NAME...]   # needs torch 2.x, transformers,
+                                         # torchvision, onnx, onnxscript
+
+For each model NAME it writes, next to this script:
+
+  NAME.onnx            torch.onnx.export(..., dynamo=True, optimize=False)
+  NAME-optimized.onnx  the default export (dynamo=True, optimize=True),
+                       for OPTIMIZED_KEPT only
+  NAME-legacy.onnx     the legacy exporter (dynamo=False, training mode),
+                       where it can export the model at all
+  NAME-x.npy, NAME-y.npy   STEPS batches of BATCH rows (inputs, labels)
+  NAME-adamw5.safetensors  the parameters and BatchNorm running statistics
+                       after the STEPS steps, under the export's names
+and references.json: per model the input's name, the batch, the losses of
+STEPS steps of torch.optim.AdamW(lr=1e-3) (weight decay 0.01, PyTorch's
+default) computed in float64 from the float32 initial weights, the loss
+(cross-entropy of the logits, labels flattened), and which exports exist.
+
+CI needs none of these libraries: the outputs are checked in.
+"""
+import copy
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import safetensors_np  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STEPS = 5
+LR = 1e-3
+WEIGHT_DECAY = 0.01
+
+
+class Logits(torch.nn.Module):
+    """What a user exports: the logits of the input (lmc adds the loss)."""
+
+    def __init__(self, model, hf):
+        super().__init__()
+        self.m = model
+        self.hf = hf
+
+    def forward(self, x):
+        return self.m(x).logits if self.hf else self.m(x)
+
+
+def decoder(config_class, model_class, **extra):
+    def build():
+        config = config_class(vocab_size=96, hidden_size=32,
+                              intermediate_size=64, num_hidden_layers=2,
+                              num_attention_heads=4, num_key_value_heads=2,
+                              max_position_embeddings=64, **extra)
+        return model_class(config), True
+    return build
+
+
+def encoder(config_class, model_class, **extra):
+    def build():
+        config = config_class(vocab_size=96, hidden_size=32,
+                              intermediate_size=64, num_hidden_layers=2,
+                              num_attention_heads=4, num_labels=3,
+                              max_position_embeddings=64,
+                              hidden_dropout_prob=0.0,
+                              attention_probs_dropout_prob=0.0, **extra)
+        return model_class(config), True
+    return build
+
+
+def llama():
+    from transformers import LlamaConfig, LlamaForCausalLM
+    return decoder(LlamaConfig, LlamaForCausalLM)()
+
+
+def qwen2():
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+    return decoder(Qwen2Config, Qwen2ForCausalLM, tie_word_embeddings=True)()
+
+
+def qwen3():
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+    return decoder(Qwen3Config, Qwen3ForCausalLM, head_dim=8,
+                   tie_word_embeddings=True)()
+
+
+def mistral():
+    from transformers import MistralConfig, MistralForCausalLM
+    return decoder(MistralConfig, MistralForCausalLM, sliding_window=4)()
+
+
+def phi3():
+    from transformers import Phi3Config, Phi3ForCausalLM
+    return decoder(Phi3Config, Phi3ForCausalLM, partial_rotary_factor=0.5,
+                   pad_token_id=0)()
+
+
+def bert():
+    from transformers import BertConfig, BertForSequenceClassification
+    return encoder(BertConfig, BertForSequenceClassification)()
+
+
+def roberta():
+    from transformers import RobertaConfig, RobertaForSequenceClassification
+    return encoder(RobertaConfig, RobertaForSequenceClassification,
+                   pad_token_id=1)()
+
+
+def distilbert():
+    from transformers import DistilBertConfig
+    from transformers import DistilBertForSequenceClassification
+    config = DistilBertConfig(vocab_size=96, dim=32, hidden_dim=64,
+                              n_layers=2, n_heads=4, num_labels=3,
+                              max_position_embeddings=64, dropout=0.0,
+                              attention_dropout=0.0,
+                              seq_classif_dropout=0.0)
+    return DistilBertForSequenceClassification(config), True
+
+
+def resnet():
+    from transformers import ResNetConfig, ResNetForImageClassification
+    config = ResNetConfig(num_channels=3, embedding_size=8,
+                          hidden_sizes=[8, 16], depths=[1, 1],
+                          layer_type="basic", num_labels=5)
+    return ResNetForImageClassification(config), True
+
+
+def vit():
+    from torchvision.models.vision_transformer import VisionTransformer
+    return VisionTransformer(image_size=16, patch_size=4, num_layers=2,
+                             num_heads=2, hidden_dim=32, mlp_dim=64,
+                             num_classes=5), False
+
+
+# name: (builder, input kind, batch)
+MODELS = {
+    "llama": (llama, "tokens", 2),
+    "qwen2": (qwen2, "tokens", 2),
+    "qwen3": (qwen3, "tokens", 2),
+    "mistral": (mistral, "tokens", 2),
+    "phi3": (phi3, "tokens", 2),
+    "bert": (bert, "sequence", 4),
+    "roberta": (roberta, "sequence", 4),
+    "distilbert": (distilbert, "sequence", 4),
+    "resnet": (resnet, "image", 4),
+    "vit": (vit, "image", 4),
+}
+SEQ = 8
+
+
+def make_data(kind, batch, rng):
+    rows = STEPS * batch
+    if kind == "image":
+        x = rng.standard_normal((rows, 3, 16, 16)).astype(np.float32)
+        y = rng.integers(0, 5, size=(rows,), dtype=np.int64)
+    elif kind == "sequence":
+        x = rng.integers(2, 96, size=(rows, SEQ), dtype=np.int64)
+        y = rng.integers(0, 3, size=(rows,), dtype=np.int64)
+    else:
+        x = rng.integers(0, 96, size=(rows, SEQ), dtype=np.int64)
+        y = rng.integers(0, 96, size=(rows,  SEQ), dtype=np.int64)
+    return x, y
+
+
+def perturb(model):
+    """Weights as a pretrained model has them: no two tensors equal (fresh
+    norms are all ones, biases zeros; the default exporter merges equal
+    initializers, which must be caught, not hidden by the test)."""
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(0.02 * torch.randn_like(p))
+
+
+def trajectory(model, x, y, batch):
+    """STEPS AdamW steps in float64 from the float32 weights; the loss of
+    each step before its update."""
+    model = model.double().train()
+    opt = torch.optim.AdamW(model.parameters(), lr=LR,
+                            weight_decay=WEIGHT_DECAY)
+    losses = []
+    for step in range(STEPS):
+        xb = torch.from_numpy(x[step * batch:(step + 1) * batch])
+        if xb.dtype == torch.float32:
+            xb = xb.double()
+        yb = torch.from_numpy(y[step * batch:(step + 1) * batch])
+        logits = model(xb)
+        loss = torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), yb.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, model.state_dict()
+
+
+def save_state(path, onnx_path, state):
+    """The trained tensors under the export's initializer names (those that
+    are in PyTorch's state_dict: its parameters and persistent buffers)."""
+    import onnx
+    names = {i.name for i in onnx.load(onnx_path).graph.initializer
+             if i.data_type == onnx.TensorProto.FLOAT}
+    safetensors_np.save(path, {name: state[name].float().numpy()
+                               for name in sorted(names) if name in state})
+
+
+# The node metadata lmc reads (the FX node, the rewrite rules of the
+# exporter's optimizer) and the module scopes; the rest (stack traces with
+# this machine's paths, class hierarchies) is dropped to keep the files
+# small. Weights are stored inline.
+KEPT_METADATA = {"pkg.torch.onnx.fx_node", "pkg.torch.onnx.name_scopes",
+                 "pkg.onnxscript.rewriter.rule_name"}
+# The default (optimize=True) export is kept for these only: the tests
+# check that lmc refuses it.
+OPTIMIZED_KEPT = {"llama", "resnet", "bert"}
+
+
+def slim(path):
+    import onnx
+    model = onnx.load(path)
+    for node in model.graph.node:
+        kept = [p for p in node.metadata_props if p.key in KEPT_METADATA]
+        del node.metadata_props[:]
+        node.metadata_props.extend(kept)
+    if os.path.exists(path + ".data"):
+        os.remove(path + ".data")
+    onnx.save(model, path)
+
+
+def export(model, example, path, **kwargs):
+    # A copy: the legacy exporter runs the model, which updates BatchNorm's
+    # running statistics in place.
+    model = copy.deepcopy(model)
+    try:
+        torch.onnx.export(model, (example,), path, input_names=["x"],
+                          output_names=["logits"], **kwargs)
+        slim(path)
+        return True
+    except Exception as e:  # the exporter's own failures are reported
+        print(f"  {os.path.basename(path)}: exporter failed: "
+              f"{type(e).__name__}: {str(e).splitlines()[0][:200]}")
+        if os.path.exists(path):
+            os.remove(path)
+        return False
+
+
+def main():
+    names = sys.argv[1:] or list(MODELS)
+    refs_path = os.path.join(HERE, "references.json")
+    refs = json.load(open(refs_path)) if os.path.exists(refs_path) else {}
+    for name in names:
+        build, kind, batch = MODELS[name]
+        print(name)
+        torch.manual_seed(0)
+        inner, hf = build()
+        perturb(inner)
+        model = Logits(inner, hf).train()
+        rng = np.random.default_rng(0)
+        x, y = make_data(kind, batch, rng)
+        np.save(os.path.join(HERE, f"{name}-x.npy"), x)
+        np.save(os.path.join(HERE, f"{name}-y.npy"), y)
+        example = torch.from_numpy(x[:batch])
+        base = os.path.join(HERE, name)
+        exports = {
+            "dynamo": export(model, example, base + ".onnx", dynamo=True,
+                             optimize=False),
+            "optimized": name in OPTIMIZED_KEPT and export(
+                model, example, base + "-optimized.onnx", dynamo=True),
+            "legacy": export(model, example, base + "-legacy.onnx",
+                             dynamo=False,
+                             training=torch.onnx.TrainingMode.TRAINING,
+                             do_constant_folding=False),
+        }
+        losses, state = trajectory(model, x, y, batch)
+        if exports["dynamo"]:
+            save_state(base + f"-adamw{STEPS}.safetensors", base + ".onnx",
+                       state)
+        print(f"  losses {losses}")
+        refs[name] = {"batch": batch, "input": "x", "exports": exports,
+                      "losses": {"adamw": losses},
+                      "params": sum(p.numel() for p in model.parameters())}
+    refs["_about"] = {"torch": torch.__version__, "steps": STEPS, "lr": LR,
+                      "weight_decay": WEIGHT_DECAY,
+                      "optimizer": "torch.optim.AdamW, float64"}
+    try:
+        import transformers
+        import torchvision
+        refs["_about"]["transformers"] = transformers.__version__
+        refs["_about"]["torchvision"] = torchvision.__version__
+    except ImportError:
+        pass
+    with open(refs_path, "w") as f:
+        json.dump(refs, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
