@@ -314,6 +314,32 @@ LogicalResult importSlice(NodeImporter &n) {
   return setWindow(n, w, 0);
 }
 
+/// The windows that cut input 0 of `type` along `axis` into pieces of
+/// `sizes`, which must be non-negative and sum to the dimension.
+FailureOr<SmallVector<Window>> splitWindows(NodeImporter &n,
+                                            RankedTensorType type,
+                                            int64_t axis,
+                                            ArrayRef<int64_t> sizes) {
+  int64_t dim = type.getDimSize(axis), total = 0;
+  for (int64_t size : sizes) {
+    if (size < 0)
+      return n.error() << "split sizes must be non-negative";
+    total += size;
+  }
+  if (total != dim)
+    return n.error() << "split sizes sum to " << total << ", not " << dim;
+  SmallVector<Window> windows;
+  int64_t offset = 0;
+  for (int64_t size : sizes) {
+    Window w = fullWindow(type);
+    w.start[axis] = size == 0 ? 0 : offset;
+    w.count[axis] = size;
+    offset += size;
+    windows.push_back(w);
+  }
+  return windows;
+}
+
 LogicalResult importSplit(NodeImporter &n) {
   bool splitAsInput = n.opset >= 13;
   SmallVector<StringRef> allowed = {"axis"};
@@ -364,23 +390,13 @@ LogicalResult importSplit(NodeImporter &n) {
   if (sizes.size() != outputs)
     return n.error() << "split has " << sizes.size() << " entries for "
                      << outputs << " outputs";
-  int64_t total = 0;
-  for (int64_t size : sizes) {
-    if (size < 0)
-      return n.error() << "split sizes must be non-negative";
-    total += size;
-  }
-  if (total != dim)
-    return n.error() << "split sizes sum to " << total << ", not " << dim;
-  int64_t offset = 0;
-  for (unsigned i = 0; i < outputs; ++i) {
-    Window w = fullWindow(*type);
-    w.start[*axis] = sizes[i] == 0 ? 0 : offset;
-    w.count[*axis] = sizes[i];
+  FailureOr<SmallVector<Window>> windows =
+      splitWindows(n, *type, *axis, sizes);
+  if (failed(windows))
+    return failure();
+  for (auto [i, w] : llvm::enumerate(*windows))
     if (failed(setWindow(n, w, i)))
       return failure();
-    offset += sizes[i];
-  }
   return success();
 }
 
@@ -421,21 +437,12 @@ LogicalResult importSplitToSequence(NodeImporter &n) {
     sizes.assign(dim, 1);
     squeeze = *keepdims == 0;
   }
-  int64_t total = 0;
-  for (int64_t size : sizes) {
-    if (size < 0)
-      return n.error() << "split sizes must be non-negative";
-    total += size;
-  }
-  if (total != dim)
-    return n.error() << "split sizes sum to " << total << ", not " << dim;
+  FailureOr<SmallVector<Window>> windows =
+      splitWindows(n, *type, *axis, sizes);
+  if (failed(windows))
+    return failure();
   std::vector<Binding> pieces;
-  int64_t offset = 0;
-  for (int64_t size : sizes) {
-    Window w = fullWindow(*type);
-    w.start[*axis] = size == 0 ? 0 : offset;
-    w.count[*axis] = size;
-    offset += size;
+  for (const Window &w : *windows) {
     FailureOr<Binding> piece = windowOf(n, w);
     if (failed(piece))
       return failure();

@@ -151,7 +151,8 @@ TorchExportInfo TorchExportInfo::analyze(const onnx::ModelProto &model) {
   for (const onnx::TensorProto &init : graph.initializer())
     initializers.insert(normalized(init.name()));
   StringSet<> reported;
-  for (auto [index, node] : llvm::enumerate(graph.node())) {
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const onnx::NodeProto &node = graph.node(index);
     std::string fx = torchFxNode(node);
     if (fx.empty())
       continue;

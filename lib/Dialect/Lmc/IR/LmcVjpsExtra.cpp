@@ -256,7 +256,8 @@ LogicalResult GatherOp::buildVjp(OpBuilder &b, ValueRange cts,
                                     getAxis());
   if (std::optional<int64_t> padding = getPaddingIndex()) {
     // 1 on every slice but the padding one, broadcast along `axis`.
-    int64_t size = type.getDimSize(getAxis());
+    int64_t axis = getAxis();
+    int64_t size = type.getDimSize(axis);
     auto maskType = RankedTensorType::get({size}, type.getElementType());
     Attribute one = b.getFloatAttr(type.getElementType(), 1.0);
     Attribute zero = b.getFloatAttr(type.getElementType(), 0.0);
@@ -265,7 +266,7 @@ LogicalResult GatherOp::buildVjp(OpBuilder &b, ValueRange cts,
     Value mask = arith::ConstantOp::create(
         b, getLoc(), DenseElementsAttr::get(maskType, values));
     Value broadcast = BroadcastInDimOp::create(
-        b, getLoc(), type, mask, ArrayRef<int64_t>{getAxis()});
+        b, getLoc(), type, mask, ArrayRef<int64_t>(axis));
     grad = MulOp::create(b, getLoc(), grad, broadcast);
   }
   out[0] = grad;
