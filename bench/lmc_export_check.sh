@@ -31,6 +31,6 @@ for name in ("llama", "bert", "resnet"):
     path = os.path.join(work, name + ".onnx")
     example, labels = torch.from_numpy(x[:batch]), torch.from_numpy(y[:batch])
     lmc_export.export(model, (example,), path, labels=labels, verify=True)
-    got, want = lmc_export.verify(model, (example,), path, labels)
+    got, want = lmc_export.first_losses(model, (example,), path, labels)
     print(f"{name}: lmc's first loss {got:.7f}, PyTorch's {want:.7f}")
 PY

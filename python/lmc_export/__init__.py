@@ -24,7 +24,7 @@ import os
 import subprocess
 import tempfile
 
-__all__ = ["export", "verify", "VerificationError"]
+__all__ = ["export", "first_losses", "VerificationError"]
 
 
 class VerificationError(RuntimeError):
@@ -65,8 +65,9 @@ def export(model, example_inputs, path, *, input_names=None,
             if labels is None:
                 raise ValueError("verify=True needs the labels of the "
                                  "example batch")
-            verify(model, example_inputs, path, labels, input_names=names,
-                   loss=loss, rtol=rtol, lmc_binary=lmc_binary)
+            first_losses(model, example_inputs, path, labels,
+                         input_names=names, loss=loss, rtol=rtol,
+                         lmc_binary=lmc_binary)
     finally:
         model.train(was_training)
     return path
@@ -87,8 +88,8 @@ def _torch_loss(model, example_inputs, labels, loss):
             out.reshape(-1, out.shape[-1]), labels.reshape(-1)).item()
 
 
-def verify(model, example_inputs, path, labels, *, input_names=None,
-           loss="cross_entropy", rtol=1e-4, lmc_binary="lmc"):
+def first_losses(model, example_inputs, path, labels, *, input_names=None,
+                 loss="cross_entropy", rtol=1e-4, lmc_binary="lmc"):
     """Compiles the export at `path` with lmc, runs one step at learning
     rate 0 on the example batch and returns (lmc's loss, PyTorch's); raises
     VerificationError when they differ by more than `rtol` relative."""
