@@ -6,7 +6,8 @@ configurations, and PyTorch's own training as the peer.
       builds the model (seed 0, weights perturbed as in the tests), exports
       it with torch.onnx.export(..., dynamo=True, optimize=False) to
       DIR/model.onnx (weights as external data) and writes DIR/x.npy,
-      DIR/y.npy: N batches of B rows.
+      DIR/y.npy (N batches of B rows) and DIR/export.json (the parameter
+      count).
   families.py train NAME --size SIZE --dir DIR --batch B --steps N
       --threads T [--compile]
       trains the same model (rebuilt from the same seed) with
@@ -125,7 +126,8 @@ def export(a):
                                 dynamo=True, optimize=False,
                                 input_names=["x"], output_names=["logits"])
     program.save(os.path.join(a.dir, "model.onnx"), external_data=True)
-    print(json.dumps({"params": sum(p.numel() for p in model.parameters())}))
+    with open(os.path.join(a.dir, "export.json"), "w") as f:
+        json.dump({"params": sum(p.numel() for p in model.parameters())}, f)
 
 
 def train(a):

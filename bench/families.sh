@@ -32,7 +32,7 @@ for name in $MODELS; do
   dir=$WORK/$name-$SIZE-b$BATCH
   common=(--size "$SIZE" --dir "$dir" --batch "$BATCH" --steps "$STEPS")
   [ -f "$dir/model.onnx" ] ||
-    "${FAMILIES[@]}" export "$name" "${common[@]}" > "$dir.export.json" 2> "$dir.export.log"
+    "${FAMILIES[@]}" export "$name" "${common[@]}" > "$dir.export.log" 2>&1
   /usr/bin/time -f "%e %M" -o "$dir.compile.time" \
     "$ROOT/build/bin/lmc" "$dir/model.onnx" --batch "$BATCH" --optimizer adamw \
     --lr 1e-3 --weight-decay 0.01 -o "$dir.train" --quiet
@@ -57,7 +57,7 @@ torch_runs = {p: json.load(open(f"{dir}.{p}.json")) for p in peers}
 eager = torch_runs.get("eager") or next(iter(torch_runs.values()))
 worst = max(abs(r["loss"] - t) / abs(t) for r, t in zip(rows, eager["losses"]))
 best = min(run["median_ms"] for run in torch_runs.values())
-params = json.load(open(dir + ".export.json"))["params"] if os.path.exists(dir + ".export.json") else 0
+params = json.load(open(os.path.join(dir, "export.json")))["params"]
 ms = {p: f"{torch_runs[p]['median_ms']:.0f}" if p in torch_runs else "-" for p in ("eager", "compile")}
 rss = eager["peak_rss_mib"]
 print(f"| {name} | {params / 1e6:.1f} M | {worst:.1e} | {lmc_ms:.0f} | {ms['eager']} | "

@@ -90,7 +90,11 @@ LogicalResult importGather(NodeImporter &n) {
                      << "=True, which lmc does not train";
   IntegerAttr padding;
   if (std::optional<int64_t> index = torchEmbeddingPaddingIndex(n.node)) {
-    if (*axis != 0 || *index >= size)
+    if (*axis != 0)
+      return n.error() << "the FX record gives a padding_idx to a Gather "
+                          "along axis "
+                       << *axis << " (an embedding gathers rows, axis 0)";
+    if (*index >= size)
       return n.error() << "the embedding's padding_idx " << *index
                        << " is not a row of the " << *dataType << " table";
     padding = n.b.getI64IntegerAttr(*index);
