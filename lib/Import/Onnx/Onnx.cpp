@@ -460,9 +460,14 @@ void GraphImporter::explainRebinding(StringRef node, StringRef opType) {
           << "batch of " << rebinding->fixed << " and --batch "
           << rebinding->bound << " rebinds it, but node '" << node << "' ("
           << opType << ") pins the batch at " << rebinding->fixed
-          << ": export with dynamic_axes={'" << rebinding->input
-          << "': {0: 'batch'}} (torch.onnx.export) to train at another batch, "
-          << "or compile with --batch " << rebinding->fixed;
+          << ": export with "
+          << (torchExport.present()
+                  ? "dynamic_shapes=({0: torch.export.Dim('batch')},) "
+                    "(torch.onnx.export(..., dynamo=True))"
+                  : "dynamic_axes={'" + rebinding->input +
+                        "': {0: 'batch'}} (torch.onnx.export)")
+          << " to train at another batch, or compile with --batch "
+          << rebinding->fixed;
 }
 
 LogicalResult GraphImporter::importOutputs(func::FuncOp func) {
