@@ -144,7 +144,9 @@ std::optional<LayerNormChain> matchChain(AddOp add) {
   return chain;
 }
 
-void fuse(LayerNormChain &chain) {
+/// Fuses `chain`; returns the lmc.layer_norm's result, which replaces the
+/// chain's.
+Value fuse(LayerNormChain &chain) {
   OpBuilder b(chain.result);
   auto type = cast<RankedTensorType>(chain.result.getType());
   SmallVector<int64_t> statsShape(type.getShape().drop_back());
@@ -168,6 +170,7 @@ void fuse(LayerNormChain &chain) {
   for (Operation *constant : constants)
     if (constant->use_empty())
       constant->erase();
+  return norm.getY();
 }
 
 struct FuseLayerNorm : public impl::LmcFuseLayerNormBase<FuseLayerNorm> {
@@ -177,8 +180,17 @@ struct FuseLayerNorm : public impl::LmcFuseLayerNormBase<FuseLayerNorm> {
       if (std::optional<LayerNormChain> chain = matchChain(add))
         chains.push_back(*chain);
     });
-    for (LayerNormChain &chain : chains)
-      fuse(chain);
+    // A chain may normalize an earlier one's result (two layer norms in a
+    // row, as Swin's blocks have): that value is replaced when the earlier
+    // chain is fused, and the later chain must read the replacement.
+    DenseMap<Value, Value> replaced;
+    for (LayerNormChain &chain : chains) {
+      for (Value *input : {&chain.x, &chain.scale, &chain.bias})
+        if (Value replacement = replaced.lookup(*input))
+          *input = replacement;
+      Value old = chain.result.getResult();
+      replaced[old] = fuse(chain);
+    }
   }
 };
 

@@ -103,6 +103,72 @@ LogicalResult importGather(NodeImporter &n) {
                                       *indexValue, *axis, padding));
 }
 
+/// GatherND with compile-time indices [..., k] (batch_dims 0): the data's
+/// first k dimensions flattened into one, the indices turned into positions
+/// in it at compile time, one lmc.gather along it (its VJP scatters the
+/// gradient back), then the result [indices[:-1], data[k:]]. Swin's
+/// relative position bias reads its table this way.
+LogicalResult importGatherND(NodeImporter &n) {
+  if (failed(n.checkArity(2, 2)) || failed(n.checkAttributes({"batch_dims"})))
+    return failure();
+  FailureOr<int64_t> batchDims = n.intAttr("batch_dims", 0);
+  FailureOr<RankedTensorType> dataType = n.inputType(0);
+  FailureOr<RankedTensorType> indicesType = n.inputType(1);
+  if (failed(batchDims) || failed(dataType) || failed(indicesType))
+    return failure();
+  if (*batchDims != 0)
+    return n.error() << "batch_dims = " << *batchDims
+                     << " is not supported (only 0)";
+  DenseElementsAttr indices = n.constantInput(1);
+  if (!indices || !isa<IntegerType>(indicesType->getElementType()) ||
+      indicesType->getElementType().isInteger(1))
+    return n.error() << "indices must be a compile-time integer tensor, got "
+                     << *indicesType;
+  int64_t rank = dataType->getRank(), indexRank = indicesType->getRank();
+  int64_t k = indexRank == 0 ? 0 : indicesType->getDimSize(indexRank - 1);
+  if (indexRank < 1 || k < 1 || k > rank)
+    return n.error() << "indices " << *indicesType
+                     << " must end in a dimension of 1 to " << rank
+                     << " entries (the data's rank)";
+  ArrayRef<int64_t> dims = dataType->getShape();
+  int64_t rows = 1;
+  for (int64_t d = 0; d < k; ++d)
+    rows *= dims[d];
+  SmallVector<int64_t> values = intValues(indices), positions;
+  for (size_t i = 0; i < values.size(); i += k) {
+    int64_t position = 0;
+    for (int64_t d = 0; d < k; ++d) {
+      int64_t index = values[i + d];
+      if (index < -dims[d] || index >= dims[d])
+        return n.error() << "index " << index << " is out of range for size "
+                         << dims[d];
+      position = position * dims[d] + (index < 0 ? index + dims[d] : index);
+    }
+    positions.push_back(position);
+  }
+  SmallVector<int64_t> flatShape = {rows};
+  llvm::append_range(flatShape, dims.drop_front(k));
+  SmallVector<int64_t> shape(indicesType->getShape().drop_back());
+  auto positionType = RankedTensorType::get(shape, n.b.getI64Type());
+  llvm::append_range(shape, dims.drop_front(k));
+  auto resultType = RankedTensorType::get(shape, dataType->getElementType());
+  int64_t inner = 1;
+  for (int64_t size : dims.drop_front(k))
+    inner *= size;
+  if (DenseElementsAttr data = n.constantInput(0); foldable(data, resultType))
+    return n.setConstantResult(remapConstant(data, resultType, [&](int64_t i) {
+      return positions[i / inner] * inner + i % inner;
+    }));
+  FailureOr<Value> operand = n.floatInput(0);
+  if (failed(operand))
+    return failure();
+  Value flat = buildReshape(n.b, n.loc, *operand, flatShape);
+  Value where = arith::ConstantOp::create(
+      n.b, n.loc, DenseElementsAttr::get(positionType, ArrayRef(positions)));
+  return n.setResult(
+      GatherOp::create(n.b, n.loc, resultType, flat, where, /*axis=*/0));
+}
+
 //===----------------------------------------------------------------------===//
 // Concat
 //===----------------------------------------------------------------------===//
@@ -608,6 +674,7 @@ void registerIndexingOps(OpTable &table) {
   table["Gather"] = importGather;
   table["Concat"] = importConcat;
   table["Slice"] = importSlice;
+  table["GatherND"] = importGatherND;
   table["Split"] = importSplit;
   table["SplitToSequence"] = importSplitToSequence;
   table["SequenceAt"] = importSequenceAt;

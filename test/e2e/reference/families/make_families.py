@@ -101,6 +101,35 @@ def phi3():
                    pad_token_id=0)()
 
 
+def gemma():
+    from transformers import GemmaConfig, GemmaForCausalLM
+    return decoder(GemmaConfig, GemmaForCausalLM, head_dim=8)()
+
+
+def gemma2():
+    from transformers import Gemma2Config, Gemma2ForCausalLM
+    return decoder(Gemma2Config, Gemma2ForCausalLM, head_dim=8,
+                   sliding_window=4)()
+
+
+def gpt_neox():
+    from transformers import GPTNeoXConfig, GPTNeoXForCausalLM
+    config = GPTNeoXConfig(vocab_size=96, hidden_size=32,
+                           intermediate_size=64, num_hidden_layers=2,
+                           num_attention_heads=4, max_position_embeddings=64,
+                           hidden_dropout=0.0, attention_dropout=0.0)
+    return GPTNeoXForCausalLM(config), True
+
+
+def falcon():
+    from transformers import FalconConfig, FalconForCausalLM
+    config = FalconConfig(vocab_size=96, hidden_size=32, num_hidden_layers=2,
+                          num_attention_heads=4, num_kv_heads=2,
+                          new_decoder_architecture=True, hidden_dropout=0.0,
+                          attention_dropout=0.0)
+    return FalconForCausalLM(config), True
+
+
 def bert():
     from transformers import BertConfig, BertForSequenceClassification
     return encoder(BertConfig, BertForSequenceClassification)()
@@ -110,6 +139,12 @@ def roberta():
     from transformers import RobertaConfig, RobertaForSequenceClassification
     return encoder(RobertaConfig, RobertaForSequenceClassification,
                    pad_token_id=1)()
+
+
+def electra():
+    from transformers import ElectraConfig, ElectraForSequenceClassification
+    return encoder(ElectraConfig, ElectraForSequenceClassification,
+                   embedding_size=16)()
 
 
 def distilbert():
@@ -138,6 +173,19 @@ def vit():
                              num_classes=5), False
 
 
+def convnext():
+    from torchvision.models.convnext import CNBlockConfig, ConvNeXt
+    return ConvNeXt([CNBlockConfig(8, 16, 1), CNBlockConfig(16, None, 1)],
+                    num_classes=5), False
+
+
+def swin():
+    from torchvision.models.swin_transformer import SwinTransformer
+    return SwinTransformer(patch_size=[2, 2], embed_dim=16, depths=[1, 1],
+                           num_heads=[2, 2], window_size=[2, 2],
+                           num_classes=5, stochastic_depth_prob=0.0), False
+
+
 # name: (builder, input kind, batch)
 MODELS = {
     "llama": (llama, "tokens", 2),
@@ -145,11 +193,18 @@ MODELS = {
     "qwen3": (qwen3, "tokens", 2),
     "mistral": (mistral, "tokens", 2),
     "phi3": (phi3, "tokens", 2),
+    "gemma": (gemma, "tokens", 2),
+    "gemma2": (gemma2, "tokens", 2),
+    "gpt_neox": (gpt_neox, "tokens", 2),
+    "falcon": (falcon, "tokens", 2),
+    "electra": (electra, "sequence", 4),
     "bert": (bert, "sequence", 4),
     "roberta": (roberta, "sequence", 4),
     "distilbert": (distilbert, "sequence", 4),
     "resnet": (resnet, "image", 4),
     "vit": (vit, "image", 4),
+    "convnext": (convnext, "image", 4),
+    "swin": (swin, "image", 4),
 }
 SEQ = 8
 
