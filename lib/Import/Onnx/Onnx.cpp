@@ -20,6 +20,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
@@ -227,14 +229,22 @@ LogicalResult GraphImporter::checkTorchExport() {
   diag << "the export lost " << lost.size()
        << " of the model's parameters: the exporter's optimizer folded them "
           "into constants or merged equal ones (";
-  for (auto [i, param] : llvm::enumerate(lost.take_front(3))) {
+  for (auto [i, param] : llvm::enumerate(lost.take_front(3)))
     diag << (i ? ", " : "") << "'" << param.fxName << "' read by node '"
          << param.node << "'";
-    if (!param.rewrites.empty())
-      diag << " rewritten by " << param.rewrites;
-  }
   if (lost.size() > 3)
     diag << ", and " << lost.size() - 3 << " more";
+  // The optimizer's rewrite rules recorded on the nodes that read them,
+  // each once.
+  llvm::SetVector<StringRef> rules;
+  for (const TorchExportInfo::LostParameter &param : lost) {
+    SmallVector<StringRef> names;
+    StringRef(param.rewrites).split(names, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef name : names)
+      rules.insert(name.trim());
+  }
+  if (!rules.empty())
+    diag << "; rewritten by " << llvm::join(rules, ", ");
   return diag << "), so lmc would train another model; export with "
                  "torch.onnx.export(..., dynamo=True, optimize=False)";
 }
