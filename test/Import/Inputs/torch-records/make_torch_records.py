@@ -9,6 +9,8 @@ for the importer's checks of what they say (test/Import/torch-records.test):
   embedding-axis.onnx         a padding_idx on a Gather along axis 1
   batchnorm-eval.onnx         _native_batch_norm_legit_no_training:
                               inference, the running statistics constants
+  batchnorm-one-value.onnx    a training-mode record over one value per
+                              channel (PyTorch refuses to train it too)
 
     python3 make_torch_records.py    # needs onnx (any recent version)
 """
@@ -65,6 +67,17 @@ def main():
         "%b_m_bn_running_mean, %b_m_bn_running_var, 0.1, 1e-05), kwargs = {})")
     save("batchnorm-eval", [norm],
          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 2, 3])],
+         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    train = fx(helper.make_node(
+        "BatchNormalization", ["x", "m.bn.weight", "m.bn.bias",
+                               "m.bn.running_mean", "m.bn.running_var"],
+        ["y"], name="node_batch_norm", epsilon=1e-5, momentum=0.9),
+        "%bn : call_function[target=torch.ops.aten._native_batch_norm_legit_"
+        "functional.default](args = (%x, %p_m_bn_weight, %p_m_bn_bias, "
+        "%b_m_bn_running_mean, %b_m_bn_running_var, True, 0.1, 1e-05), "
+        "kwargs = {})")
+    save("batchnorm-one-value", [train],
+         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 1])],
          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
 
 
