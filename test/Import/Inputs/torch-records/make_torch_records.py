@@ -50,11 +50,9 @@ def embedding(name, args, axis=0):
          [table])
 
 
-def main():
-    embedding("embedding-scale-grad", ", 0, True")
-    embedding("embedding-sparse", ", -1, False, True")
-    embedding("embedding-padding-range", ", 9")
-    embedding("embedding-axis", ", 1", axis=1)
+def batch_norm(name, shape, target, options):
+    """A BatchNormalization over 2 channels whose FX record names `target`
+    with the trailing arguments `options`."""
     inits = [numpy_helper.from_array(np.full(2, v, np.float32), n) for n, v in
              (("m.bn.weight", 1.0), ("m.bn.bias", 0.0),
               ("m.bn.running_mean", 0.5), ("m.bn.running_var", 2.0))]
@@ -62,24 +60,23 @@ def main():
         "BatchNormalization", ["x", "m.bn.weight", "m.bn.bias",
                                "m.bn.running_mean", "m.bn.running_var"],
         ["y"], name="node_batch_norm", epsilon=1e-5, momentum=0.9),
-        "%bn : call_function[target=torch.ops.aten._native_batch_norm_legit_"
-        "no_training.default](args = (%x, %p_m_bn_weight, %p_m_bn_bias, "
-        "%b_m_bn_running_mean, %b_m_bn_running_var, 0.1, 1e-05), kwargs = {})")
-    save("batchnorm-eval", [norm],
-         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 2, 3])],
-         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
-    train = fx(helper.make_node(
-        "BatchNormalization", ["x", "m.bn.weight", "m.bn.bias",
-                               "m.bn.running_mean", "m.bn.running_var"],
-        ["y"], name="node_batch_norm", epsilon=1e-5, momentum=0.9),
-        "%bn : call_function[target=torch.ops.aten._native_batch_norm_legit_"
-        "functional.default](args = (%x, %p_m_bn_weight, %p_m_bn_bias, "
-        "%b_m_bn_running_mean, %b_m_bn_running_var, True, 0.1, 1e-05), "
-        "kwargs = {})")
-    save("batchnorm-one-value", [train],
-         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 1])],
+        f"%bn : call_function[target=torch.ops.aten.{target}.default](args = "
+        "(%x, %p_m_bn_weight, %p_m_bn_bias, %b_m_bn_running_mean, "
+        f"%b_m_bn_running_var, {options}), kwargs = {{}})")
+    save(name, [norm],
+         [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
 
+
+def main():
+    embedding("embedding-scale-grad", ", 0, True")
+    embedding("embedding-sparse", ", -1, False, True")
+    embedding("embedding-padding-range", ", 9")
+    embedding("embedding-axis", ", 1", axis=1)
+    batch_norm("batchnorm-eval", [4, 2, 3], "_native_batch_norm_legit_"
+               "no_training", "0.1, 1e-05")
+    batch_norm("batchnorm-one-value", [1, 2, 1], "_native_batch_norm_legit_"
+               "functional", "True, 0.1, 1e-05")
 
 if __name__ == "__main__":
     main()
