@@ -229,9 +229,15 @@ LogicalResult GraphImporter::checkTorchExport() {
   diag << "the export lost " << lost.size()
        << " of the model's parameters: the exporter's optimizer folded them "
           "into constants or merged equal ones (";
-  for (auto [i, param] : llvm::enumerate(lost.take_front(3)))
-    diag << (i ? ", " : "") << "'" << param.fxName << "' read by node '"
-         << param.node << "'";
+  for (auto [i, param] : llvm::enumerate(lost.take_front(3))) {
+    diag << (i ? ", " : "") << "'" << param.fxName << "' ";
+    if (param.node.empty())
+      diag << "read by no node left";
+    else
+      diag << "read by node '" << param.node << "'";
+    if (!param.folded.empty())
+      diag << " as the constant '" << param.folded << "'";
+  }
   if (lost.size() > 3)
     diag << ", and " << lost.size() - 3 << " more";
   // The optimizer's rewrite rules recorded on the nodes that read them,

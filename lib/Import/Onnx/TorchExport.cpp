@@ -15,15 +15,21 @@ namespace {
 constexpr StringLiteral kFxNodeKey = "pkg.torch.onnx.fx_node";
 constexpr StringLiteral kRewriteKey = "pkg.onnxscript.rewriter.rule_name";
 
-/// NodeProto's `metadata_props` (field 9, ONNX 1.16) is newer than the
-/// libonnx lmc builds against: protobuf keeps it among the unknown fields.
-constexpr int kNodeMetadataField = 9;
+constexpr StringLiteral kSignatureKey =
+    "pkg.torch.export.ExportedProgram.graph_signature";
 
-std::string metadata(const onnx::NodeProto &node, StringRef key) {
-  const google::protobuf::UnknownFieldSet &unknown = node.unknown_fields();
+/// NodeProto's and GraphProto's `metadata_props` (fields 9 and 16, ONNX
+/// 1.16) are newer than the libonnx lmc builds against: protobuf keeps
+/// them among the unknown fields.
+constexpr int kNodeMetadataField = 9;
+constexpr int kGraphMetadataField = 16;
+
+template <typename Message>
+std::string metadata(const Message &message, int fieldNumber, StringRef key) {
+  const google::protobuf::UnknownFieldSet &unknown = message.unknown_fields();
   for (int i = 0; i < unknown.field_count(); ++i) {
     const google::protobuf::UnknownField &field = unknown.field(i);
-    if (field.number() != kNodeMetadataField ||
+    if (field.number() != fieldNumber ||
         field.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
       continue;
     onnx::StringStringEntryProto entry;
@@ -31,6 +37,10 @@ std::string metadata(const onnx::NodeProto &node, StringRef key) {
       return entry.value();
   }
   return {};
+}
+
+std::string metadata(const onnx::NodeProto &node, StringRef key) {
+  return metadata(node, kNodeMetadataField, key);
 }
 
 /// A module path as FX spells its placeholders: lower case, every
@@ -147,29 +157,70 @@ std::string torchEmbeddingUnsupported(const onnx::NodeProto &node) {
 TorchExportInfo TorchExportInfo::analyze(const onnx::ModelProto &model) {
   TorchExportInfo info;
   const onnx::GraphProto &graph = model.graph();
-  StringSet<> initializers;
-  for (const onnx::TensorProto &init : graph.initializer())
+  StringSet<> initializers, floatInitializers;
+  for (const onnx::TensorProto &init : graph.initializer()) {
     initializers.insert(normalized(init.name()));
+    if (init.data_type() == onnx::TensorProto::FLOAT ||
+        init.data_type() == onnx::TensorProto::DOUBLE)
+      floatInitializers.insert(init.name());
+  }
+  // The program's signature lists every placeholder, also those no node
+  // reads any more: `p_<path>: PARAMETER target='...'`, one a line.
+  StringSet<> placeholders; // normalized paths of p_, b_ and c_
+  SmallVector<std::string> signatureParameters; // in signature order
+  std::string signature = metadata(graph, kGraphMetadataField, kSignatureKey);
+  SmallVector<StringRef> lines;
+  StringRef(signature).split(lines, '\n');
+  for (StringRef line : lines) {
+    auto [name, kind] = line.trim().split(": ");
+    if (name.size() < 3 || name[1] != '_')
+      continue;
+    std::string path = normalized(name.drop_front(2));
+    if (kind.starts_with("PARAMETER") && name[0] == 'p') {
+      info.parameters.insert(path);
+      signatureParameters.push_back(path);
+    }
+    else if (kind.starts_with("BUFFER") && name[0] == 'b')
+      info.buffers.insert(path);
+    else if (!kind.starts_with("CONSTANT_TENSOR") || name[0] != 'c')
+      continue;
+    placeholders.insert(path);
+    info.hasRecords = true;
+  }
   StringSet<> reported;
+  auto lose = [&](StringRef path, std::string node, std::string rewrites,
+                  StringRef folded) {
+    if (reported.insert(normalized(path)).second)
+      info.lost.push_back({path.str(), std::move(node), std::move(rewrites),
+                           folded.str()});
+  };
   for (int index = 0; index < graph.node_size(); ++index) {
     const onnx::NodeProto &node = graph.node(index);
     std::string fx = torchFxNode(node);
     if (fx.empty())
       continue;
     info.hasRecords = true;
+    std::string nodeName = node.name().empty()
+                               ? node.op_type() + "_" + std::to_string(index)
+                               : node.name();
+    // A float initializer the exporter made (no placeholder of the
+    // program) read where the program read a parameter: that parameter,
+    // folded (a transposed weight), is read as a constant.
+    StringRef folded;
+    for (const std::string &input : node.input())
+      if (floatInitializers.contains(input) &&
+          !placeholders.contains(normalized(input)))
+        folded = input;
     forEachPlaceholder(fx, [&](char kind, StringRef path) {
       std::string name = normalized(path);
+      placeholders.insert(name);
       if (kind == 'b')
         info.buffers.insert(name);
       if (kind != 'p')
         return;
       info.parameters.insert(name);
-      if (initializers.contains(name) || !reported.insert(name).second)
-        return;
-      std::string nodeName = node.name().empty()
-                                 ? node.op_type() + "_" + std::to_string(index)
-                                 : node.name();
-      info.lost.push_back({path.str(), nodeName, metadata(node, kRewriteKey)});
+      if (!initializers.contains(name) || !folded.empty())
+        lose(path, nodeName, metadata(node, kRewriteKey), folded);
     });
     std::optional<TorchBatchNorm> norm = torchBatchNorm(node);
     if (node.op_type() == "BatchNormalization" && norm && norm->training)
@@ -177,6 +228,11 @@ TorchExportInfo TorchExportInfo::analyze(const onnx::ModelProto &model) {
         if (i < node.input_size())
           info.runningStatistics.insert(node.input(i));
   }
+  // Parameters the signature lists that no node reads and no initializer
+  // holds: every reader was folded away.
+  for (const std::string &parameter : signatureParameters)
+    if (!initializers.contains(parameter))
+      lose(parameter, "", "", "");
   return info;
 }
 
