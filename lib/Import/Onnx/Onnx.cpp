@@ -230,11 +230,8 @@ LogicalResult GraphImporter::checkTorchExport() {
        << " of the model's parameters: the exporter's optimizer folded them "
           "into constants or merged equal ones (";
   for (auto [i, param] : llvm::enumerate(lost.take_front(3))) {
-    diag << (i ? ", " : "") << "'" << param.fxName << "' ";
-    if (param.node.empty())
-      diag << "read by no node left";
-    else
-      diag << "read by node '" << param.node << "'";
+    diag << (i ? ", " : "") << "'" << param.fxName << "' read by node '"
+         << param.node << "'";
     if (!param.folded.empty())
       diag << " as the constant '" << param.folded << "'";
   }

@@ -165,9 +165,10 @@ TorchExportInfo TorchExportInfo::analyze(const onnx::ModelProto &model) {
       floatInitializers.insert(init.name());
   }
   // The program's signature lists every placeholder, also those no node
-  // reads any more: `p_<path>: PARAMETER target='...'`, one a line.
+  // reads any more: `p_<path>: PARAMETER target='...'`, one a line (a tied
+  // parameter once per alias, while the export holds one initializer: a
+  // listed parameter without an initializer is not necessarily lost).
   StringSet<> placeholders; // normalized paths of p_, b_ and c_
-  SmallVector<std::string> signatureParameters; // in signature order
   std::string signature = metadata(graph, kGraphMetadataField, kSignatureKey);
   SmallVector<StringRef> lines;
   StringRef(signature).split(lines, '\n');
@@ -176,10 +177,8 @@ TorchExportInfo TorchExportInfo::analyze(const onnx::ModelProto &model) {
     if (name.size() < 3 || name[1] != '_')
       continue;
     std::string path = normalized(name.drop_front(2));
-    if (kind.starts_with("PARAMETER") && name[0] == 'p') {
+    if (kind.starts_with("PARAMETER") && name[0] == 'p')
       info.parameters.insert(path);
-      signatureParameters.push_back(path);
-    }
     else if (kind.starts_with("BUFFER") && name[0] == 'b')
       info.buffers.insert(path);
     else if (!kind.starts_with("CONSTANT_TENSOR") || name[0] != 'c')
@@ -187,6 +186,10 @@ TorchExportInfo TorchExportInfo::analyze(const onnx::ModelProto &model) {
     placeholders.insert(path);
     info.hasRecords = true;
   }
+  for (const onnx::NodeProto &node : graph.node())
+    forEachPlaceholder(torchFxNode(node), [&](char, StringRef path) {
+      placeholders.insert(normalized(path));
+    });
   StringSet<> reported;
   auto lose = [&](StringRef path, std::string node, std::string rewrites,
                   StringRef folded) {
@@ -213,7 +216,6 @@ TorchExportInfo TorchExportInfo::analyze(const onnx::ModelProto &model) {
         folded = input;
     forEachPlaceholder(fx, [&](char kind, StringRef path) {
       std::string name = normalized(path);
-      placeholders.insert(name);
       if (kind == 'b')
         info.buffers.insert(name);
       if (kind != 'p')
@@ -228,11 +230,7 @@ TorchExportInfo TorchExportInfo::analyze(const onnx::ModelProto &model) {
         if (i < node.input_size())
           info.runningStatistics.insert(node.input(i));
   }
-  // Parameters the signature lists that no node reads and no initializer
-  // holds: every reader was folded away.
-  for (const std::string &parameter : signatureParameters)
-    if (!initializers.contains(parameter))
-      lose(parameter, "", "", "");
+
   return info;
 }
 

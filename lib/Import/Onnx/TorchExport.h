@@ -56,7 +56,7 @@ public:
   /// a BatchNorm fused into a convolution) or merged it with an equal one.
   struct LostParameter {
     std::string fxName;    // the placeholder's name, without `p_`
-    std::string node;      // an ONNX node whose FX node reads it, or empty
+    std::string node;      // an ONNX node whose FX node reads it
     std::string rewrites;  // the optimizer's rules recorded there, if any
     std::string folded;    // the constant that node reads instead, if any
   };

@@ -271,8 +271,8 @@ def save_state(path, onnx_path, state):
 KEPT_METADATA = {"pkg.torch.onnx.fx_node", "pkg.torch.onnx.name_scopes",
                  "pkg.onnxscript.rewriter.rule_name"}
 # The default (optimize=True) export is kept for these only: the tests
-# check that lmc refuses it (Falcon's loses its weights without a trace in
-# the nodes: only the program's signature names them).
+# check that lmc refuses it (Falcon's head reads a folded copy of its
+# weight, which is still an initializer).
 OPTIMIZED_KEPT = {"llama", "resnet", "bert", "falcon"}
 
 
