@@ -55,10 +55,20 @@ Value one(OpBuilder &b, Location loc, Value like) {
   return buildFloat(b, loc, like.getType(), 1.0);
 }
 
+/// Neg, Add, Sub, Mul, Max and Min also take signed integers.
+bool isInteger(Value scalar) { return isa<IntegerType>(scalar.getType()); }
+
+Value zeroLike(OpBuilder &b, Location loc, Value integer) {
+  return arith::ConstantOp::create(b, loc,
+                                   b.getIntegerAttr(integer.getType(), 0));
+}
+
 void populateElementwisePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseLowering<NegOp>>(
       ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        if (isInteger(a[0]))
+          return arith::SubIOp::create(b, l, zeroLike(b, l, a[0]), a[0]);
         return arith::NegFOp::create(b, l, a[0]);
       });
   patterns.add<ElementwiseLowering<ReluOp>>(
@@ -90,14 +100,20 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
       });
   patterns.add<ElementwiseLowering<AddOp>>(
       ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        if (isInteger(a[0]))
+          return arith::AddIOp::create(b, l, a[0], a[1]);
         return arith::AddFOp::create(b, l, a[0], a[1]);
       });
   patterns.add<ElementwiseLowering<SubOp>>(
       ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        if (isInteger(a[0]))
+          return arith::SubIOp::create(b, l, a[0], a[1]);
         return arith::SubFOp::create(b, l, a[0], a[1]);
       });
   patterns.add<ElementwiseLowering<MulOp>>(
       ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        if (isInteger(a[0]))
+          return arith::MulIOp::create(b, l, a[0], a[1]);
         return arith::MulFOp::create(b, l, a[0], a[1]);
       });
   patterns.add<ElementwiseLowering<DivOp>>(
@@ -142,10 +158,14 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
       });
   patterns.add<ElementwiseLowering<MaxOp>>(
       ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        if (isInteger(a[0]))
+          return arith::MaxSIOp::create(b, l, a[0], a[1]);
         return arith::MaximumFOp::create(b, l, a[0], a[1]);
       });
   patterns.add<ElementwiseLowering<MinOp>>(
       ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        if (isInteger(a[0]))
+          return arith::MinSIOp::create(b, l, a[0], a[1]);
         return arith::MinimumFOp::create(b, l, a[0], a[1]);
       });
   patterns.add<ElementwiseLowering<NotOp>>(

@@ -72,8 +72,8 @@ mlir::Value buildScatterLoops(mlir::OpBuilder &b, mlir::Location loc,
                               int64_t axis, mlir::Value updates,
                               mlir::Value indices, mlir::Value init);
 
-/// Reductions, matmuls and softmaxes; matmuls with several batch dimensions
-/// keep them apart when `shardable`.
+/// Reductions, integer running sums, matmuls and softmaxes; matmuls with
+/// several batch dimensions keep them apart when `shardable`.
 void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns,
                                        bool shardable);
 /// lmc.convert, concat, slice, slice_grad, gather, scatter_add (scatter-add,

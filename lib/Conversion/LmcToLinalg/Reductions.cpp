@@ -510,6 +510,54 @@ struct SoftmaxCrossEntropyGradLowering
 
 } // namespace
 
+/// lmc.cumsum (integers): result[..., j, ...] adds operand[..., i, ...]
+/// over an extra reduction dimension i, keeping the i inside the triangle
+/// the attributes choose. Quadratic along the axis, like the float form
+/// (a matmul by a triangle), and exact.
+struct CumSumLowering : public OpConversionPattern<CumSumOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(CumSumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    MLIRContext *ctx = op.getContext();
+    unsigned rank = type.getRank();
+    int64_t axis = op.getAxis();
+    SmallVector<AffineExpr> source;
+    for (unsigned d = 0; d < rank; ++d)
+      source.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+    AffineMap sourceMap = AffineMap::get(rank + 1, 0, source, ctx);
+    SmallVector<AffineExpr> target;
+    for (unsigned d = 0; d < rank; ++d)
+      target.push_back(getAffineDimExpr(d, ctx));
+    AffineMap targetMap = AffineMap::get(rank + 1, 0, target, ctx);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    // i (the summed position) against j (the result's position).
+    arith::CmpIPredicate keep =
+        op.getReverse() ? (op.getExclusive() ? arith::CmpIPredicate::ugt
+                                             : arith::CmpIPredicate::uge)
+                        : (op.getExclusive() ? arith::CmpIPredicate::ult
+                                             : arith::CmpIPredicate::ule);
+    Value init = buildFilled(rewriter, op.getLoc(), type,
+                             rewriter.getIntegerAttr(type.getElementType(), 0));
+    Value result = buildGeneric(
+        rewriter, op.getLoc(), type, init, adaptor.getOperand(), sourceMap,
+        targetMap, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value i = linalg::IndexOp::create(b, l, rank);
+          Value j = linalg::IndexOp::create(b, l, axis);
+          Value inside = arith::CmpIOp::create(b, l, keep, i, j);
+          Value sum = arith::AddIOp::create(b, l, args[1], args[0]);
+          return arith::SelectOp::create(b, l, inside, sum, args[1]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 void populateReductionLoweringPatterns(RewritePatternSet &patterns,
                                        bool shardable) {
   MLIRContext *ctx = patterns.getContext();
@@ -518,7 +566,7 @@ void populateReductionLoweringPatterns(RewritePatternSet &patterns,
   patterns.add<ReduceLowering<ReduceMaxOp>>(ctx, -inf, maxF);
   patterns.add<ReduceLowering<ReduceMinOp>>(ctx, inf, minF);
   patterns.add<MatmulLowering>(ctx, shardable);
-  patterns.add<SoftmaxLowering, LogSoftmaxLowering>(ctx);
+  patterns.add<SoftmaxLowering, LogSoftmaxLowering, CumSumLowering>(ctx);
   patterns.add<SoftmaxCrossEntropyLowering, SoftmaxCrossEntropyGradLowering>(
       ctx, shardable);
 }

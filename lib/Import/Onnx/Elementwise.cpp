@@ -2,8 +2,10 @@
 //
 // Add, Sub, Mul, Div, Max, Min, Sum, Mean (numpy broadcasting), Pow
 // (constant exponent), Clip, Gelu (decomposed into erf/tanh), Reciprocal
-// and the unary float ops. Integer operands are shape arithmetic: they are
-// folded when both are compile-time constants and rejected otherwise.
+// and the unary float ops. Integer operands are folded when they are
+// compile-time constants (shape arithmetic); otherwise Add, Sub, Mul, Max,
+// Min and Neg compute on int32/int64 at run time (index arithmetic, no
+// gradient) and Div and Mod are refused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,8 +34,10 @@ LogicalResult foldIntBinary(NodeImporter &n, IntBinary kind,
                             ArrayRef<int64_t> shape) {
   DenseElementsAttr lhs = n.constantInput(0), rhs = n.constantInput(1);
   if (!lhs || !rhs)
-    return n.error() << "integer arithmetic is only supported on compile-time "
-                        "constants";
+    return n.error() << "integer division and modulo are only supported on "
+                        "compile-time constants (Add, Sub, Mul, Max, Min, "
+                        "Neg and CumSum also run on integers computed at "
+                        "run time)";
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   SmallVector<int64_t> l = intValues(lhs), r = intValues(rhs);
@@ -108,10 +112,15 @@ LogicalResult importBinary(NodeImporter &n) {
       broadcastOperands(n, *lhsType, *rhsType);
   if (failed(shape))
     return failure();
-  if (isa<IntegerType>(lhsType->getElementType()))
+  // Integer arithmetic on constants is folded (shape arithmetic); Add, Sub
+  // and Mul are also computed at run time (position ids from a mask).
+  bool integer = isa<IntegerType>(lhsType->getElementType());
+  if (integer && ((n.constantInput(0) && n.constantInput(1)) ||
+                  (kind != IntBinary::Add && kind != IntBinary::Sub &&
+                   kind != IntBinary::Mul)))
     return foldIntBinary(n, kind, *shape);
 
-  FailureOr<Value> lhs = n.floatInput(0), rhs = n.floatInput(1);
+  FailureOr<Value> lhs = n.numericInput(0), rhs = n.numericInput(1);
   if (failed(lhs) || failed(rhs))
     return failure();
   Value l = buildNumpyBroadcast(n.b, n.loc, *lhs, *shape);
@@ -218,7 +227,8 @@ LogicalResult importErf(NodeImporter &n) {
   return n.setResult(ErfOp::create(n.b, n.loc, x.getType(), x));
 }
 
-/// Neg also negates integer constants (shape arithmetic).
+/// Neg also negates integers: folded on constants (shape arithmetic),
+/// computed otherwise.
 LogicalResult importNeg(NodeImporter &n) {
   if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({})))
     return failure();
@@ -233,7 +243,15 @@ LogicalResult importNeg(NodeImporter &n) {
     return n.setConstantResult(
         DenseElementsAttr::get(cast<ShapedType>(constant.getType()), values));
   }
-  return importUnary<NegOp>(n);
+  FailureOr<RankedTensorType> type = n.inputType(0);
+  if (failed(type))
+    return failure();
+  if (!isa<IntegerType>(type->getElementType()))
+    return importUnary<NegOp>(n);
+  FailureOr<Value> operand = n.numericInput(0);
+  if (failed(operand))
+    return failure();
+  return n.setResult(NegOp::create(n.b, n.loc, *type, *operand));
 }
 
 LogicalResult importReciprocal(NodeImporter &n) {
@@ -326,7 +344,7 @@ LogicalResult importExtremum(NodeImporter &n) {
   }
   Value result;
   for (unsigned i = 0; i < count; ++i) {
-    FailureOr<Value> operand = n.floatInput(i);
+    FailureOr<Value> operand = n.numericInput(i);
     if (failed(operand))
       return failure();
     Value v = buildNumpyBroadcast(n.b, n.loc, *operand, shape);

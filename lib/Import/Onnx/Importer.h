@@ -84,6 +84,12 @@ public:
                                           llvm::StringRef what);
   /// Input `i`, which must be a float tensor.
   mlir::FailureOr<mlir::Value> floatInput(unsigned i);
+  /// Input `i`, which must be a float, int32 or int64 tensor (what lmc's
+  /// arithmetic computes on at run time).
+  mlir::FailureOr<mlir::Value> numericInput(unsigned i);
+  /// Input `i`, which must be a float, bool, int32 or int64 tensor (what
+  /// lmc's data movement ops take).
+  mlir::FailureOr<mlir::Value> dataInput(unsigned i);
   /// The compile-time value of input `i`, or null when it is not known.
   mlir::DenseElementsAttr constantInput(unsigned i);
   /// The initial value of input `i` when it is a float initializer (an
@@ -239,6 +245,9 @@ llvm::SmallVector<int64_t> delinearize(int64_t linear,
                                        llvm::ArrayRef<int64_t> shape);
 int64_t linearize(llvm::ArrayRef<int64_t> index,
                   llvm::ArrayRef<int64_t> shape);
+/// Whether data movement on constant `c` (null: not a constant) is folded
+/// into a constant of `resultType`: a splat, or not too large.
+bool foldable(mlir::DenseElementsAttr c, mlir::RankedTensorType resultType);
 /// A constant of `type` (same element type as `source`) whose element i is
 /// `source`'s element sourceIndex(i): folds data movement on constants.
 mlir::DenseElementsAttr

@@ -25,10 +25,6 @@ namespace {
 
 constexpr unsigned kUnbounded = std::numeric_limits<unsigned>::max();
 
-bool foldable(DenseElementsAttr c, RankedTensorType resultType) {
-  return c && (c.isSplat() || resultType.getNumElements() <= kMaxFoldedElements);
-}
-
 //===----------------------------------------------------------------------===//
 // Gather
 //===----------------------------------------------------------------------===//
@@ -78,7 +74,7 @@ LogicalResult importGather(NodeImporter &n) {
       return linearize(source, dataShape);
     }));
   }
-  FailureOr<Value> operand = n.floatInput(0);
+  FailureOr<Value> operand = n.input(0);
   FailureOr<Value> indexValue = n.input(1);
   if (failed(operand) || failed(indexValue))
     return failure();
@@ -159,7 +155,7 @@ LogicalResult importGatherND(NodeImporter &n) {
     return n.setConstantResult(remapConstant(data, resultType, [&](int64_t i) {
       return positions[i / inner] * inner + i % inner;
     }));
-  FailureOr<Value> operand = n.floatInput(0);
+  FailureOr<Value> operand = n.input(0);
   if (failed(operand))
     return failure();
   Value flat = buildReshape(n.b, n.loc, *operand, flatShape);
@@ -238,7 +234,7 @@ LogicalResult importConcat(NodeImporter &n) {
   }
   SmallVector<Value> inputs;
   for (int i = 0; i < n.node.input_size(); ++i) {
-    FailureOr<Value> input = n.floatInput(i);
+    FailureOr<Value> input = n.input(i);
     if (failed(input))
       return failure();
     inputs.push_back(*input);
@@ -275,7 +271,7 @@ FailureOr<Binding> windowOf(NodeImporter &n, const Window &w) {
                      return linearize(at, type->getShape());
                    })};
   }
-  FailureOr<Value> operand = n.floatInput(0);
+  FailureOr<Value> operand = n.input(0);
   if (failed(operand))
     return failure();
   bool identity = ArrayRef<int64_t>(w.count) == type->getShape() &&

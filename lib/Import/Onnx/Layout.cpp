@@ -279,6 +279,57 @@ LogicalResult foldGatherElements(NodeImporter &n, DenseElementsAttr data,
   }));
 }
 
+/// GatherElements of integer or bool data (no gradient; RoBERTa reads its
+/// token-type buffer at run-time position ids): one lmc.gather from the
+/// flattened data at each element's position, computed at run time from
+/// the index along `axis` (negative ones count from the end, others are
+/// clamped as lmc.gather does) and a compile-time offset for the other
+/// coordinates. Float data keeps the masked sum, whose VJP autodiff knows.
+Value gatherElementsAtPositions(NodeImporter &n, Value data, Value indices,
+                                int64_t axis) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  auto dataType = cast<RankedTensorType>(data.getType());
+  auto indexType = cast<RankedTensorType>(indices.getType());
+  auto positionType =
+      RankedTensorType::get(indexType.getShape(), b.getI64Type());
+  Value index = indices;
+  if (indexType.getElementType() != b.getI64Type())
+    index = ConvertOp::create(b, loc, positionType, index);
+  int64_t k = dataType.getDimSize(axis);
+  Value negative =
+      buildCompare(b, loc, "lt", index, buildSplat(b, loc, positionType, 0));
+  index = buildSelect(
+      b, loc, negative,
+      AddOp::create(b, loc, index, buildSplat(b, loc, positionType, k)),
+      index);
+  index = MaxOp::create(b, loc, index, buildSplat(b, loc, positionType, 0));
+  index = MinOp::create(b, loc, index, buildSplat(b, loc, positionType, k - 1));
+  SmallVector<int64_t> strides(dataType.getRank(), 1);
+  for (int64_t d = dataType.getRank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * dataType.getDimSize(d + 1);
+  SmallVector<int64_t> offsets;
+  for (int64_t i = 0; i < indexType.getNumElements(); ++i) {
+    SmallVector<int64_t> at = delinearize(i, indexType.getShape());
+    int64_t offset = 0;
+    for (int64_t d = 0; d < indexType.getRank(); ++d)
+      if (d != axis)
+        offset += at[d] * strides[d];
+    offsets.push_back(offset);
+  }
+  Value position = AddOp::create(
+      b, loc,
+      MulOp::create(b, loc, index,
+                    buildSplat(b, loc, positionType, strides[axis])),
+      arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(positionType, ArrayRef(offsets))));
+  Value flat = buildReshape(b, loc, data, {dataType.getNumElements()});
+  return GatherOp::create(
+      b, loc,
+      RankedTensorType::get(indexType.getShape(), dataType.getElementType()),
+      flat, position, /*axis=*/0);
+}
+
 LogicalResult importGatherElements(NodeImporter &n) {
   if (failed(n.checkArity(2, 2)) || failed(n.checkAttributes({"axis"})))
     return failure();
@@ -293,7 +344,11 @@ LogicalResult importGatherElements(NodeImporter &n) {
       return failure();
     return foldGatherElements(n, constantData, constantIndices, *axisAttr);
   }
-  FailureOr<Value> data = n.floatInput(0);
+  FailureOr<RankedTensorType> dataType0 = n.inputType(0);
+  if (failed(dataType0))
+    return failure();
+  bool floatData = isa<FloatType>(dataType0->getElementType());
+  FailureOr<Value> data = floatData ? n.floatInput(0) : n.input(0);
   FailureOr<Value> indices = n.input(1);
   FailureOr<int64_t> axisAttr = n.intAttr("axis", 0);
   if (failed(data) || failed(indices) || failed(axisAttr))
@@ -313,6 +368,12 @@ LogicalResult importGatherElements(NodeImporter &n) {
     if (d != *axis && indexType.getDimSize(d) > dataType.getDimSize(d))
       return n.error() << "indices " << indexType << " exceed data "
                        << dataType << " in dimension " << d;
+  if (!floatData) {
+    if (indexType.getNumElements() > kMaxFoldedElements)
+      return n.error() << "gathering " << indexType.getNumElements()
+                       << " elements needs too large a table of offsets";
+    return n.setResult(gatherElementsAtPositions(n, *data, *indices, *axis));
+  }
   if (indexType.getNumElements() * k > kMaxFoldedElements * 16)
     return n.error() << "gathering " << indexType.getNumElements()
                      << " elements from an axis of " << k

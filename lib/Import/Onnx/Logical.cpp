@@ -239,10 +239,10 @@ LogicalResult importWhere(NodeImporter &n) {
   FailureOr<Value> cond = boolInput(n, 0, *shape);
   if (failed(cond))
     return failure();
-  FailureOr<Value> x = n.floatInput(1);
+  FailureOr<Value> x = n.input(1);
   if (failed(x))
     return failure();
-  FailureOr<Value> y = n.floatInput(2);
+  FailureOr<Value> y = n.input(2);
   if (failed(y))
     return failure();
   Value onTrue = buildNumpyBroadcast(n.b, n.loc, *x, *shape);

@@ -765,6 +765,19 @@ FailureOr<Value> NodeImporter::floatInput(unsigned i) {
   return input(i);
 }
 
+FailureOr<Value> NodeImporter::numericInput(unsigned i) {
+  FailureOr<RankedTensorType> type = inputType(i);
+  if (failed(type))
+    return failure();
+  // Tensors are float, bool, int32 or int64 (the importer refuses other
+  // element types): arithmetic takes all but bool.
+  if (type->getElementType().isInteger(1))
+    return error() << "input " << i << " ('" << node.input(i)
+                   << "') must be a float, int32 or int64 tensor, got "
+                   << *type;
+  return input(i);
+}
+
 DenseElementsAttr NodeImporter::constantInput(unsigned i) {
   if (!hasInput(i))
     return nullptr;

@@ -223,26 +223,66 @@ template <bool isMax> LogicalResult importArgExtremum(NodeImporter &n) {
       n.b, n.loc, RankedTensorType::get(shape, n.b.getI64Type()), index));
 }
 
+/// Integer CumSum: folded on constants (wrapping as the run-time form
+/// does), else an lmc.cumsum.
+LogicalResult importIntegerCumSum(NodeImporter &n, RankedTensorType type,
+                                  int64_t axis, bool exclusive, bool reverse) {
+  DenseElementsAttr constant = n.constantInput(0);
+  if (!foldable(constant, type)) {
+    FailureOr<Value> operand = n.numericInput(0);
+    if (failed(operand))
+      return failure();
+    return n.setResult(CumSumOp::create(n.b, n.loc, type, *operand, axis,
+                                        exclusive, reverse));
+  }
+  SmallVector<int64_t> values = intValues(constant);
+  if (constant.isSplat())
+    values.assign(type.getNumElements(), values.front());
+  int64_t size = type.getDimSize(axis), inner = 1;
+  for (int64_t d = axis + 1; d < type.getRank(); ++d)
+    inner *= type.getDimSize(d);
+  unsigned width = type.getElementType().getIntOrFloatBitWidth();
+  SmallVector<APInt> sums(values.size(), APInt(width, 0));
+  for (int64_t i = 0; i < static_cast<int64_t>(values.size()); ++i) {
+    int64_t position = (i / inner) % size, rowStart = i - position * inner;
+    for (int64_t j = 0; j < size; ++j) {
+      bool inside = reverse ? j >= position : j <= position;
+      if (exclusive && j == position)
+        inside = false;
+      if (inside)
+        sums[i] += APInt(width, values[rowStart + j * inner], /*isSigned=*/true,
+                         /*implicitTrunc=*/true);
+    }
+  }
+  return n.setConstantResult(DenseElementsAttr::get(type, sums));
+}
+
 /// CumSum: the axis moved last, multiplied by a constant 0/1 triangle
 /// (exclusive: strict; reverse: the other triangle), moved back; its VJP is
-/// the matmul's.
+/// the matmul's. Integers (position ids from a mask) have no gradient:
+/// importIntegerCumSum.
 LogicalResult importCumSum(NodeImporter &n) {
   if (failed(n.checkArity(2, 2)) ||
       failed(n.checkAttributes({"exclusive", "reverse"})))
     return failure();
   FailureOr<int64_t> exclusive = n.intAttr("exclusive", 0);
   FailureOr<int64_t> reverse = n.intAttr("reverse", 0);
-  FailureOr<Value> operand = n.floatInput(0);
+  FailureOr<RankedTensorType> operandType = n.inputType(0);
   FailureOr<SmallVector<int64_t>> axisValues = n.intsInput(1, "axis");
-  if (failed(exclusive) || failed(reverse) || failed(operand) ||
+  if (failed(exclusive) || failed(reverse) || failed(operandType) ||
       failed(axisValues))
     return failure();
-  auto type = cast<RankedTensorType>(operand->getType());
+  RankedTensorType type = *operandType;
   int64_t rank = type.getRank();
   if (axisValues->size() != 1)
     return n.error() << "axis must be one integer";
   FailureOr<int64_t> axis = n.normalizeAxis(axisValues->front(), rank);
   if (failed(axis))
+    return failure();
+  if (isa<IntegerType>(type.getElementType()))
+    return importIntegerCumSum(n, type, *axis, *exclusive != 0, *reverse != 0);
+  FailureOr<Value> operand = n.floatInput(0);
+  if (failed(operand))
     return failure();
   int64_t size = type.getDimSize(*axis);
   if (size * size > kMaxFoldedElements)

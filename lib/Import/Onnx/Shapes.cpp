@@ -184,10 +184,10 @@ LogicalResult importTranspose(NodeImporter &n) {
   if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({"perm"})))
     return failure();
   FailureOr<std::optional<SmallVector<int64_t>>> permAttr = n.intsAttr("perm");
-  FailureOr<Value> operand = n.floatInput(0);
-  if (failed(permAttr) || failed(operand))
+  FailureOr<RankedTensorType> operandType = n.inputType(0);
+  if (failed(permAttr) || failed(operandType))
     return failure();
-  auto type = cast<RankedTensorType>(operand->getType());
+  RankedTensorType type = *operandType;
   int64_t rank = type.getRank();
   SmallVector<int64_t> perm;
   if (*permAttr)
@@ -203,14 +203,24 @@ LogicalResult importTranspose(NodeImporter &n) {
       return n.error() << "perm [" << perm << "] is not a permutation";
     seen[p] = true;
   }
-  if (llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
-    return n.setResult(*operand);
   SmallVector<int64_t> shape;
   for (int64_t p : perm)
     shape.push_back(type.getDimSize(p));
-  return n.setResult(TransposeOp::create(
-      n.b, n.loc, RankedTensorType::get(shape, type.getElementType()),
-      *operand, perm));
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (DenseElementsAttr data = n.constantInput(0); foldable(data, resultType))
+    return n.setConstantResult(remapConstant(data, resultType, [&](int64_t i) {
+      SmallVector<int64_t> at = delinearize(i, shape), source(rank);
+      for (int64_t d = 0; d < rank; ++d)
+        source[perm[d]] = at[d];
+      return linearize(source, type.getShape());
+    }));
+  FailureOr<Value> operand = n.input(0);
+  if (failed(operand))
+    return failure();
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
+    return n.setResult(*operand);
+  return n.setResult(
+      TransposeOp::create(n.b, n.loc, resultType, *operand, perm));
 }
 
 LogicalResult importIdentity(NodeImporter &n) {

@@ -435,6 +435,10 @@ int64_t linearize(ArrayRef<int64_t> index, ArrayRef<int64_t> shape) {
   return linear;
 }
 
+bool foldable(DenseElementsAttr c, RankedTensorType resultType) {
+  return c && (c.isSplat() || resultType.getNumElements() <= kMaxFoldedElements);
+}
+
 DenseElementsAttr remapConstant(DenseElementsAttr source,
                                 RankedTensorType type,
                                 function_ref<int64_t(int64_t)> sourceIndex) {

@@ -183,3 +183,37 @@ func.func @random_uniform_type(%key: tensor<i64>) -> tensor<3xbf16> {
   %0 = lmc.random_uniform %key, stream = 0 : tensor<i64> -> tensor<3xbf16>
   return %0 : tensor<3xbf16>
 }
+
+// -----
+
+func.func @cumsum_axis(%x: tensor<2x4xi64>) -> tensor<2x4xi64> {
+  // expected-error @+1 {{expected axis in [0, 2)}}
+  %0 = lmc.cumsum %x, axis = 2 : tensor<2x4xi64>
+  return %0 : tensor<2x4xi64>
+}
+
+// -----
+
+// Float running sums are matmuls by a triangle (differentiable).
+func.func @cumsum_float(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = lmc.cumsum %x, axis = 0 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Integer division stays a compile-time fold (a zero divisor would trap).
+func.func @div_integer(%x: tensor<4xi64>) -> tensor<4xi64> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of floating-point values}}
+  %0 = lmc.div %x, %x : tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+func.func @add_i8(%x: tensor<4xi8>) -> tensor<4xi8> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of floating-point or 32-bit signless integer or 64-bit signless integer values}}
+  %0 = lmc.add %x, %x : tensor<4xi8>
+  return %0 : tensor<4xi8>
+}

@@ -57,3 +57,30 @@ func.func @random_uniform(%key: tensor<i64>) -> (tensor<2x3xf32>, tensor<4xf64>)
   %1 = lmc.random_uniform %key, stream = 5 : tensor<i64> -> tensor<4xf64>
   return %0, %1 : tensor<2x3xf32>, tensor<4xf64>
 }
+
+// Integer arithmetic and data movement (index arithmetic an export computes
+// at run time) and the integer running sum in its modes.
+// CHECK-LABEL: func.func @integers
+func.func @integers(%a: tensor<2x4xi64>, %b: tensor<2x4xi32>, %m: tensor<2x4xi1>) -> (tensor<2x4xi64>, tensor<2x4xi32>, tensor<4x2xi64>, tensor<2x6xi64>) {
+  // CHECK: lmc.cumsum %{{.*}}, axis = 1 : tensor<2x4xi64>
+  %0 = lmc.cumsum %a, axis = 1 : tensor<2x4xi64>
+  // CHECK: lmc.cumsum %{{.*}}, axis = 0 exclusive reverse : tensor<2x4xi32>
+  %1 = lmc.cumsum %b, axis = 0 exclusive reverse : tensor<2x4xi32>
+  // CHECK: lmc.cumsum %{{.*}}, axis = 1 reverse : tensor<2x4xi64>
+  %2 = lmc.cumsum %0, axis = 1 reverse : tensor<2x4xi64>
+  // CHECK: lmc.add %{{.*}}, %{{.*}} : tensor<2x4xi64>
+  %3 = lmc.add %2, %a : tensor<2x4xi64>
+  // CHECK: lmc.mul %{{.*}}, %{{.*}} : tensor<2x4xi32>
+  %4 = lmc.mul %1, %b : tensor<2x4xi32>
+  // CHECK: lmc.neg %{{.*}} : tensor<2x4xi32>
+  %5 = lmc.neg %4 : tensor<2x4xi32>
+  // CHECK: lmc.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x4xi1>, tensor<2x4xi64>
+  %6 = lmc.select %m, %3, %a : tensor<2x4xi1>, tensor<2x4xi64>
+  // CHECK: lmc.transpose %{{.*}}, perm = [1, 0] : tensor<2x4xi64> -> tensor<4x2xi64>
+  %7 = lmc.transpose %6, perm = [1, 0] : tensor<2x4xi64> -> tensor<4x2xi64>
+  // CHECK: lmc.slice %{{.*}}, start = [0, 1], stride = [1, 2] : tensor<2x4xi64> -> tensor<2x2xi64>
+  %8 = lmc.slice %6, start = [0, 1], stride = [1, 2] : tensor<2x4xi64> -> tensor<2x2xi64>
+  // CHECK: lmc.concat axis = 1, %{{.*}}, %{{.*}} : tensor<2x4xi64>, tensor<2x2xi64> -> tensor<2x6xi64>
+  %9 = lmc.concat axis = 1, %6, %8 : tensor<2x4xi64>, tensor<2x2xi64> -> tensor<2x6xi64>
+  return %6, %5, %7, %9 : tensor<2x4xi64>, tensor<2x4xi32>, tensor<4x2xi64>, tensor<2x6xi64>
+}

@@ -7,7 +7,8 @@
       GOT must equal INIT - LR * GRADS (an independent SGD step) for every
       tensor GRADS has.
   compare.py losses METRICS.jsonl LOSSES.json OPTIMIZER [--rtol R]
-             [--entry NAME]
+             [--entry NAME] [--first N]
+      --first N: only the first N steps' losses.
   compare.py grad-norms METRICS.jsonl LOSSES.json RUN [--rtol R]
   compare.py same-losses METRICS.jsonl OTHER.jsonl [--rtol R]
       the two runs logged the same steps with the same losses and norms.
@@ -68,6 +69,8 @@ def main():
     parser.add_argument("--loose", action="append", default=[],
                         help="params: SUBSTRING=ATOL, a looser absolute "
                              "tolerance for tensors whose name has it")
+    parser.add_argument("--first", type=int, default=0,
+                        help="losses: compare only the first N steps")
     parser.add_argument("--entry", default="",
                         help="losses: LOSSES.json's entry of this name "
                              "holds the losses (one file, many models)")
@@ -97,6 +100,8 @@ def main():
         if o.entry:
             reference = reference[o.entry]
         want = reference["losses"][o.args[2]]
+        if o.first:
+            want = want[:o.first]
         got = [r["loss"] for r in rows[:len(want)]]
         if len(got) != len(want) or not np.allclose(got, want, rtol=o.rtol, atol=0):
             fail(f"losses {got} vs {want}")

@@ -113,6 +113,13 @@ static LogicalResult verifyReduction(ReduceOp op) {
 LogicalResult ReduceMaxOp::verify() { return verifyReduction(*this); }
 LogicalResult ReduceMinOp::verify() { return verifyReduction(*this); }
 
+LogicalResult CumSumOp::verify() {
+  int64_t rank = tensorType(getOperand()).getRank();
+  if (getAxis() < 0 || getAxis() >= rank)
+    return emitOpError("expected axis in [0, ") << rank << ")";
+  return success();
+}
+
 /// The shape `large` gathered along `axis` with `indices`.
 static SmallVector<int64_t> gatheredShape(RankedTensorType large,
                                           RankedTensorType indices,

@@ -130,6 +130,15 @@ def falcon():
     return FalconForCausalLM(config), True
 
 
+def opt():
+    from transformers import OPTConfig, OPTForCausalLM
+    config = OPTConfig(vocab_size=96, hidden_size=32, ffn_dim=64,
+                       num_hidden_layers=2, num_attention_heads=4,
+                       max_position_embeddings=64, word_embed_proj_dim=32,
+                       dropout=0.0, attention_dropout=0.0)
+    return OPTForCausalLM(config), True
+
+
 def bert():
     from transformers import BertConfig, BertForSequenceClassification
     return encoder(BertConfig, BertForSequenceClassification)()
@@ -197,9 +206,10 @@ MODELS = {
     "gemma2": (gemma2, "tokens", 2),
     "gpt_neox": (gpt_neox, "tokens", 2),
     "falcon": (falcon, "tokens", 2),
+    "opt": (opt, "tokens", 2),
     "electra": (electra, "sequence", 4),
     "bert": (bert, "sequence", 4),
-    "roberta": (roberta, "sequence", 4),
+    "roberta": (roberta, "padded", 4),
     "distilbert": (distilbert, "sequence", 4),
     "resnet": (resnet, "image", 4),
     "vit": (vit, "image", 4),
@@ -207,6 +217,7 @@ MODELS = {
     "swin": (swin, "image", 4),
 }
 SEQ = 8
+PAD_ID = 1
 
 
 def make_data(kind, batch, rng):
@@ -214,9 +225,15 @@ def make_data(kind, batch, rng):
     if kind == "image":
         x = rng.standard_normal((rows, 3, 16, 16)).astype(np.float32)
         y = rng.integers(0, 5, size=(rows,), dtype=np.int64)
-    elif kind == "sequence":
+    elif kind in ("sequence", "padded"):
         x = rng.integers(2, 96, size=(rows, SEQ), dtype=np.int64)
         y = rng.integers(0, 3, size=(rows,), dtype=np.int64)
+        if kind == "padded":
+            # Rows end in 0 to 3 padding tokens (RoBERTa's pad_token_id 1):
+            # its position ids count only the other tokens, and its padding
+            # embedding rows are not trained.
+            for row, pads in enumerate(rng.integers(0, 4, size=rows)):
+                x[row, SEQ - pads:] = PAD_ID
     else:
         x = rng.integers(0, 96, size=(rows, SEQ), dtype=np.int64)
         y = rng.integers(0, 96, size=(rows,  SEQ), dtype=np.int64)

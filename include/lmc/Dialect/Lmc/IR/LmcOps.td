@@ -20,7 +20,8 @@ def Lmc_NumericTensor : RankedTensorOf<[AnyFloat, I32, I64]>;
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-class Lmc_UnaryOp<string mnemonic, string desc>
+class Lmc_UnaryOp<string mnemonic, string desc,
+                  Type tensor = Lmc_FloatTensor>
     : Lmc_Op<mnemonic, [Pure, SameOperandsAndResultType,
                         DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "elementwise " # mnemonic;
@@ -32,12 +33,15 @@ class Lmc_UnaryOp<string mnemonic, string desc>
     %y = lmc.}] # mnemonic # [{ %x : tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins Lmc_FloatTensor:$operand);
-  let results = (outs Lmc_FloatTensor:$result);
+  let arguments = (ins tensor:$operand);
+  let results = (outs tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
 }
 
-def Lmc_NegOp : Lmc_UnaryOp<"neg", "Computes `-x`.">;
+// Neg, Add, Sub, Mul, Max and Min also take signed integers (wrapping on
+// overflow): index arithmetic that an export computes at run time, such as
+// position ids from a padding mask. Integer values carry no gradient.
+def Lmc_NegOp : Lmc_UnaryOp<"neg", "Computes `-x`.", Lmc_NumericTensor>;
 def Lmc_ReluOp : Lmc_UnaryOp<"relu", "Computes `max(x, 0)`.">;
 def Lmc_SigmoidOp : Lmc_UnaryOp<"sigmoid", "Computes `1 / (1 + exp(-x))`.">;
 def Lmc_TanhOp : Lmc_UnaryOp<"tanh", "Computes `tanh(x)`.">;
@@ -59,7 +63,8 @@ def Lmc_CeilOp : Lmc_UnaryOp<"ceil", [{Rounds up to an integral value; the
 def Lmc_RoundOp : Lmc_UnaryOp<"round", [{Rounds to the nearest integral
   value, halves to even (ONNX Round); the VJP is zero.}]>;
 
-class Lmc_BinaryOp<string mnemonic, string desc>
+class Lmc_BinaryOp<string mnemonic, string desc,
+                   Type tensor = Lmc_FloatTensor>
     : Lmc_Op<mnemonic, [Pure, SameOperandsAndResultType,
                         DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "elementwise " # mnemonic;
@@ -72,24 +77,28 @@ class Lmc_BinaryOp<string mnemonic, string desc>
     %z = lmc.}] # mnemonic # [{ %x, %y : tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins Lmc_FloatTensor:$lhs, Lmc_FloatTensor:$rhs);
-  let results = (outs Lmc_FloatTensor:$result);
+  let arguments = (ins tensor:$lhs, tensor:$rhs);
+  let results = (outs tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
 }
 
-def Lmc_AddOp : Lmc_BinaryOp<"add", "Computes `lhs + rhs`."> {
+def Lmc_AddOp : Lmc_BinaryOp<"add", "Computes `lhs + rhs`.",
+                             Lmc_NumericTensor> {
   let hasCanonicalizer = 1;
 }
-def Lmc_SubOp : Lmc_BinaryOp<"sub", "Computes `lhs - rhs`.">;
-def Lmc_MulOp : Lmc_BinaryOp<"mul", "Computes `lhs * rhs`.">;
+def Lmc_SubOp : Lmc_BinaryOp<"sub", "Computes `lhs - rhs`.",
+                             Lmc_NumericTensor>;
+def Lmc_MulOp : Lmc_BinaryOp<"mul", "Computes `lhs * rhs`.",
+                             Lmc_NumericTensor>;
 def Lmc_DivOp : Lmc_BinaryOp<"div", "Computes `lhs / rhs`.">;
 def Lmc_PowOp : Lmc_BinaryOp<"pow", "Computes `lhs ^ rhs`.">;
 def Lmc_MaxOp : Lmc_BinaryOp<"max", [{Computes `max(lhs, rhs)` (NaN
   propagating). The cotangent goes to the larger operand; on ties each
-  operand gets half of it, as in PyTorch's `torch.maximum`.}]>;
+  operand gets half of it, as in PyTorch's `torch.maximum`.}],
+  Lmc_NumericTensor>;
 def Lmc_MinOp : Lmc_BinaryOp<"min", [{Computes `min(lhs, rhs)` (NaN
   propagating). The cotangent goes to the smaller operand; on ties each
-  operand gets half of it.}]>;
+  operand gets half of it.}], Lmc_NumericTensor>;
 
 def Lmc_CmpOp : Lmc_Op<"cmp", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let summary = "elementwise comparison";
@@ -128,9 +137,9 @@ def Lmc_SelectOp : Lmc_Op<"select", [Pure,
     %y = lmc.select %m, %x, %zero : tensor<4xi1>, tensor<4xf32>
     ```
   }];
-  let arguments = (ins Lmc_BoolTensor:$condition, Lmc_FloatTensor:$on_true,
-                       Lmc_FloatTensor:$on_false);
-  let results = (outs Lmc_FloatTensor:$result);
+  let arguments = (ins Lmc_BoolTensor:$condition, Lmc_AnyTensor:$on_true,
+                       Lmc_AnyTensor:$on_false);
+  let results = (outs Lmc_AnyTensor:$result);
   let assemblyFormat =
       "$condition `,` $on_true `,` $on_false attr-dict `:` type($condition) `,` type($result)";
   let hasVerifier = 1;
@@ -193,8 +202,8 @@ def Lmc_TransposeOp : Lmc_Op<"transpose", [Pure,
     %t = lmc.transpose %x, perm = [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
     ```
   }];
-  let arguments = (ins Lmc_FloatTensor:$operand, DenseI64ArrayAttr:$perm);
-  let results = (outs Lmc_FloatTensor:$result);
+  let arguments = (ins Lmc_AnyTensor:$operand, DenseI64ArrayAttr:$perm);
+  let results = (outs Lmc_AnyTensor:$result);
   let assemblyFormat =
       "$operand `,` `perm` `=` $perm attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;

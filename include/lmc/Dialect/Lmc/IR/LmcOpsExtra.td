@@ -167,8 +167,9 @@ def Lmc_ConcatOp : Lmc_Op<"concat", [Pure,
     DeclareOpInterfaceMethods<DifferentiableOpInterface>]> {
   let summary = "concatenates tensors along an axis";
   let description = [{
-    Concatenates one or more float tensors of equal rank along `axis`; the
-    other dimensions agree. The VJP slices the cotangent back into pieces.
+    Concatenates one or more tensors of equal rank and element type along
+    `axis`; the other dimensions agree. The VJP slices the cotangent back
+    into pieces (float tensors; integer and boolean ones carry no gradient).
 
     Example:
 
@@ -176,8 +177,8 @@ def Lmc_ConcatOp : Lmc_Op<"concat", [Pure,
     %c = lmc.concat axis = 1, %a, %b : tensor<2x3xf32>, tensor<2x4xf32> -> tensor<2x7xf32>
     ```
   }];
-  let arguments = (ins I64Attr:$axis, Variadic<Lmc_FloatTensor>:$inputs);
-  let results = (outs Lmc_FloatTensor:$result);
+  let arguments = (ins I64Attr:$axis, Variadic<Lmc_AnyTensor>:$inputs);
+  let results = (outs Lmc_AnyTensor:$result);
   let assemblyFormat =
       "`axis` `=` $axis `,` $inputs attr-dict `:` type($inputs) `->` type($result)";
   let hasVerifier = 1;
@@ -199,9 +200,9 @@ def Lmc_SliceOp : Lmc_Op<"slice", [Pure,
     %s = lmc.slice %x, start = [0, 7], stride = [1, -2] : tensor<4x8xf32> -> tensor<4x4xf32>
     ```
   }];
-  let arguments = (ins Lmc_FloatTensor:$operand, DenseI64ArrayAttr:$start,
+  let arguments = (ins Lmc_AnyTensor:$operand, DenseI64ArrayAttr:$start,
                        DenseI64ArrayAttr:$stride);
-  let results = (outs Lmc_FloatTensor:$result);
+  let results = (outs Lmc_AnyTensor:$result);
   let assemblyFormat = [{
     $operand `,` `start` `=` $start `,` `stride` `=` $stride attr-dict `:`
     type($operand) `->` type($result)
@@ -268,6 +269,32 @@ class Lmc_ReduceExtremumOp<string mnemonic, string which>
 def Lmc_ReduceMaxOp : Lmc_ReduceExtremumOp<"reduce_max", "maximum">;
 def Lmc_ReduceMinOp : Lmc_ReduceExtremumOp<"reduce_min", "minimum">;
 
+def Lmc_CumSumOp : Lmc_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
+  let summary = "integer running sum along an axis";
+  let description = [{
+    ONNX `CumSum` on signed integers (wrapping on overflow):
+    `result[..., j, ...] = sum of operand[..., i, ...]` over the `i` along
+    `axis` with `i <= j` (`i < j` when `exclusive`; `i >= j`, `i > j` when
+    `reverse`). Exports compute position ids this way from a padding mask.
+    Float running sums are matmuls by a triangle, which autodiff already
+    knows; integers carry no gradient, so this op has no VJP.
+
+    Example:
+
+    ```mlir
+    %p = lmc.cumsum %mask, axis = 1 : tensor<4x8xi64>
+    ```
+  }];
+  let arguments = (ins Lmc_IndexTensor:$operand, I64Attr:$axis,
+                       UnitAttr:$exclusive, UnitAttr:$reverse);
+  let results = (outs Lmc_IndexTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `axis` `=` $axis (`exclusive` $exclusive^)?
+    (`reverse` $reverse^)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Gather and scatter-add
 //===----------------------------------------------------------------------===//
@@ -280,7 +307,7 @@ def Lmc_GatherOp : Lmc_Op<"gather", [Pure,
     `result[o..., i..., t...] = operand[o..., indices[i...], t...]` where
     `o` ranges over the operand dimensions before `axis` and `t` over those
     after it. Negative indices count from the end; other out-of-range
-    indices are clamped. Differentiable in `operand` (the VJP is
+    indices are clamped. Differentiable in a float `operand` (the VJP is
     `lmc.scatter_add`), not in `indices`. With `padding_index` (PyTorch's
     `nn.Embedding(padding_idx=...)`) the slice at that index of `axis`
     receives no gradient: the VJP multiplies the scattered gradient by a
@@ -292,9 +319,9 @@ def Lmc_GatherOp : Lmc_Op<"gather", [Pure,
     %e = lmc.gather %table, %ids, axis = 0 : tensor<100x16xf32>, tensor<4x8xi64> -> tensor<4x8x16xf32>
     ```
   }];
-  let arguments = (ins Lmc_FloatTensor:$operand, Lmc_IndexTensor:$indices,
+  let arguments = (ins Lmc_AnyTensor:$operand, Lmc_IndexTensor:$indices,
                        I64Attr:$axis, OptionalAttr<I64Attr>:$padding_index);
-  let results = (outs Lmc_FloatTensor:$result);
+  let results = (outs Lmc_AnyTensor:$result);
   let assemblyFormat = [{
     $operand `,` $indices `,` `axis` `=` $axis
     (`padding_index` `=` $padding_index^)? attr-dict `:` type($operand)
