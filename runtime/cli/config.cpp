@@ -170,6 +170,13 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.savePath = value();
     else if (flag == "--init")
       config.initPath = value();
+    else if (flag == "--save-hf")
+      config.saveHfDir = value();
+    else if (flag == "--hf-shard-size") {
+      config.hfShardBytes = parseByteSize(flag, value());
+      if (*config.hfShardBytes == 0)
+        throw UsageError("--hf-shard-size expects a positive byte count");
+    }
     else if (flag == "--export-onnx")
       config.exportOnnxPath = value();
     else if (flag == "--export-external-data") {
@@ -261,6 +268,14 @@ Config parseFlags(const std::vector<std::string> &args) {
                      "pass --export-onnx FILE.onnx too");
   if (config.resume && !config.initPath.empty())
     throw UsageError("--resume and --init cannot be combined");
+  if (config.hfShardBytes && config.saveHfDir.empty())
+    throw UsageError("--hf-shard-size sizes the files of --save-hf: pass "
+                     "--save-hf DIR too, or drop --hf-shard-size");
+  if (!config.saveHfDir.empty() && config.initPath.empty())
+    throw UsageError("--save-hf writes a Hugging Face checkpoint under the "
+                     "names and with the config.json of the one training "
+                     "starts from: pass --init DIR (a save_pretrained "
+                     "directory)");
   return config;
 }
 
@@ -353,8 +368,16 @@ std::string usageText(const std::string &program) {
       "parameters:\n"
       "  --init FILE.safetensors     start from these parameters (also a\n"
       "                              Hugging Face checkpoint: names match\n"
-      "                              by suffix, bf16/f16 widened)\n"
+      "                              by suffix, bf16/f16 widened; DIR: a\n"
+      "                              save_pretrained directory, sharded\n"
+      "                              ones too)\n"
       "  --save FILE.safetensors     write the final parameters\n"
+      "  --save-hf DIR               write the final parameters as a\n"
+      "                              Hugging Face checkpoint: the --init\n"
+      "                              checkpoint's names and config.json\n"
+      "                              (dtype float32), from_pretrained(DIR)\n"
+      "  --hf-shard-size BYTES       --save-hf's largest file (default\n"
+      "                              5000000000, save_pretrained's 5GB)\n"
       "  --export-onnx FILE.onnx     write the input ONNX model with the\n"
       "                              final parameters as its initializers\n"
       "                              (as external data FILE.onnx.data\n"

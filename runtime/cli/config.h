@@ -39,7 +39,9 @@ struct Config {
   uint64_t seed = 0;                 // --seed
   std::string metricsPath;           // --metrics FILE.jsonl
   std::string savePath;              // --save FILE.safetensors
-  std::string initPath;              // --init FILE.safetensors
+  std::string initPath;              // --init FILE.safetensors or DIR
+  std::string saveHfDir;             // --save-hf DIR
+  std::optional<uint64_t> hfShardBytes; // --hf-shard-size BYTES
   std::string exportOnnxPath;        // --export-onnx FILE.onnx
   bool exportExternalData = false;   // --export-external-data
   // Schedules and clipping (docs/training.md).

@@ -45,15 +45,31 @@ std::string listOf(const std::vector<std::string> &items, size_t most,
 MatchedInit matchInitTensors(const SafetensorsFile &file,
                              const std::vector<const TensorSpec *> &expected,
                              const std::string &source) {
-  const size_t none = file.tensors.size();
+  return matchInitTensors(std::vector<const SafetensorsFile *>{&file},
+                          expected, source);
+}
+
+MatchedInit matchInitTensors(const std::vector<const SafetensorsFile *> &shards,
+                             const std::vector<const TensorSpec *> &expected,
+                             const std::string &source) {
+  // The shards' tensors as one list (a checkpoint's names are unique across
+  // its shards: readHfCheckpoint checks), each with its shard.
+  std::vector<const SafetensorsTensor *> tensors;
+  std::vector<const SafetensorsFile *> shardOf;
+  for (const SafetensorsFile *shard : shards)
+    for (const SafetensorsTensor &tensor : shard->tensors) {
+      tensors.push_back(&tensor);
+      shardOf.push_back(shard);
+    }
+  const size_t none = tensors.size();
   std::vector<size_t> match(expected.size(), none);
-  std::vector<int> claims(file.tensors.size(), 0);
+  std::vector<int> claims(tensors.size(), 0);
   std::map<std::string, size_t> byName;
-  for (size_t t = 0; t < file.tensors.size(); ++t)
-    byName.emplace(file.tensors[t].name, t);
+  for (size_t t = 0; t < tensors.size(); ++t)
+    byName.emplace(tensors[t]->name, t);
 
   size_t exact = 0;
-  std::vector<bool> takenExactly(file.tensors.size(), false);
+  std::vector<bool> takenExactly(tensors.size(), false);
   for (size_t e = 0; e < expected.size(); ++e)
     if (auto it = byName.find(expected[e]->name); it != byName.end()) {
       match[e] = it->second;
@@ -70,8 +86,8 @@ MatchedInit matchInitTensors(const SafetensorsFile &file,
       continue;
     const std::string &want = expected[e]->name;
     std::vector<size_t> candidates;
-    for (size_t t = 0; t < file.tensors.size(); ++t) {
-      const std::string &have = file.tensors[t].name;
+    for (size_t t = 0; t < tensors.size(); ++t) {
+      const std::string &have = tensors[t]->name;
       if (!takenExactly[t] &&
           (endsWithComponents(have, want) || endsWithComponents(want, have)))
         candidates.push_back(t);
@@ -81,13 +97,13 @@ MatchedInit matchInitTensors(const SafetensorsFile &file,
     } else if (candidates.size() > 1) {
       std::vector<std::string> names;
       for (size_t t : candidates)
-        names.push_back(file.tensors[t].name);
+        names.push_back(tensors[t]->name);
       ambiguous.push_back(concat("'", want, "' (", listOf(names, 3), ")"));
     } else {
       match[e] = candidates[0];
       ++claims[candidates[0]];
       if (example.empty())
-        example = concat("'", want, "' = '", file.tensors[candidates[0]].name,
+        example = concat("'", want, "' = '", tensors[candidates[0]]->name,
                          "'");
     }
   }
@@ -95,6 +111,7 @@ MatchedInit matchInitTensors(const SafetensorsFile &file,
   // embedding (GPT-2's lm_head.weight is transformer.wte.weight); an export
   // that kept the head as its own parameter reads the embedding.
   size_t tied = 0;
+  std::vector<bool> tiedHead(expected.size(), false);
   for (size_t e = 0; e < expected.size(); ++e) {
     const std::string &want = expected[e]->name;
     auto missing = std::find(unmatched.begin(), unmatched.end(), want);
@@ -103,28 +120,29 @@ MatchedInit matchInitTensors(const SafetensorsFile &file,
           endsWithComponents(want, "lm_head.weight")))
       continue;
     std::vector<size_t> embeddings;
-    for (size_t t = 0; t < file.tensors.size(); ++t)
+    for (size_t t = 0; t < tensors.size(); ++t)
       for (const char *embedding : kTiedEmbeddings)
-        if (file.tensors[t].name == embedding ||
-            endsWithComponents(file.tensors[t].name, embedding))
+        if (tensors[t]->name == embedding ||
+            endsWithComponents(tensors[t]->name, embedding))
           embeddings.push_back(t);
     if (embeddings.size() != 1)
       continue; // unmatched (or ambiguous) below
     match[e] = embeddings[0];
+    tiedHead[e] = true;
     unmatched.erase(missing);
     tiedTo.push_back(concat("'", want, "' = '",
-                            file.tensors[embeddings[0]].name, "'"));
+                            tensors[embeddings[0]]->name, "'"));
     ++tied;
   }
   // A file tensor serves one parameter (a tied head reads its embedding
   // besides).
-  for (size_t t = 0; t < file.tensors.size(); ++t)
+  for (size_t t = 0; t < tensors.size(); ++t)
     if (claims[t] > 1) {
       std::vector<std::string> takers;
       for (size_t e = 0; e < expected.size(); ++e)
         if (match[e] == t)
           takers.push_back(expected[e]->name);
-      ambiguous.push_back(concat("'", file.tensors[t].name,
+      ambiguous.push_back(concat("'", tensors[t]->name,
                                  "' matches several parameters (",
                                  listOf(takers, 3), ")"));
     }
@@ -141,11 +159,16 @@ MatchedInit matchInitTensors(const SafetensorsFile &file,
   }
 
   // The matched tensors under the model's names; bf16/f16 widened to f32.
+  // A tied head keeps the name Hugging Face gives it.
   MatchedInit out;
+  for (size_t e = 0; e < expected.size(); ++e)
+    out.sourceNames.push_back(tiedHead[e] ? std::string("lm_head.weight")
+                                          : tensors[match[e]]->name);
   size_t widened = 0;
   std::string widenedFrom;
   for (size_t e = 0; e < expected.size(); ++e) {
-    const SafetensorsTensor &from = file.tensors[match[e]];
+    const SafetensorsTensor &from = *tensors[match[e]];
+    const SafetensorsFile &file = *shardOf[match[e]];
     SafetensorsTensor to = from;
     to.name = expected[e]->name;
     const uint8_t *data = file.data(from);
@@ -174,13 +197,13 @@ MatchedInit matchInitTensors(const SafetensorsFile &file,
     out.file.tensors.push_back(std::move(to));
   }
 
-  std::vector<bool> used(file.tensors.size(), false);
+  std::vector<bool> used(tensors.size(), false);
   for (size_t t : match)
     used[t] = true;
   std::vector<std::string> unused;
-  for (size_t t = 0; t < file.tensors.size(); ++t)
+  for (size_t t = 0; t < tensors.size(); ++t)
     if (!used[t])
-      unused.push_back(file.tensors[t].name);
+      unused.push_back(tensors[t]->name);
   const size_t bySuffix = expected.size() - exact - tied;
   out.summary = concat("--init ", source, ": ", expected.size(),
                        " tensors matched (", exact, " by exact name");

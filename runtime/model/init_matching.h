@@ -36,6 +36,9 @@ struct MatchedInit {
   /// where the file had bf16/f16 for an f32 tensor (other dtype or shape
   /// mismatches are left for the caller's checks to report).
   SafetensorsFile file;
+  /// Per expected tensor, the name it had in the file (a tied head:
+  /// "lm_head.weight"): the names --save-hf writes back.
+  std::vector<std::string> sourceNames;
   /// "--init X: 148 tensors matched (2 by exact name, 146 by a name
   /// suffix, e.g. 'h.0.ln_1.weight' = 'transformer.h.0.ln_1.weight'), 148
   /// widened from bf16; 1 tensor of the file unused: 'lm_head.weight'".
@@ -46,6 +49,10 @@ struct MatchedInit {
 /// shapes). Throws Error naming `source` and every unmatched or ambiguous
 /// tensor.
 MatchedInit matchInitTensors(const SafetensorsFile &file,
+                             const std::vector<const TensorSpec *> &expected,
+                             const std::string &source);
+/// The same over the shards of one checkpoint (names unique across them).
+MatchedInit matchInitTensors(const std::vector<const SafetensorsFile *> &shards,
                              const std::vector<const TensorSpec *> &expected,
                              const std::string &source);
 

@@ -204,14 +204,21 @@ void ModelState::restore(const SafetensorsFile &file, const std::string &source,
     restoreStateRanges(file);
 }
 
-std::string ModelState::loadParams(const std::string &path) {
-  SafetensorsFile file = readSafetensorsFile(path);
-  addPieceEntries(file, joins_);
+LoadedInit ModelState::loadParams(HfCheckpoint &checkpoint,
+                                  const std::string &source) {
+  std::vector<const SafetensorsFile *> shards;
+  for (SafetensorsFile &shard : checkpoint.shards) {
+    addPieceEntries(shard, joins_);
+    shards.push_back(&shard);
+  }
   std::vector<const TensorSpec *> expected = params_;
   expected.insert(expected.end(), buffers_.begin(), buffers_.end());
-  MatchedInit matched = matchInitTensors(file, expected, path);
-  restore(matched.file, path, /*withState=*/false);
-  return matched.summary;
+  MatchedInit matched = matchInitTensors(shards, expected, source);
+  restore(matched.file, source, /*withState=*/false);
+  LoadedInit loaded{matched.summary, {}};
+  for (size_t e = 0; e < expected.size(); ++e)
+    loaded.sourceNames[expected[e]->name] = matched.sourceNames[e];
+  return loaded;
 }
 
 std::vector<TensorView> ModelState::views(bool withState) {

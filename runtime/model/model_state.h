@@ -10,11 +10,13 @@
 #ifndef LMC_RUNTIME_MODEL_STATE_H
 #define LMC_RUNTIME_MODEL_STATE_H
 
+#include "io/hf_checkpoint.h"
 #include "io/safetensors.h"
 #include "memory/buffer.h"
 #include "model/descriptor.h"
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -26,6 +28,13 @@ namespace lmc::rt {
 /// laid end to end at `offsets` (floats; GradientArena's layout) and this
 /// process's range [begin, end) of that arena. Each state slot (the `slot`
 /// of the states `<param>.<slot>`) is kept for that range only.
+/// What --init loaded: the one-line summary of how the names matched, and
+/// each param's and buffer's name in the file (what --save-hf writes).
+struct LoadedInit {
+  std::string summary;
+  std::map<std::string, std::string> sourceNames;
+};
+
 struct StateShard {
   std::vector<size_t> offsets;    // parallel to the params
   size_t floats = 0;              // the arena (whole lines)
@@ -97,8 +106,8 @@ public:
   /// (exactly, else by a unique suffix at a '.'; bf16/f16 widened); each
   /// must then have the same dtype and shape (the whole shape of a split
   /// one, of which this process takes its slice; the fused tensor of a
-  /// piece). Returns the one-line summary of how the names matched.
-  std::string loadParams(const std::string &path);
+  /// piece). `checkpoint` may be sharded (its pieces' entries are added).
+  LoadedInit loadParams(HfCheckpoint &checkpoint, const std::string &source);
   /// Writes the current params and buffers atomically (keys = their names,
   /// as in a PyTorch state_dict).
   void saveParams(const std::string &path);

@@ -11,6 +11,7 @@
 #include "comm/comm.h"
 #include "comm/tensor_parallel.h"
 #include "comm/zero.h"
+#include "io/hf_checkpoint.h"
 #include "io/onnx_export.h"
 #include "io/tensorboard.h"
 #include "io/weights_payload.h"
@@ -260,10 +261,20 @@ void train(const Config &config, const CompiledModel &model,
   ModelState state(desc, payload ? payload->data() : model.weights,
                    groups.model ? groups.model->rank() : 0, std::move(shard));
   payload.reset();
+  // --init: a safetensors file or a Hugging Face checkpoint; --save-hf
+  // writes the trained tensors back under its names, beside its config.
+  LoadedInit init;
+  std::string initDirectory;
   if (!config.initPath.empty()) {
-    const std::string summary = state.loadParams(config.initPath);
+    HfCheckpoint checkpoint = readHfCheckpoint(config.initPath);
+    LMC_CHECK(config.saveHfDir.empty() || hasHfConfig(checkpoint.directory),
+              "--save-hf copies the config.json of the --init checkpoint, "
+              "and '", checkpoint.directory, "' has none: --init the "
+              "save_pretrained directory");
+    init = state.loadParams(checkpoint, config.initPath);
+    initDirectory = checkpoint.directory;
     if (isRoot)
-      std::printf("%s\n", summary.c_str());
+      std::printf("%s\n", init.summary.c_str());
   }
   HyperParams hyper =
       resolveHyperParams(desc, config.lr, config.clipGradNorm);
@@ -357,12 +368,25 @@ void train(const Config &config, const CompiledModel &model,
   std::vector<AlignedBuffer> gathered;
   std::vector<TensorView> params = state.views(/*withState=*/false);
   if (groups.model && (!config.savePath.empty() ||
-                       !config.exportOnnxPath.empty()))
+                       !config.exportOnnxPath.empty() ||
+                       !config.saveHfDir.empty()))
     params = wholeTensors(desc, params, *groups.model, gathered);
   params = joinPieces(params, desc.joins, gathered);
   if (!config.savePath.empty() && isRoot) {
     writeSafetensorsFile(config.savePath, params, {{"format", "pt"}});
     std::printf("saved parameters to %s\n", config.savePath.c_str());
+  }
+  if (!config.saveHfDir.empty() && isRoot) {
+    std::vector<TensorView> named = params;
+    for (TensorView &t : named)
+      if (auto it = init.sourceNames.find(t.name);
+          it != init.sourceNames.end())
+        t.name = it->second;
+    writeHfCheckpoint(config.saveHfDir, named,
+                      config.hfShardBytes.value_or(kHfDefaultShardBytes),
+                      initDirectory);
+    std::printf("saved a Hugging Face checkpoint to %s\n",
+                config.saveHfDir.c_str());
   }
   if (!config.exportOnnxPath.empty() && isRoot) {
     const bool external = exportOnnx(config.exportOnnxPath, model.onnx,

@@ -127,3 +127,22 @@ TEST(InitMatching, OneFileTensorServesOneParameter) {
 }
 
 } // namespace
+
+TEST(InitMatching, ShardsAndTheNamesToSaveUnder) {
+  // A sharded checkpoint: the embedding in one shard, a norm in the other;
+  // the tied head saves back as lm_head.weight, the others under the
+  // file's names.
+  SafetensorsFile first = fileOf({{"model.embed_tokens.weight", "F32", {1}, {0, 0x4000}}});
+  SafetensorsFile second = fileOf({{"model.norm.weight", "F32", {1}, {0, 0x3f80}}});
+  TensorSpec head = param("lm_head.weight", {1}),
+             norm = param("m.model.norm.weight", {1}),
+             embedding = param("m.model.embed_tokens.weight", {1});
+  MatchedInit m = matchInitTensors(
+      std::vector<const SafetensorsFile *>{&first, &second},
+      {&head, &norm, &embedding}, "dir");
+  EXPECT_EQ(floatsOf(m, 0), (std::vector<float>{2.0f}));
+  EXPECT_EQ(floatsOf(m, 1), (std::vector<float>{1.0f}));
+  EXPECT_EQ(m.sourceNames,
+            (std::vector<std::string>{"lm_head.weight", "model.norm.weight",
+                                      "model.embed_tokens.weight"}));
+}
