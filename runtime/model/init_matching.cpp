@@ -159,11 +159,19 @@ MatchedInit matchInitTensors(const std::vector<const SafetensorsFile *> &shards,
   }
 
   // The matched tensors under the model's names; bf16/f16 widened to f32.
-  // A tied head keeps the name Hugging Face gives it.
+  // Saved back, a tied head that is the model's only copy of the embedding
+  // (the export shares one tensor) takes the embedding's name, as
+  // save_pretrained writes it; beside an embedding of its own it is
+  // lm_head.weight.
   MatchedInit out;
-  for (size_t e = 0; e < expected.size(); ++e)
-    out.sourceNames.push_back(tiedHead[e] ? std::string("lm_head.weight")
-                                          : tensors[match[e]]->name);
+  for (size_t e = 0; e < expected.size(); ++e) {
+    bool embeddingKept = false;
+    for (size_t other = 0; other < expected.size(); ++other)
+      embeddingKept |= other != e && match[other] == match[e];
+    out.sourceNames.push_back(tiedHead[e] && embeddingKept
+                                  ? std::string("lm_head.weight")
+                                  : tensors[match[e]]->name);
+  }
   size_t widened = 0;
   std::string widenedFrom;
   for (size_t e = 0; e < expected.size(); ++e) {

@@ -36,8 +36,8 @@ struct MatchedInit {
   /// where the file had bf16/f16 for an f32 tensor (other dtype or shape
   /// mismatches are left for the caller's checks to report).
   SafetensorsFile file;
-  /// Per expected tensor, the name it had in the file (a tied head:
-  /// "lm_head.weight"): the names --save-hf writes back.
+  /// Per expected tensor, the name it had in the file (a tied head beside
+  /// its own embedding: "lm_head.weight"): the names --save-hf writes.
   std::vector<std::string> sourceNames;
   /// "--init X: 148 tensors matched (2 by exact name, 146 by a name
   /// suffix, e.g. 'h.0.ln_1.weight' = 'transformer.h.0.ln_1.weight'), 148

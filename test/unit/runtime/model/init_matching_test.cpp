@@ -130,8 +130,8 @@ TEST(InitMatching, OneFileTensorServesOneParameter) {
 
 TEST(InitMatching, ShardsAndTheNamesToSaveUnder) {
   // A sharded checkpoint: the embedding in one shard, a norm in the other;
-  // the tied head saves back as lm_head.weight, the others under the
-  // file's names.
+  // the tied head beside its own embedding saves back as lm_head.weight,
+  // the others under the file's names.
   SafetensorsFile first = fileOf({{"model.embed_tokens.weight", "F32", {1}, {0, 0x4000}}});
   SafetensorsFile second = fileOf({{"model.norm.weight", "F32", {1}, {0, 0x3f80}}});
   TensorSpec head = param("lm_head.weight", {1}),
@@ -145,4 +145,12 @@ TEST(InitMatching, ShardsAndTheNamesToSaveUnder) {
   EXPECT_EQ(m.sourceNames,
             (std::vector<std::string>{"lm_head.weight", "model.norm.weight",
                                       "model.embed_tokens.weight"}));
+  // An export that shares one tensor (named for the head) saves it as
+  // save_pretrained does: under the embedding's name.
+  MatchedInit shared = matchInitTensors(
+      std::vector<const SafetensorsFile *>{&first, &second}, {&head, &norm},
+      "dir");
+  EXPECT_EQ(shared.sourceNames,
+            (std::vector<std::string>{"model.embed_tokens.weight",
+                                      "model.norm.weight"}));
 }
