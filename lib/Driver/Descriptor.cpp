@@ -208,7 +208,8 @@ StringRef parameterName(Value value) {
 /// `bound` lines: each integer input that reaches, through ops that only
 /// move its elements, the indices of a gather (the rows of an embedding
 /// table) or the labels of a cross-entropy (the classes) may hold values
-/// in [0, rows or classes) only; the runtime checks every batch.
+/// in [0, rows or classes) only, or the cross-entropy's ignore_index; the
+/// runtime checks every batch.
 void describeIndexBounds(llvm::raw_ostream &os, func::FuncOp func) {
   for (BlockArgument arg : func.getArguments()) {
     auto role = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
@@ -221,6 +222,7 @@ void describeIndexBounds(llvm::raw_ostream &os, func::FuncOp func) {
       continue;
     int64_t limit = 0;
     std::string what;
+    std::optional<int64_t> ignored; // a cross-entropy's ignore_index
     auto bound = [&](int64_t size, std::string use) {
       if (limit == 0 || size < limit) {
         limit = size;
@@ -241,13 +243,21 @@ void describeIndexBounds(llvm::raw_ostream &os, func::FuncOp func) {
           bound(gather.getOperand().getType().getDimSize(gather.getAxis()),
                 "rows " + (table.empty() ? std::string("-") : table.str()));
         } else if (auto loss = dyn_cast<SoftmaxCrossEntropyOp>(user)) {
-          if (use.get() == loss.getLabels())
-            bound(loss.getLogits().getType().getShape().back(), "classes");
+          if (use.get() != loss.getLabels())
+            continue;
+          bound(loss.getLogits().getType().getShape().back(), "classes");
+          ignored = loss.getIgnoreIndex();
         }
       }
     }
-    if (limit > 0)
-      os << "bound " << name.getValue() << ' ' << limit << ' ' << what << '\n';
+    if (limit == 0)
+      continue;
+    os << "bound " << name.getValue() << ' ' << limit << ' ' << what;
+    // Labels may also hold the loss's ignore_index (outside [0, limit) or
+    // not), when the classes are what bounds them.
+    if (ignored && what == "classes")
+      os << ' ' << *ignored;
+    os << '\n';
   }
 }
 

@@ -61,6 +61,7 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   LmcAttachLossOptions loss;
   loss.loss = options.loss;
   loss.output = options.lossOutput;
+  loss.ignoreIndex = options.ignoreIndex;
   pm.addPass(createLmcAttachLoss(loss));
   if (last == Phase::Loss)
     return;

@@ -46,7 +46,7 @@ FailureOr<Value> addInput(func::FuncOp func, StringRef name, Type type) {
 }
 
 Value buildCrossEntropy(OpBuilder &b, Location loc, Value logits,
-                        Value labels) {
+                        Value labels, int64_t ignoreIndex) {
   auto logitsType = cast<RankedTensorType>(logits.getType());
   int64_t classes = logitsType.getShape().back();
   int64_t rows = logitsType.getNumElements() / classes;
@@ -54,7 +54,7 @@ Value buildCrossEntropy(OpBuilder &b, Location loc, Value logits,
   Value flatLabels = buildReshape(b, loc, labels, {rows});
   return SoftmaxCrossEntropyOp::create(
       b, loc, RankedTensorType::get({}, logitsType.getElementType()),
-      flatLogits, flatLabels);
+      flatLogits, flatLabels, b.getI64IntegerAttr(ignoreIndex));
 }
 
 Value buildMeanSquaredError(OpBuilder &b, Location loc, Value output,
@@ -135,7 +135,7 @@ struct AttachLossPass : public lmc::impl::LmcAttachLossBase<AttachLossPass> {
       FailureOr<Value> labels = addInput(func, "labels", labelsType);
       if (failed(labels))
         return failure();
-      lossValue = buildCrossEntropy(b, loc, chosen, *labels);
+      lossValue = buildCrossEntropy(b, loc, chosen, *labels, ignoreIndex);
     } else if (lossName == "mse") {
       FailureOr<Value> targets = addInput(func, "targets", chosenType);
       if (failed(targets))

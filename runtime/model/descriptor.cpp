@@ -169,6 +169,16 @@ uint64_t parseUnsigned(const std::string &text, const char *what) {
   return std::stoull(text);
 }
 
+/// An optionally negative integer of at most 18 digits.
+int64_t parseSigned(const std::string &text, const char *what) {
+  const bool negative = !text.empty() && text[0] == '-';
+  const std::string digits = negative ? text.substr(1) : text;
+  LMC_CHECK(!digits.empty() && digits.size() <= 18 &&
+                digits.find_first_not_of("0123456789") == std::string::npos,
+            "invalid ", what, " '", text, "'");
+  return negative ? -std::stoll(digits) : std::stoll(digits);
+}
+
 int64_t parsePositive(const std::string &text, const char *what) {
   uint64_t value = parseUnsigned(text, what);
   LMC_CHECK(value >= 1 && value <= (1 << 24), "invalid ", what, " '", text,
@@ -377,18 +387,19 @@ private:
       addTensor(kind, parseTensorLine(f, kind));
       break;
     case LineKind::Bound: {
-      LMC_CHECK((f.size() == 4 && f[3] == "classes") ||
+      LMC_CHECK(((f.size() == 4 || f.size() == 5) && f[3] == "classes") ||
                     (f.size() == 5 && f[3] == "rows"),
-                "expected 'bound <input> <limit> classes' or 'bound <input> "
-                "<limit> rows <param>'");
+                "expected 'bound <input> <limit> classes [<ignored>]' or "
+                "'bound <input> <limit> rows <param>'");
       // `rows -`: the rows of a tensor the model computes.
       std::string what = f[3] == "classes" ? "classes"
                          : f[4] == "-"     ? "rows of the gathered tensor"
                                            : "rows of '" + f[4] + "'";
-      LMC_CHECK(bounds_.emplace(f[1], IndexBound{parsePositive(f[2], "bound"),
-                                                 what})
-                    .second,
-                "input '", f[1], "' bounded twice");
+      IndexBound bound{parsePositive(f[2], "bound"), what, std::nullopt};
+      if (f[3] == "classes" && f.size() == 5)
+        bound.ignored = parseSigned(f[4], "ignored label");
+      LMC_CHECK(bounds_.emplace(f[1], bound).second, "input '", f[1],
+                "' bounded twice");
       break;
     }
     case LineKind::Init: {

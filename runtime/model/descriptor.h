@@ -50,6 +50,9 @@ struct IndexBound {
   /// What the values index, for messages: "rows of 'wte.weight'",
   /// "classes".
   std::string what;
+  /// Also allowed: a cross-entropy's ignore_index (`bound labels C
+  /// classes -100`).
+  std::optional<int64_t> ignored;
 };
 
 /// One buffer of a step: `train arg input x f32 2 64 784`.

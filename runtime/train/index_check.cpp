@@ -15,7 +15,10 @@ std::string indexOutOfRange(const TensorSpec &spec, int64_t value,
                 "' is outside [0, ", bound.limit, "), the ", bound.what,
                 bound.what == "classes"
                     ? " of the model's output"
-                    : " (a vocabulary larger than the model's?)");
+                    : " (a vocabulary larger than the model's?)",
+                bound.ignored ? concat(", and is not the ignored label ",
+                                       *bound.ignored, " (lmc --ignore-index)")
+                              : std::string());
 }
 
 void checkSampleIndices(const TensorSpec &spec, const uint8_t *sample,
@@ -34,7 +37,7 @@ void checkSampleIndices(const TensorSpec &spec, const uint8_t *sample,
       std::memcpy(&narrow, sample + i * 4, 4);
       value = narrow;
     }
-    if (value >= 0 && value < limit)
+    if ((value >= 0 && value < limit) || value == spec.bound->ignored)
       continue;
     // The element's position within the sample, row-major.
     std::string position;

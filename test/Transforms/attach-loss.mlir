@@ -1,5 +1,6 @@
 // RUN: lmc-opt %s -split-input-file -lmc-attach-loss | FileCheck %s --check-prefix=CE
 // RUN: lmc-opt %s -split-input-file -lmc-attach-loss=loss=mse | FileCheck %s --check-prefix=MSE
+// RUN: lmc-opt %s -split-input-file -lmc-attach-loss=ignore-index=7 | FileCheck %s --check-prefix=IGNORE7
 
 // Cross-entropy over the last axis of [B, T, V] logits: labels are [B, T],
 // rows are flattened to [B*T, V]. The loss comes first, the outputs follow.
@@ -9,8 +10,11 @@
 // CE: %[[Y:.*]] = lmc.tanh %[[X]]
 // CE: %[[FLAT:.*]] = lmc.reshape %[[Y]] : tensor<2x3x5xf32> -> tensor<6x5xf32>
 // CE: %[[FLATL:.*]] = lmc.reshape %[[L]] : tensor<2x3xi64> -> tensor<6xi64>
-// CE: %[[LOSS:.*]] = lmc.softmax_cross_entropy %[[FLAT]], %[[FLATL]]
+// Labels equal to -100 (PyTorch's and Hugging Face's ignore_index) are
+// not counted; ignore-index chooses another value.
+// CE: %[[LOSS:.*]] = lmc.softmax_cross_entropy %[[FLAT]], %[[FLATL]] ignore_index = -100
 // CE: return %[[LOSS]], %[[Y]]
+// IGNORE7: lmc.softmax_cross_entropy %{{.*}}, %{{.*}} ignore_index = 7 :
 
 // Mean squared error against `targets`, as torch.nn.MSELoss (mean).
 // MSE-LABEL: func.func @forward

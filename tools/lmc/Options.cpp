@@ -63,6 +63,12 @@ cl::opt<std::string> lossOutput(
     cl::desc("model output cross_entropy or mse is computed from (default: "
              "the first)"),
     cl::value_desc("output"), cl::init(""), cl::cat(trainingCategory));
+cl::opt<int64_t> ignoreIndex(
+    "ignore-index",
+    cl::desc("--loss cross_entropy: labels equal to this value count "
+             "neither in the loss nor in its mean (default -100, PyTorch's "
+             "and Hugging Face's ignore_index)"),
+    cl::value_desc("label"), cl::init(-100), cl::cat(trainingCategory));
 cl::opt<std::string> optimizer(
     "optimizer", cl::desc("sgd | momentum | adam | adamw (default adamw)"),
     cl::init("adamw"), cl::cat(trainingCategory));
@@ -353,6 +359,9 @@ bool checkFlagCombinations(bool mlirInput,
       refuse(("--" + flag + " applies to --optimizer adam and adamw, not " +
               training.optimizer + "; drop it or choose one of those")
                  .str());
+  if (given("ignore-index") && training.loss != "cross_entropy")
+    refuse("--ignore-index applies to --loss cross_entropy, not " +
+           training.loss + "; drop it");
   if (given("loss-from") && llvm::StringRef(training.loss).starts_with("output:"))
     refuse("--loss-from names the output cross_entropy or mse is computed "
            "from; --loss " +

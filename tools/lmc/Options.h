@@ -24,6 +24,7 @@ extern cl::opt<int64_t> batch;
 extern cl::opt<uint64_t> maxParamBytes;
 // Loss and optimizer.
 extern cl::opt<std::string> loss, lossOutput, optimizer;
+extern cl::opt<int64_t> ignoreIndex;
 extern cl::opt<double> lr, momentum, beta1, beta2, eps, weightDecay,
     clipGradNorm;
 extern cl::opt<std::string> freeze, train;

@@ -310,6 +310,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   lmc::TrainingOptions training;
   training.loss = loss;
   training.lossOutput = lossOutput;
+  training.ignoreIndex = ignoreIndex;
   training.optimizer = optimizer;
   training.lr = lr;
   training.momentum = momentum;

@@ -26,6 +26,7 @@ enum class Phase {
 struct TrainingOptions {
   std::string loss = "cross_entropy";
   std::string lossOutput;
+  int64_t ignoreIndex = -100; // cross_entropy's ignore_index
   std::string optimizer = "adamw";
   double lr = 1e-3;
   double momentum = 0.9;

@@ -11,7 +11,8 @@ def LmcAttachLoss : Pass<"lmc-attach-loss", "::mlir::ModuleOp"> {
     Rewrites `@forward` so that its first result is the scalar loss and the
     model outputs follow it. `cross_entropy` adds an integer input `labels`
     of the logits' leading shape and computes mean softmax cross-entropy over
-    the last axis; `mse` adds a float input `targets` shaped like the output;
+    the last axis, where labels equal to `ignore-index` (PyTorch's and
+    Hugging Face's -100) count neither in the sum nor in the mean; `mse` adds a float input `targets` shaped like the output;
     `output:NAME` moves the model's own scalar output NAME first.
   }];
   let options = [
@@ -19,6 +20,8 @@ def LmcAttachLoss : Pass<"lmc-attach-loss", "::mlir::ModuleOp"> {
            "cross_entropy | mse | output:NAME">,
     Option<"output", "output", "std::string", /*default=*/"\"\"",
            "model output the loss is computed from (default: the first)">,
+    Option<"ignoreIndex", "ignore-index", "int64_t", /*default=*/"-100",
+           "cross_entropy: the label value that is not counted">,
   ];
   let dependentDialects = ["::lmc::LmcDialect"];
 }

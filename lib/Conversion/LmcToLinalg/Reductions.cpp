@@ -324,6 +324,44 @@ std::pair<Value, Value> labelIndex(OpBuilder &b, Location loc, Value label,
   return {arith::SelectOp::create(b, loc, inRange, i, zero), inRange};
 }
 
+/// Whether a row with `label` counts in a cross-entropy: always, or with
+/// `ignore` (PyTorch's ignore_index) when the label differs from it.
+Value isCounted(OpBuilder &b, Location loc, Value label,
+                std::optional<int64_t> ignore) {
+  if (!ignore)
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  Value ignored = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(label.getType(), *ignore));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, label,
+                               ignored);
+}
+
+/// The divisor of a cross-entropy's mean with ignore_index `ignore`, a
+/// rank-0 tensor: the rows whose label differs from it, at least 1 (a batch
+/// with none counted has loss and gradient 0). Exact to 2^24 rows in f32
+/// (the loss stays in f32 under mixed precision).
+Value buildCountedRows(OpBuilder &b, Location loc, Value labels,
+                       int64_t ignore, Type elementType) {
+  auto scalarType = RankedTensorType::get({}, elementType);
+  Value count = buildGeneric(
+      b, loc, scalarType,
+      buildFilled(b, loc, scalarType, floatAttr(b, elementType, 0.0)), labels,
+      b.getMultiDimIdentityMap(1), AffineMap::get(1, 0, {}, b.getContext()),
+      {utils::IteratorType::reduction},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value plusOne = arith::AddFOp::create(
+            nb, l, a[1], buildFloat(nb, l, elementType, 1.0));
+        return arith::SelectOp::create(nb, l, isCounted(nb, l, a[0], ignore),
+                                       plusOne, a[1]);
+      });
+  return buildElementwise(
+      b, loc, scalarType, count,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return arith::MaximumFOp::create(nb, l, a[0],
+                                         buildFloat(nb, l, elementType, 1.0));
+      });
+}
+
 /// Softmax cross-entropy and its gradient. When the lowering need not stay
 /// shardable they read each row's label logit directly (a gather per row)
 /// instead of comparing every class with the label: the [N, C] logits of
@@ -349,24 +387,31 @@ struct SoftmaxCrossEntropyLowering
     auto scalarType = RankedTensorType::get({}, elementType);
     Value zeroTotal = buildFilled(rewriter, loc, scalarType,
                                   floatAttr(rewriter, elementType, 0.0));
+    std::optional<int64_t> ignore = op.getIgnoreIndex();
     Value total = shardable ? sumByComparing(rewriter, loc, logits, labels,
-                                             stats, zeroTotal)
+                                             stats, zeroTotal, ignore)
                             : sumByPicking(rewriter, loc, logits, labels,
-                                           stats, zeroTotal);
+                                           stats, zeroTotal, ignore);
+    SmallVector<Value> operands{total};
+    if (ignore)
+      operands.push_back(
+          buildCountedRows(rewriter, loc, labels, *ignore, elementType));
     Value mean = buildElementwise(
-        rewriter, loc, scalarType, total,
+        rewriter, loc, scalarType, operands,
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           return arith::DivFOp::create(
-              b, l, a[0], buildFloat(b, l, elementType, double(rows)));
+              b, l, a[0],
+              ignore ? a[1] : buildFloat(b, l, elementType, double(rows)));
         });
     rewriter.replaceOp(op, mean);
     return success();
   }
 
-  /// Sum over rows of max + log(sumexp) - logits[n, label[n]]: one
-  /// reduction over the rows that gathers each row's label logit.
+  /// Sum over the counted rows of max + log(sumexp) - logits[n, label[n]]:
+  /// one reduction over the rows that gathers each row's label logit.
   static Value sumByPicking(OpBuilder &rewriter, Location loc, Value logits,
-                            Value labels, SoftmaxStats stats, Value init) {
+                            Value labels, SoftmaxStats stats, Value init,
+                            std::optional<int64_t> ignore) {
     int64_t classes = cast<RankedTensorType>(logits.getType()).getDimSize(1);
     AffineMap row = rewriter.getMultiDimIdentityMap(1);
     AffineMap scalar = AffineMap::get(1, 0, {}, rewriter.getContext());
@@ -380,9 +425,12 @@ struct SoftmaxCrossEntropyLowering
           Value n = linalg::IndexOp::create(b, l, 0);
           Value logit = tensor::ExtractOp::create(b, l, logits,
                                                   ValueRange{n, label});
-          Value picked = arith::SelectOp::create(
-              b, l, inRange, logit, buildFloat(b, l, logit.getType(), 0.0));
-          return addF(b, l, a[3], arith::SubFOp::create(b, l, lse, picked));
+          Value zero = buildFloat(b, l, logit.getType(), 0.0);
+          Value picked = arith::SelectOp::create(b, l, inRange, logit, zero);
+          Value term = arith::SelectOp::create(
+              b, l, isCounted(b, l, a[0], ignore),
+              arith::SubFOp::create(b, l, lse, picked), zero);
+          return addF(b, l, a[3], term);
         });
   }
 
@@ -390,7 +438,8 @@ struct SoftmaxCrossEntropyLowering
   /// log-sum-exp once (at c == 0) and subtracts the logit where c equals
   /// its label.
   static Value sumByComparing(OpBuilder &rewriter, Location loc, Value logits,
-                              Value labels, SoftmaxStats stats, Value init) {
+                              Value labels, SoftmaxStats stats, Value init,
+                              std::optional<int64_t> ignore) {
     AffineMap full = rewriter.getMultiDimIdentityMap(2);
     AffineMap row = dropAxisMap(rewriter, 2, 1);
     AffineMap scalar = AffineMap::get(2, 0, {}, rewriter.getContext());
@@ -408,7 +457,9 @@ struct SoftmaxCrossEntropyLowering
           Value rowTerm = arith::SelectOp::create(b, l, c0, lse, zero);
           Value picked =
               arith::SelectOp::create(b, l, isLabel(b, l, a[1]), a[0], zero);
-          Value term = arith::SubFOp::create(b, l, rowTerm, picked);
+          Value term = arith::SelectOp::create(
+              b, l, isCounted(b, l, a[1], ignore),
+              arith::SubFOp::create(b, l, rowTerm, picked), zero);
           return addF(b, l, a[4], term);
         });
   }
@@ -437,60 +488,97 @@ struct SoftmaxCrossEntropyGradLowering
     AffineMap scalar = AffineMap::get(2, 0, {}, op.getContext());
     // (p - onehot) * cotangent / N, with p = e^(x - max) / sumexp: the
     // division by N on the scalar cotangent, as before the elementwise
-    // product.
+    // product. With ignore_index, N is the counted rows (a scalar input,
+    // `counted`) and the other rows' gradient is 0.
+    std::optional<int64_t> ignore = op.getIgnoreIndex();
+    Value counted =
+        ignore ? buildCountedRows(rewriter, loc, labels, *ignore, elementType)
+               : Value();
     auto gradient = [&](OpBuilder &b, Location l, Value x, Value max,
-                        Value sumExp, Value oneHot, Value cot) -> Value {
+                        Value sumExp, Value oneHot, Value cot,
+                        Value count) -> Value {
       Value e = math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, max));
       Value prob = arith::DivFOp::create(b, l, e, sumExp);
       Value scale = arith::DivFOp::create(
-          b, l, cot, buildFloat(b, l, elementType, double(rows)));
+          b, l, cot,
+          count ? count : buildFloat(b, l, elementType, double(rows)));
       return arith::MulFOp::create(
           b, l, arith::SubFOp::create(b, l, prob, oneHot), scale);
     };
     Value zero = buildFloat(rewriter, loc, elementType, 0.0);
     Value one = buildFloat(rewriter, loc, elementType, 1.0);
+    // The inputs every element reads (and the counted rows' divisor).
+    SmallVector<Value> inputs{logits, labels, stats.max, stats.sumExp,
+                              cotangent};
+    SmallVector<AffineMap> maps{full, row, row, row, scalar};
+    if (counted) {
+      inputs.push_back(counted);
+      maps.push_back(scalar);
+    }
+    auto rowGradient = [&](OpBuilder &b, Location l, ValueRange a,
+                           Value oneHot) -> Value {
+      Value value = gradient(b, l, a[0], a[2], a[3], oneHot, a[4],
+                             counted ? a[5] : Value());
+      if (!counted)
+        return value;
+      return arith::SelectOp::create(b, l, isCounted(b, l, a[1], ignore),
+                                     value, zero);
+    };
     if (shardable) {
       Value grad = buildGeneric(
           rewriter, loc, logitsType, buildEmpty(rewriter, loc, logitsType),
-          ValueRange{logits, labels, stats.max, stats.sumExp, cotangent},
-          {full, row, row, row, scalar}, full,
+          inputs, maps, full,
           {utils::IteratorType::parallel, utils::IteratorType::parallel},
           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
             Value oneHot =
                 arith::SelectOp::create(b, l, isLabel(b, l, a[1]), one, zero);
-            return gradient(b, l, a[0], a[2], a[3], oneHot, a[4]);
+            return rowGradient(b, l, a, oneHot);
           });
       rewriter.replaceOp(op, grad);
       return success();
     }
     // Every class as if none were the label (p - 0 is p, bit for bit), then
-    // each row's label entry rewritten with onehot 1.
+    // each counted row's label entry rewritten with onehot 1. The labels
+    // are read here only to zero the ignored rows.
+    if (!counted) {
+      inputs.erase(inputs.begin() + 1);
+      maps.erase(maps.begin() + 1);
+    }
     Value grad = buildGeneric(
         rewriter, loc, logitsType, buildEmpty(rewriter, loc, logitsType),
-        ValueRange{logits, stats.max, stats.sumExp, cotangent},
-        {full, row, row, scalar}, full,
+        inputs, maps, full,
         {utils::IteratorType::parallel, utils::IteratorType::parallel},
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return gradient(b, l, a[0], a[1], a[2], zero, a[3]);
+          if (!counted)
+            return gradient(b, l, a[0], a[1], a[2], zero, a[3], Value());
+          return rowGradient(b, l, a, zero);
         });
     Value cot = tensor::ExtractOp::create(rewriter, loc, cotangent);
+    Value count =
+        counted ? tensor::ExtractOp::create(rewriter, loc, counted).getResult()
+                : Value();
     auto loop = scf::ForOp::create(
         rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, 0),
         arith::ConstantIndexOp::create(rewriter, loc, rows),
         arith::ConstantIndexOp::create(rewriter, loc, 1), ValueRange{grad},
         [&](OpBuilder &b, Location l, Value n, ValueRange acc) {
-          auto [label, inRange] = labelIndex(
-              b, l, tensor::ExtractOp::create(b, l, labels, n),
-              logitsType.getDimSize(1));
+          Value rowLabel = tensor::ExtractOp::create(b, l, labels, n);
+          auto [label, inRange] =
+              labelIndex(b, l, rowLabel, logitsType.getDimSize(1));
+          Value write =
+              counted ? arith::AndIOp::create(b, l, inRange,
+                                              isCounted(b, l, rowLabel, ignore))
+                            .getResult()
+                      : inRange;
           auto ifLabel = scf::IfOp::create(
-              b, l, inRange,
+              b, l, write,
               [&](OpBuilder &tb, Location tl) {
                 Value x = tensor::ExtractOp::create(tb, tl, logits,
                                                     ValueRange{n, label});
                 Value value = gradient(
                     tb, tl, x, tensor::ExtractOp::create(tb, tl, stats.max, n),
                     tensor::ExtractOp::create(tb, tl, stats.sumExp, n), one,
-                    cot);
+                    cot, count);
                 scf::YieldOp::create(
                     tb, tl,
                     ValueRange{tensor::InsertOp::create(

@@ -67,5 +67,9 @@ func.func @reductions(%a: tensor<2x3x4xf32>, %w: tensor<5x4xf32>, %l: tensor<2xi
   %4 = lmc.softmax_cross_entropy %3, %l : tensor<2x4xf32>, tensor<2xi64> -> tensor<f32>
   // CHECK: lmc.softmax_cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<2xi64>, tensor<f32>
   %5 = lmc.softmax_cross_entropy_grad %3, %l, %g : tensor<2x4xf32>, tensor<2xi64>, tensor<f32>
+  // CHECK: lmc.softmax_cross_entropy %{{.*}}, %{{.*}} ignore_index = -100 : tensor<2x4xf32>, tensor<2xi64> -> tensor<f32>
+  %i4 = lmc.softmax_cross_entropy %3, %l ignore_index = -100 : tensor<2x4xf32>, tensor<2xi64> -> tensor<f32>
+  // CHECK: lmc.softmax_cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} ignore_index = -100 : tensor<2x4xf32>, tensor<2xi64>, tensor<f32>
+  %i5 = lmc.softmax_cross_entropy_grad %3, %l, %g ignore_index = -100 : tensor<2x4xf32>, tensor<2xi64>, tensor<f32>
   return %0, %1, %3, %4, %5 : tensor<2x1x4xf32>, tensor<2x3x5xf32>, tensor<2x4xf32>, tensor<f32>, tensor<2x4xf32>
 }

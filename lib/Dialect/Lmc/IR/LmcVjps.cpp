@@ -292,7 +292,7 @@ LogicalResult SoftmaxCrossEntropyOp::buildVjp(OpBuilder &b, ValueRange cts,
                                               ArrayRef<bool>,
                                               SmallVectorImpl<Value> &out) {
   if (Value g = takeSingleCotangent(*this, cts, out))
-    out[0] = SoftmaxCrossEntropyGradOp::create(b, getLoc(), getLogits(),
-                                               getLabels(), g);
+    out[0] = SoftmaxCrossEntropyGradOp::create(
+        b, getLoc(), getLogits(), getLabels(), g, getIgnoreIndexAttr());
   return success();
 }

@@ -207,6 +207,7 @@ MODELS = {
     "gpt_neox": (gpt_neox, "tokens", 2),
     "falcon": (falcon, "tokens", 2),
     "opt": (opt, "tokens", 2),
+    "llama_sft": (llama, "sft", 2),
     "electra": (electra, "sequence", 4),
     "bert": (bert, "sequence", 4),
     "roberta": (roberta, "padded", 4),
@@ -218,6 +219,8 @@ MODELS = {
 }
 SEQ = 8
 PAD_ID = 1
+# Models trained from another's export (same weights, other data).
+EXPORT_OF = {"llama_sft": "llama"}
 
 
 def make_data(kind, batch, rng):
@@ -237,6 +240,13 @@ def make_data(kind, batch, rng):
     else:
         x = rng.integers(0, 96, size=(rows, SEQ), dtype=np.int64)
         y = rng.integers(0, 96, size=(rows,  SEQ), dtype=np.int64)
+        if kind == "sft":
+            # Supervised fine-tuning's labels: the prompt (the first 2 to 5
+            # tokens of a row) is -100, PyTorch's and HF's ignore_index,
+            # and so is one whole row.
+            for row, prompt in enumerate(rng.integers(2, 6, size=rows)):
+                y[row, :prompt] = -100
+            y[3] = -100
     return x, y
 
 
@@ -339,6 +349,17 @@ def main():
         np.save(os.path.join(HERE, f"{name}-y.npy"), y)
         example = torch.from_numpy(x[:batch])
         base = os.path.join(HERE, name)
+        if name in EXPORT_OF:
+            exported = os.path.join(HERE, EXPORT_OF[name])
+            losses, state = trajectory(model, x, y, batch)
+            save_state(base + f"-adamw{STEPS}.safetensors", exported + ".onnx",
+                       state)
+            print(f"  losses {losses}")
+            refs[name] = {"batch": batch, "input": "x",
+                          "export_of": EXPORT_OF[name],
+                          "losses": {"adamw": losses},
+                          "params": sum(p.numel() for p in model.parameters())}
+            continue
         exports = {
             "dynamo": export(model, example, base + ".onnx", dynamo=True,
                              optimize=False),

@@ -94,6 +94,20 @@ TEST(Descriptor, BoundsReachEveryStepThatTakesTheInput) {
   EXPECT_FALSE(d.trainArgsWithRole(Role::Input)[0]->bound.has_value());
 }
 
+TEST(Descriptor, BoundOfLabelsWithTheIgnoredLabel) {
+  std::string text = kValid;
+  insertBefore(text, "init b", "bound labels 3 classes -100\n");
+  Descriptor d = parseDescriptor(text, 60);
+  const TensorSpec *labels = d.trainArgsWithRole(Role::Input)[1];
+  ASSERT_EQ(labels->name, "labels");
+  ASSERT_TRUE(labels->bound.has_value());
+  EXPECT_EQ(labels->bound->limit, 3);
+  EXPECT_EQ(labels->bound->ignored, -100);
+  std::string bad = kValid;
+  insertBefore(bad, "init b", "bound labels 3 classes -1x\n");
+  EXPECT_ERROR_CONTAINS(parseDescriptor(bad, 60), "invalid ignored label '-1x'");
+}
+
 TEST(Descriptor, PrecisionActivationsAndSchedule) {
   Descriptor plain = parseDescriptor(kValid, 60);
   EXPECT_EQ(plain.precision, "f32");
@@ -217,7 +231,7 @@ TEST(Descriptor, RejectsMalformed) {
        "input 'labels' bounded twice"},
       {"init b 48 12", "bound labels 0 classes\ninit b 48 12", "bound"},
       {"init b 48 12", "bound labels 3 rows\ninit b 48 12",
-       "expected 'bound <input> <limit> classes'"},
+       "expected 'bound <input> <limit> classes [<ignored>]'"},
       {"init b 48 12", "bound x 3 classes\ninit b 48 12",
        "bound on input 'x' of dtype f32 (expected an integer input)"},
       {"init b 48 12", "bound y 3 classes\ninit b 48 12",

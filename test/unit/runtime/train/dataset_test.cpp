@@ -141,4 +141,13 @@ TEST(Dataset, IndexBoundsStopBadTokenIdsAndLabels) {
       (load({0, 1, 2, 4, 4, 3, 2, 1}, {0, 3}).fillBatch({0, 1}, buffers)),
       "labels.npy: sample 1: value 3 of input 'labels' is outside [0, 3), "
       "the classes of the model's output");
+  // The loss's ignore_index passes; any other value outside stops the run.
+  labels.bound->ignored = -100;
+  load({0, 1, 2, 4, 4, 3, 2, 1}, {-100, 2}).fillBatch({1, 0}, buffers);
+  EXPECT_EQ(buffers[1].as<int32_t>()[1], -100);
+  EXPECT_ERROR_CONTAINS(
+      (load({0, 1, 2, 4, 4, 3, 2, 1}, {0, -1}).fillBatch({0, 1}, buffers)),
+      "labels.npy: sample 1: value -1 of input 'labels' is outside [0, 3), "
+      "the classes of the model's output, and is not the ignored label -100 "
+      "(lmc --ignore-index)");
 }

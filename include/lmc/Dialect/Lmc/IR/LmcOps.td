@@ -294,18 +294,31 @@ def Lmc_SoftmaxCrossEntropyOp : Lmc_Op<"softmax_cross_entropy", [Pure,
   let description = [{
     `logits` is `[N, C]`, `labels` is `[N]` with values in `[0, C)`; the
     result is the scalar `mean_n(logsumexp(logits[n]) - logits[n, labels[n]])`,
-    as PyTorch's `nn.CrossEntropyLoss` computes it.
+    as PyTorch's `nn.CrossEntropyLoss` computes it. With `ignore_index`
+    (PyTorch's `ignore_index`, -100 in every Hugging Face model), rows
+    whose label equals it count neither in the sum nor in the mean's
+    divisor, `max(counted rows, 1)`: a batch with none counted has loss 0
+    (PyTorch's mean would be 0/0, NaN).
 
     Example:
 
     ```mlir
-    %l = lmc.softmax_cross_entropy %logits, %labels : tensor<32x10xf32>, tensor<32xi64> -> tensor<f32>
+    %l = lmc.softmax_cross_entropy %logits, %labels ignore_index = -100 : tensor<32x10xf32>, tensor<32xi64> -> tensor<f32>
     ```
   }];
-  let arguments = (ins Lmc_FloatTensor:$logits, Lmc_IndexTensor:$labels);
+  let arguments = (ins Lmc_FloatTensor:$logits, Lmc_IndexTensor:$labels,
+                       OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Lmc_FloatTensor:$result);
-  let assemblyFormat =
-      "$logits `,` $labels attr-dict `:` type($logits) `,` type($labels) `->` type($result)";
+  let assemblyFormat = [{
+    $logits `,` $labels (`ignore_index` `=` $ignore_index^)? attr-dict `:`
+    type($logits) `,` type($labels) `->` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$logits,
+                   "::mlir::Value":$labels), [{
+      build($_builder, $_state, result, logits, labels, ::mlir::IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -314,7 +327,9 @@ def Lmc_SoftmaxCrossEntropyGradOp : Lmc_Op<"softmax_cross_entropy_grad", [Pure,
   let summary = "gradient of lmc.softmax_cross_entropy w.r.t. the logits";
   let description = [{
     `result[n, c] = (softmax(logits[n])[c] - (c == labels[n])) * cotangent / N`
-    where `cotangent` is the scalar cotangent of the loss.
+    where `cotangent` is the scalar cotangent of the loss; with
+    `ignore_index`, 0 on the rows whose label equals it and the other rows
+    divided by `max(counted rows, 1)` instead of N.
 
     Example:
 
@@ -323,10 +338,13 @@ def Lmc_SoftmaxCrossEntropyGradOp : Lmc_Op<"softmax_cross_entropy_grad", [Pure,
     ```
   }];
   let arguments = (ins Lmc_FloatTensor:$logits, Lmc_IndexTensor:$labels,
-                       Lmc_FloatTensor:$cotangent);
+                       Lmc_FloatTensor:$cotangent,
+                       OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Lmc_FloatTensor:$result);
-  let assemblyFormat =
-      "$logits `,` $labels `,` $cotangent attr-dict `:` type($logits) `,` type($labels) `,` type($cotangent)";
+  let assemblyFormat = [{
+    $logits `,` $labels `,` $cotangent (`ignore_index` `=` $ignore_index^)?
+    attr-dict `:` type($logits) `,` type($labels) `,` type($cotangent)
+  }];
   let hasVerifier = 1;
 }
 
