@@ -554,9 +554,6 @@ struct SoftmaxCrossEntropyGradLowering
           return rowGradient(b, l, a, zero);
         });
     Value cot = tensor::ExtractOp::create(rewriter, loc, cotangent);
-    Value count =
-        counted ? tensor::ExtractOp::create(rewriter, loc, counted).getResult()
-                : Value();
     auto loop = scf::ForOp::create(
         rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, 0),
         arith::ConstantIndexOp::create(rewriter, loc, rows),
@@ -575,6 +572,12 @@ struct SoftmaxCrossEntropyGradLowering
               [&](OpBuilder &tb, Location tl) {
                 Value x = tensor::ExtractOp::create(tb, tl, logits,
                                                     ValueRange{n, label});
+                // Read here, inside the loop: a read before it would be a
+                // host access between kernels for --target cuda.
+                Value count =
+                    counted ? tensor::ExtractOp::create(tb, tl, counted)
+                                  .getResult()
+                            : Value();
                 Value value = gradient(
                     tb, tl, x, tensor::ExtractOp::create(tb, tl, stats.max, n),
                     tensor::ExtractOp::create(tb, tl, stats.sumExp, n), one,
