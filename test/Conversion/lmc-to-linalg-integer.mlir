@@ -10,6 +10,7 @@
 // CHECK: arith.minsi %{{.*}}, %{{.*}} : i64
 // CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
 // CHECK: arith.subi %[[ZERO]], %{{.*}} : i64
+// CHECK: math.absi %{{.*}} : i64
 // CHECK: arith.addf %{{.*}}, %{{.*}} : f32
 func.func @elementwise(%a: tensor<4xi64>, %b: tensor<4xi64>, %f: tensor<4xf32>) -> (tensor<4xi64>, tensor<4xf32>) {
   %0 = lmc.add %a, %b : tensor<4xi64>
@@ -18,8 +19,9 @@ func.func @elementwise(%a: tensor<4xi64>, %b: tensor<4xi64>, %f: tensor<4xf32>) 
   %3 = lmc.max %2, %a : tensor<4xi64>
   %4 = lmc.min %3, %b : tensor<4xi64>
   %5 = lmc.neg %4 : tensor<4xi64>
+  %a5 = lmc.abs %5 : tensor<4xi64>
   %6 = lmc.add %f, %f : tensor<4xf32>
-  return %5, %6 : tensor<4xi64>, tensor<4xf32>
+  return %a5, %6 : tensor<4xi64>, tensor<4xf32>
 }
 
 // -----

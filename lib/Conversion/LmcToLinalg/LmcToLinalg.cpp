@@ -55,7 +55,7 @@ Value one(OpBuilder &b, Location loc, Value like) {
   return buildFloat(b, loc, like.getType(), 1.0);
 }
 
-/// Neg, Add, Sub, Mul, Max and Min also take signed integers.
+/// Neg, Abs, Add, Sub, Mul, Max and Min also take signed integers.
 bool isInteger(Value scalar) { return isa<IntegerType>(scalar.getType()); }
 
 Value zeroLike(OpBuilder &b, Location loc, Value integer) {
@@ -126,6 +126,8 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
       });
   patterns.add<ElementwiseLowering<AbsOp>>(
       ctx, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        if (isInteger(a[0]))
+          return math::AbsIOp::create(b, l, a[0]);
         return math::AbsFOp::create(b, l, a[0]);
       });
   patterns.add<ElementwiseLowering<ErfOp>>(

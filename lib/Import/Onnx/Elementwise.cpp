@@ -4,8 +4,8 @@
 // (constant exponent), Clip, Gelu (decomposed into erf/tanh), Reciprocal
 // and the unary float ops. Integer operands are folded when they are
 // compile-time constants (shape arithmetic); otherwise Add, Sub, Mul, Max,
-// Min and Neg compute on int32/int64 at run time (index arithmetic, no
-// gradient) and Div and Mod are refused.
+// Min, Neg and Abs compute on int32/int64 at run time (index arithmetic,
+// no gradient) and Div and Mod are refused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,8 +36,8 @@ LogicalResult foldIntBinary(NodeImporter &n, IntBinary kind,
   if (!lhs || !rhs)
     return n.error() << "integer division and modulo are only supported on "
                         "compile-time constants (Add, Sub, Mul, Max, Min, "
-                        "Neg and CumSum also run on integers computed at "
-                        "run time)";
+                        "Neg, Abs and CumSum also run on integers computed "
+                        "at run time)";
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   SmallVector<int64_t> l = intValues(lhs), r = intValues(rhs);
@@ -227,9 +227,11 @@ LogicalResult importErf(NodeImporter &n) {
   return n.setResult(ErfOp::create(n.b, n.loc, x.getType(), x));
 }
 
-/// Neg also negates integers: folded on constants (shape arithmetic),
-/// computed otherwise.
-LogicalResult importNeg(NodeImporter &n) {
+/// Neg and Abs also take integers: folded on constants (shape arithmetic;
+/// the minimum value has no negation), computed otherwise (a sliding
+/// window's |i - j|).
+template <typename OpTy, bool isAbs>
+LogicalResult importSignedUnary(NodeImporter &n) {
   if (failed(n.checkArity(1, 1)) || failed(n.checkAttributes({})))
     return failure();
   DenseElementsAttr constant = n.constantInput(0);
@@ -238,7 +240,7 @@ LogicalResult importNeg(NodeImporter &n) {
     for (APInt v : constant.getValues<APInt>()) {
       if (v.isMinSignedValue())
         return n.error() << "integer overflow while folding";
-      values.push_back(-v);
+      values.push_back(isAbs ? v.abs() : -v);
     }
     return n.setConstantResult(
         DenseElementsAttr::get(cast<ShapedType>(constant.getType()), values));
@@ -247,11 +249,11 @@ LogicalResult importNeg(NodeImporter &n) {
   if (failed(type))
     return failure();
   if (!isa<IntegerType>(type->getElementType()))
-    return importUnary<NegOp>(n);
+    return importUnary<OpTy>(n);
   FailureOr<Value> operand = n.numericInput(0);
   if (failed(operand))
     return failure();
-  return n.setResult(NegOp::create(n.b, n.loc, *type, *operand));
+  return n.setResult(OpTy::create(n.b, n.loc, *type, *operand));
 }
 
 LogicalResult importReciprocal(NodeImporter &n) {
@@ -485,14 +487,14 @@ void registerElementwiseOps(OpTable &table) {
   table["Mul"] = importBinary<MulOp, IntBinary::Mul>;
   table["Div"] = importBinary<DivOp, IntBinary::Div>;
   table["Pow"] = importPow;
-  table["Neg"] = importNeg;
+  table["Neg"] = importSignedUnary<NegOp, false>;
   table["Relu"] = importUnary<ReluOp>;
   table["Sigmoid"] = importUnary<SigmoidOp>;
   table["Tanh"] = importUnary<TanhOp>;
   table["Exp"] = importUnary<ExpOp>;
   table["Log"] = importUnary<LogOp>;
   table["Sqrt"] = importUnary<SqrtOp>;
-  table["Abs"] = importUnary<AbsOp>;
+  table["Abs"] = importSignedUnary<AbsOp, true>;
   table["Erf"] = importErf;
   table["Sin"] = importUnary<SinOp>;
   table["Cos"] = importUnary<CosOp>;

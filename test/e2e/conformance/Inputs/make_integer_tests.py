@@ -2,7 +2,7 @@
 """Writes backend-test directories for integer tensors computed at run time
 (the ONNX reference evaluator, onnx.reference, writes the expected
 outputs): the position ids RoBERTa computes from its tokens, CumSum's four
-modes on int32 and int64, Add/Sub/Mul/Neg/Max/Min with broadcasting and
+modes on int32 and int64, Add/Sub/Mul/Neg/Abs/Max/Min with broadcasting and
 wrapping, Where, Concat, Slice, Transpose and Gather of integers, and
 GatherElements of integer data at run-time indices.
 
@@ -57,7 +57,8 @@ def arithmetic():
         helper.make_node("Mul", ["a", "b"], ["product"]),
         helper.make_node("Sub", ["product", "b"], ["difference"]),
         helper.make_node("Neg", ["difference"], ["negated"]),
-        helper.make_node("Max", ["negated", "a"], ["upper"]),
+        helper.make_node("Abs", ["a"], ["magnitude"]),
+        helper.make_node("Max", ["negated", "magnitude"], ["upper"]),
         helper.make_node("Min", ["upper", "b"], ["y"]),
     ]
     return nodes, {"a": a, "b": b}, [("product", I32, a.shape),

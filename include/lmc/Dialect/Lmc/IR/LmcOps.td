@@ -38,9 +38,10 @@ class Lmc_UnaryOp<string mnemonic, string desc,
   let assemblyFormat = "$operand attr-dict `:` type($result)";
 }
 
-// Neg, Add, Sub, Mul, Max and Min also take signed integers (wrapping on
-// overflow): index arithmetic that an export computes at run time, such as
-// position ids from a padding mask. Integer values carry no gradient.
+// Neg, Abs, Add, Sub, Mul, Max and Min also take signed integers (wrapping
+// on overflow): index arithmetic that an export computes at run time, such
+// as position ids from a padding mask or a sliding window's distances.
+// Integer values carry no gradient.
 def Lmc_NegOp : Lmc_UnaryOp<"neg", "Computes `-x`.", Lmc_NumericTensor>;
 def Lmc_ReluOp : Lmc_UnaryOp<"relu", "Computes `max(x, 0)`.">;
 def Lmc_SigmoidOp : Lmc_UnaryOp<"sigmoid", "Computes `1 / (1 + exp(-x))`.">;
@@ -49,7 +50,7 @@ def Lmc_ExpOp : Lmc_UnaryOp<"exp", "Computes `exp(x)`.">;
 def Lmc_LogOp : Lmc_UnaryOp<"log", "Computes the natural logarithm.">;
 def Lmc_SqrtOp : Lmc_UnaryOp<"sqrt", "Computes the square root.">;
 def Lmc_AbsOp : Lmc_UnaryOp<"abs", [{Computes `|x|`. The VJP uses `sign(x)`
-  (0 at 0).}]>;
+  (0 at 0).}], Lmc_NumericTensor>;
 def Lmc_ErfOp : Lmc_UnaryOp<"erf", [{Computes the Gauss error function;
   its derivative is `2 / sqrt(pi) * exp(-x^2)`.}]>;
 def Lmc_SinOp : Lmc_UnaryOp<"sin", "Computes `sin(x)` (radians).">;
