@@ -27,10 +27,11 @@ EXPLANATIONS = {
     "divisor would trap where ONNX leaves the result undefined",
     "must be a compile-time constant": "a data operand that lmc needs to "
     "know at compile time (e.g. Pow's exponent)",
-    "random numbers": "training-mode Dropout with a non-zero ratio: the "
-    "expected masks come from numpy's generator, lmc draws its own "
-    "(reproducible, documented in docs/dialect.md; checked against an "
-    "independent implementation by test/e2e/training/dropout.test)",
+    "random numbers": "training-mode Dropout with a non-zero ratio and "
+    "RandomUniformLike: the expected values come from numpy's generator, "
+    "lmc draws its own (reproducible, documented in docs/dialect.md; "
+    "Dropout checked against an independent implementation by "
+    "test/e2e/training/dropout.test)",
 }
 
 

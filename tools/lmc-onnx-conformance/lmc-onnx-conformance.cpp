@@ -298,8 +298,8 @@ Outcome runTest(const DialectRegistry &registry, const std::string &dir) {
   for (unsigned i = 0; i < forward.getNumArguments(); ++i)
     if (forward.getArgAttr(i, lmc::attrs::kRngKey))
       return fail(Status::Unsupported,
-                  "random numbers (training-mode Dropout: the masks of lmc "
-                  "and of numpy differ)");
+                  "random numbers (training-mode Dropout, RandomUniformLike: "
+                  "the draws of lmc and of numpy differ)");
   // Buffer updates (running statistics of initializers) follow the outputs.
   unsigned numOutputs = 0;
   while (numOutputs < forward.getNumResults() &&

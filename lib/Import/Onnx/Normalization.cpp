@@ -276,6 +276,46 @@ LogicalResult importTrainingDropout(NodeImporter &n, RankedTensorType type,
   return success();
 }
 
+/// RandomUniformLike: numbers in [low, high) of the input's shape (and its
+/// type, or `dtype`), from lmc.random_uniform of the step's random key on
+/// the stream of `seed` (else a hash of the node's name), a fresh draw
+/// every micro-batch as Dropout's. The dynamo exporter writes PyTorch's
+/// `bernoulli` (dropout, stochastic depth) this way; the importer evaluates
+/// those masks at their expectation (evaluateAtExpectation).
+LogicalResult importRandomUniformLike(NodeImporter &n) {
+  if (failed(n.checkArity(1, 1)) ||
+      failed(n.checkAttributes({"dtype", "high", "low", "seed"})))
+    return failure();
+  FailureOr<RankedTensorType> like = n.inputType(0);
+  FailureOr<float> high = n.floatAttr("high", 1.0f);
+  FailureOr<float> low = n.floatAttr("low", 0.0f);
+  FailureOr<float> seed =
+      n.floatAttr("seed", float(llvm::xxh3_64bits(n.name) % (1u << 24)));
+  if (failed(like) || failed(high) || failed(low) || failed(seed))
+    return failure();
+  Type element = like->getElementType();
+  if (n.attr("dtype")) {
+    FailureOr<int64_t> dtype = n.intAttr("dtype", 0);
+    if (failed(dtype))
+      return failure();
+    element = convertElementType(n.b.getContext(), int32_t(*dtype));
+  }
+  if (!element || !(element.isF32() || element.isF64()))
+    return n.error() << "random numbers of float32 or float64 only, got "
+                     << (element ? element : like->getElementType());
+  Value key = n.rngKey();
+  if (!key)
+    return n.error() << "cannot add the random key argument";
+  auto type = RankedTensorType::get(like->getShape(), element);
+  Value u = RandomUniformOp::create(n.b, n.loc, type, key, int64_t(*seed));
+  if (*low != 0.0f || *high != 1.0f)
+    u = AddOp::create(
+        n.b, n.loc,
+        MulOp::create(n.b, n.loc, u, buildSplat(n.b, n.loc, type, *high - *low)),
+        buildSplat(n.b, n.loc, type, *low));
+  return n.setResult(u);
+}
+
 /// Dropout. Inference (no or a false training_mode input; every opset
 /// before 12): the identity and an all-true mask. Training mode: each
 /// element is kept with probability 1 - ratio and scaled by 1 / (1 - ratio),
@@ -330,6 +370,7 @@ void registerNormalizationOps(OpTable &table) {
   table["BatchNormalization"] = importBatchNormalization;
   table["LayerNormalization"] = importLayerNormalization;
   table["Dropout"] = importDropout;
+  table["RandomUniformLike"] = importRandomUniformLike;
 }
 
 } // namespace lmc::onnx_import

@@ -12,7 +12,9 @@
 #include "Importer.h"
 #include "TorchExport.h"
 
+#include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
+#include "lmc/Dialect/Lmc/IR/LmcOps.h"
 #include "lmc/Support/Bytes.h"
 #include "lmc/Transforms/Attributes.h"
 
@@ -87,6 +89,11 @@ public:
   LogicalResult carryBuffer(NodeImporter &node, StringRef name, Value update);
   /// The forward's random key argument, added on first use.
   Value rngKey();
+  /// Rebinds `name`, the mask of a dynamo export's `aten.bernoulli.p`
+  /// (dropout, stochastic depth: `x * mask / p`), to its expectation `p`
+  /// in an evaluation step (lmc.mode_select): there `x * p / p` is `x`,
+  /// what PyTorch's eval mode computes.
+  void evaluateAtExpectation(StringRef name, double p, Location loc);
 
   MLIRContext &context;
   std::string path;
@@ -184,6 +191,18 @@ Value GraphImporter::rngKey() {
     return Value();
   randomKey = forward.getArgument(index);
   return randomKey;
+}
+
+void GraphImporter::evaluateAtExpectation(StringRef name, double p,
+                                          Location loc) {
+  Binding &binding = symbols.find(name)->second;
+  Value mask = materialize(binding, loc);
+  if (!mask || !isa<FloatType>(
+                   cast<RankedTensorType>(mask.getType()).getElementType()))
+    return;
+  Value expected = buildSplatLike(builder, loc, mask, p);
+  binding = Binding{ModeSelectOp::create(builder, loc, mask, expected),
+                    nullptr};
 }
 
 Value GraphImporter::materialize(Binding &binding, Location loc) {
@@ -430,6 +449,8 @@ LogicalResult GraphImporter::importNodes() {
         explainRebinding(name, node.op_type());
       return failure();
     }
+    if (std::optional<double> p = torchBernoulliResult(node))
+      evaluateAtExpectation(node.output(0), *p, loc);
     if (foldKey)
       rememberFold(node, std::move(*foldKey));
   }

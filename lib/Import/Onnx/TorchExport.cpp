@@ -125,6 +125,23 @@ std::optional<TorchBatchNorm> torchBatchNorm(const onnx::NodeProto &node) {
   return std::nullopt;
 }
 
+std::optional<double> torchBernoulliResult(const onnx::NodeProto &node) {
+  std::string fx = torchFxNode(node);
+  StringRef record(fx);
+  if (!record.contains("aten.bernoulli.p") || !record.starts_with("%") ||
+      node.output_size() == 0)
+    return std::nullopt;
+  // "%bernoulli : [num_users=1] = call_function[...](args = (%x, 0.8), ...)"
+  StringRef value = record.drop_front(1).take_until([](char c) {
+    return c == ' ';
+  });
+  SmallVector<StringRef> args = fxArguments(record);
+  double p;
+  if (value != node.output(0) || args.size() != 2 || args[1].getAsDouble(p))
+    return std::nullopt;
+  return p;
+}
+
 namespace {
 /// The arguments of an `aten.embedding` FX record: (weight, indices[,
 /// padding_idx[, scale_grad_by_freq[, sparse]]]); empty for other nodes.

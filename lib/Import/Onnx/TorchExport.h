@@ -87,6 +87,11 @@ std::optional<TorchBatchNorm> torchBatchNorm(const onnx::NodeProto &node);
 /// ONNX op cannot say so). nullopt without one.
 std::optional<int64_t> torchEmbeddingPaddingIndex(const onnx::NodeProto &node);
 
+/// For the node of a dynamo export that yields `aten.bernoulli.p(x, p)`
+/// (its output is the FX node's value; dropout's and stochastic depth's
+/// mask, then divided by p and multiplied in): p. nullopt otherwise.
+std::optional<double> torchBernoulliResult(const onnx::NodeProto &node);
+
 /// Whether the Gather's FX record asks for something lmc does not train
 /// as PyTorch would (`scale_grad_by_freq`, `sparse`), by name; empty if not.
 std::string torchEmbeddingUnsupported(const onnx::NodeProto &node);

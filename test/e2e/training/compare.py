@@ -13,8 +13,11 @@
   compare.py same-losses METRICS.jsonl OTHER.jsonl [--rtol R]
       the two runs logged the same steps with the same losses and norms.
   compare.py loss-value METRICS.jsonl VALUE [--rtol R]
-  compare.py eval-loss METRICS.jsonl LOSSES.json [--rtol R]
+  compare.py eval-loss METRICS.jsonl LOSSES.json [--rtol R] [--entry NAME]
       the last eval loss equals LOSSES.json's "eval_loss".
+  compare.py dropped METRICS.jsonl [--rtol R]
+      the first training loss differs from the last eval loss by more than
+      R relative: the step dropped something its evaluation keeps.
   compare.py loss-falls METRICS.jsonl FACTOR
       the last logged loss is below FACTOR times the first.
   compare.py smaller-step-memory INFO OTHER_INFO
@@ -124,10 +127,18 @@ def main():
     elif o.mode == "eval-loss":
         rows = [json.loads(line) for line in open(o.args[0]) if line.strip()]
         got = [r["eval_loss"] for r in rows if "eval_loss" in r][-1]
-        want = json.load(open(o.args[1]))["eval_loss"]
+        reference = json.load(open(o.args[1]))
+        want = (reference[o.entry] if o.entry else reference)["eval_loss"]
         if abs(got - want) > o.rtol * abs(want):
             fail(f"eval loss {got} vs {want}")
         print(f"eval loss {got} matches {want}")
+    elif o.mode == "dropped":
+        rows = [json.loads(line) for line in open(o.args[0]) if line.strip()]
+        train = [r["loss"] for r in rows if "loss" in r][0]
+        evaluated = [r["eval_loss"] for r in rows if "eval_loss" in r][-1]
+        if abs(train - evaluated) <= o.rtol * abs(evaluated):
+            fail(f"training loss {train} equals the eval loss {evaluated}")
+        print(f"training loss {train}, eval loss {evaluated}")
     elif o.mode == "loss-value":
         got = read_metrics(o.args[0])[0]["loss"]
         want = float(o.args[1])

@@ -64,12 +64,12 @@ def decoder(config_class, model_class, **extra):
 
 def encoder(config_class, model_class, **extra):
     def build():
+        dropout = {"hidden_dropout_prob": 0.0,
+                   "attention_probs_dropout_prob": 0.0, **extra}
         config = config_class(vocab_size=96, hidden_size=32,
                               intermediate_size=64, num_hidden_layers=2,
                               num_attention_heads=4, num_labels=3,
-                              max_position_embeddings=64,
-                              hidden_dropout_prob=0.0,
-                              attention_probs_dropout_prob=0.0, **extra)
+                              max_position_embeddings=64, **dropout)
         return model_class(config), True
     return build
 
@@ -128,6 +128,16 @@ def falcon():
                           new_decoder_architecture=True, hidden_dropout=0.0,
                           attention_dropout=0.0)
     return FalconForCausalLM(config), True
+
+
+def bert_dropout():
+    # The library's default dropout (0.1 after embeddings, attention
+    # probabilities and every block): PyTorch's random draws cannot be
+    # matched, its evaluation can.
+    from transformers import BertConfig, BertForSequenceClassification
+    return encoder(BertConfig, BertForSequenceClassification,
+                   hidden_dropout_prob=0.1,
+                   attention_probs_dropout_prob=0.1)()
 
 
 def opt():
@@ -212,6 +222,7 @@ MODELS = {
     "bert": (bert, "sequence", 4),
     "roberta": (roberta, "padded", 4),
     "distilbert": (distilbert, "sequence", 4),
+    "bert_dropout": (bert_dropout, "sequence", 4),
     "resnet": (resnet, "image", 4),
     "vit": (vit, "image", 4),
     "convnext": (convnext, "image", 4),
@@ -221,6 +232,9 @@ SEQ = 8
 PAD_ID = 1
 # Models trained from another's export (same weights, other data).
 EXPORT_OF = {"llama_sft": "llama"}
+# Models with dropout: no trajectory (PyTorch's random draws are its own),
+# the loss of PyTorch's eval mode on the first batch instead.
+EVAL_ONLY = {"bert_dropout"}
 
 
 def make_data(kind, batch, rng):
@@ -370,6 +384,16 @@ def main():
                              training=torch.onnx.TrainingMode.TRAINING,
                              do_constant_folding=False),
         }
+        if name in EVAL_ONLY:
+            evaluated = copy.deepcopy(model).eval()
+            with torch.no_grad():
+                logits = evaluated(torch.from_numpy(x[:batch]))
+                loss = torch.nn.functional.cross_entropy(
+                    logits, torch.from_numpy(y[:batch])).item()
+            print(f"  eval loss {loss}")
+            refs[name] = {"batch": batch, "input": "x", "exports": exports,
+                          "eval_loss": loss}
+            continue
         losses, state = trajectory(model, x, y, batch)
         if exports["dynamo"]:
             save_state(base + f"-adamw{STEPS}.safetensors", base + ".onnx",
