@@ -4,7 +4,9 @@ exists (dynamo optimize=False, legacy, optimize=True), compiled by lmc and
 trained the references' five AdamW steps; prints the compile status, the
 first loss's and the worst of the five losses' relative error against
 PyTorch's float64 trajectory, and the worst parameter error after the
-fifth step (dynamo exports, whose names the reference uses). Needs only
+fifth step (dynamo exports, whose names the reference uses); for models
+with dropout, the error of the eval loss against PyTorch's eval mode.
+Needs only
 the build (no PyTorch):
 
     python3 bench/families_accuracy.py [NAME...]
@@ -39,6 +41,20 @@ def run(name, entry, export, work):
         return "refused: " + (error[0] if error else compiled.stderr)[:160]
     metrics = exe + ".jsonl"
     saved = exe + ".safetensors"
+    if "eval_loss" in entry:  # dropout: PyTorch's eval mode on batch 1
+        batch = entry["batch"]
+        for part in ("x", "y"):
+            np.save(f"{exe}-{part}.npy",
+                    np.load(f"{REF}/{name}-{part}.npy")[:batch])
+        data = [f"x={exe}-x.npy", f"labels={exe}-y.npy"]
+        subprocess.run([exe, "--input", data[0], "--input", data[1],
+                        "--eval-input", data[0], "--eval-input", data[1],
+                        "--steps", "1", "--lr", "0", "--metrics", metrics],
+                       check=True, capture_output=True)
+        got = [json.loads(l)["eval_loss"] for l in open(metrics)
+               if '"eval_loss"' in l][-1]
+        want = entry["eval_loss"]
+        return f"eval loss (dropout) {abs(got - want) / abs(want):.1e}"
     subprocess.run([exe, "--input", f"x={REF}/{name}-x.npy", "--input",
                     f"labels={REF}/{name}-y.npy", "--steps", "5",
                     "--log-every", "1", "--threads", "1", "--metrics",
