@@ -164,14 +164,11 @@ MatchedInit matchInitTensors(const std::vector<const SafetensorsFile *> &shards,
   // save_pretrained writes it; beside an embedding of its own it is
   // lm_head.weight.
   MatchedInit out;
-  for (size_t e = 0; e < expected.size(); ++e) {
-    bool embeddingKept = false;
-    for (size_t other = 0; other < expected.size(); ++other)
-      embeddingKept |= other != e && match[other] == match[e];
-    out.sourceNames.push_back(tiedHead[e] && embeddingKept
+  // (A tied head does not count among its embedding's claims.)
+  for (size_t e = 0; e < expected.size(); ++e)
+    out.sourceNames.push_back(tiedHead[e] && claims[match[e]] > 0
                                   ? std::string("lm_head.weight")
                                   : tensors[match[e]]->name);
-  }
   size_t widened = 0;
   std::string widenedFrom;
   for (size_t e = 0; e < expected.size(); ++e) {
