@@ -41,10 +41,28 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
                               Phase last) {
   if (last == Phase::Import)
     return;
+  // With adapters, lmc-lora decides what is frozen (tagging the base) and
+  // --train only adds parameters to the adapters.
+  const bool lora = !options.lora.targets.empty();
+  if (lora) {
+    LmcLoraOptions adapters;
+    adapters.targets = options.lora.targets;
+    adapters.rank = options.lora.rank;
+    adapters.alpha = options.lora.alpha;
+    adapters.rslora = options.lora.rslora;
+    adapters.dropout = options.lora.dropout;
+    adapters.seed = options.lora.seed;
+    adapters.train = options.train;
+    pm.addPass(createLmcLora(adapters));
+  }
+  if (last == Phase::Lora)
+    return;
+  const std::string freeze = lora ? "" : options.freeze;
+  const std::string train = lora ? "" : options.train;
   if (options.fuseAttention) {
     LmcFuseAttentionOptions fuse;
-    fuse.freeze = options.freeze;
-    fuse.train = options.train;
+    fuse.freeze = freeze;
+    fuse.train = train;
     // Without remat every forward value the backward reads is kept; so are
     // attention's exponentials (what the unfused graph keeps as its
     // probabilities). Under remat they are recomputed.
@@ -66,8 +84,8 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   if (last == Phase::Loss)
     return;
   LmcAutodiffOptions autodiff;
-  autodiff.freeze = options.freeze;
-  autodiff.train = options.train;
+  autodiff.freeze = freeze;
+  autodiff.train = train;
   autodiff.lossScale = options.lossScaling;
   pm.addPass(createLmcAutodiff(autodiff));
   if (options.remat != "none") {

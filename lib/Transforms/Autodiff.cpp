@@ -76,7 +76,7 @@ LogicalResult foldInactiveParameters(func::FuncOp func,
   for (BlockArgument arg : func.getArguments()) {
     unsigned i = arg.getArgNumber();
     auto name = func.getArgAttrOfType<StringAttr>(i, attrs::kParam);
-    if (!name || (active.count(arg) && !frozen.isFrozen(name.getValue())))
+    if (!name || (active.count(arg) && !frozen.isFrozen(func, i)))
       continue;
     if (!arg.use_empty()) {
       auto init = func.getArgAttrOfType<ElementsAttr>(i, attrs::kInit);

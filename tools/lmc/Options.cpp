@@ -105,6 +105,36 @@ cl::opt<std::string> train(
              "all)"),
     cl::value_desc("regex"), cl::init(""), cl::cat(trainingCategory));
 
+cl::opt<std::string> lora(
+    "lora",
+    cl::desc("fine-tune low-rank adapters (LoRA, as PEFT) on these linear "
+             "layers' weights and freeze the rest of the model: module "
+             "names (q_proj,v_proj: a name or a name's last parts), globs "
+             "over whole module names, or all-linear (default: none)"),
+    cl::value_desc("modules"), cl::init(""), cl::cat(trainingCategory));
+cl::opt<int64_t> loraRank("lora-rank",
+                          cl::desc("--lora's rank r (default 8, PEFT's)"),
+                          cl::init(8), cl::cat(trainingCategory));
+cl::opt<double> loraAlpha(
+    "lora-alpha",
+    cl::desc("--lora's alpha: the adapters are scaled by alpha / r "
+             "(default 8, PEFT's)"),
+    cl::init(8.0), cl::cat(trainingCategory));
+cl::opt<bool> rslora("rslora",
+                     cl::desc("--lora scaled by alpha / sqrt(r) "
+                              "(rank-stabilized LoRA)"),
+                     cl::init(false), cl::cat(trainingCategory));
+cl::opt<double> loraDropout(
+    "lora-dropout",
+    cl::desc("--lora's dropout on the adapters' input in training steps "
+             "(default 0)"),
+    cl::init(0.0), cl::cat(trainingCategory));
+cl::opt<uint64_t> loraSeed(
+    "lora-seed",
+    cl::desc("seed of the adapters' initial A values (default 0; --init "
+             "replaces them)"),
+    cl::init(0), cl::cat(trainingCategory));
+
 cl::opt<std::string> remat(
     "remat",
     cl::desc("none | per-block | per-block:<segments> | selective: "
@@ -233,6 +263,8 @@ cl::opt<lmc::Phase> compileTo(
     "compile-to",
     cl::desc("stop after a phase and print its MLIR (default: all phases)"),
     cl::values(clEnumValN(lmc::Phase::Import, "import", "imported model"),
+               clEnumValN(lmc::Phase::Lora, "lora",
+                          "low-rank adapters added (--lora)"),
                clEnumValN(lmc::Phase::Loss, "loss", "loss attached"),
                clEnumValN(lmc::Phase::Autodiff, "autodiff", "gradients"),
                clEnumValN(lmc::Phase::Optimizer, "optimizer",
@@ -366,6 +398,27 @@ bool checkFlagCombinations(bool mlirInput,
     refuse("--loss-from names the output cross_entropy or mse is computed "
            "from; --loss " +
            training.loss + " is that output already: drop --loss-from");
+
+  // Low-rank adapters.
+  if (training.lora.targets.empty()) {
+    for (llvm::StringRef flag :
+         {"lora-rank", "lora-alpha", "rslora", "lora-dropout", "lora-seed"})
+      if (given(flag))
+        refuse(("--" + flag + " applies to --lora: pass --lora MODULES too")
+                   .str());
+    if (given("compile-to") && compileTo == lmc::Phase::Lora)
+      refuse("--compile-to=lora shows what --lora adds: pass --lora "
+             "MODULES too");
+  } else {
+    if (!training.freeze.empty())
+      refuse("--lora freezes every parameter but the adapters, so --freeze "
+             "has nothing to add: drop it (--train REGEX keeps other "
+             "parameters training beside the adapters)");
+    if (!sharding.mesh.empty())
+      refuse("--lora with --mesh: the adapters are not split over a model "
+             "axis; compile without --mesh (data parallelism needs no "
+             "mesh)");
+  }
 
   // Precision.
   if (given("keep-f32") && training.precision == "f32")

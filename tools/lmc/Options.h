@@ -28,6 +28,11 @@ extern cl::opt<int64_t> ignoreIndex;
 extern cl::opt<double> lr, momentum, beta1, beta2, eps, weightDecay,
     clipGradNorm;
 extern cl::opt<std::string> freeze, train;
+extern cl::opt<std::string> lora;
+extern cl::opt<int64_t> loraRank;
+extern cl::opt<double> loraAlpha, loraDropout;
+extern cl::opt<bool> rslora;
+extern cl::opt<uint64_t> loraSeed;
 // Precision.
 extern cl::opt<std::string> remat;
 extern cl::opt<uint64_t> activationBudget;

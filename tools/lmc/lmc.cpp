@@ -321,6 +321,7 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   training.clipGradNorm = clipGradNorm;
   training.freeze = freeze;
   training.train = train;
+  training.lora = {lora, loraRank, loraAlpha, rslora, loraDropout, loraSeed};
   training.precision = precision;
   training.keepF32 = keepF32;
   training.remat = remat;

@@ -14,6 +14,7 @@ namespace lmc {
 /// The phases `lmc --compile-to=` can stop after, in pipeline order.
 enum class Phase {
   Import,
+  Lora,
   Loss,
   Autodiff,
   Optimizer,
@@ -39,6 +40,16 @@ struct TrainingOptions {
   /// parameters constant / train only the matching ones.
   std::string freeze;
   std::string train;
+  /// Low-rank adapters (lmc-lora): the target modules (empty: none), rank,
+  /// alpha, rank-stabilized scaling, dropout and the seed of A's values.
+  struct Lora {
+    std::string targets;
+    int64_t rank = 8;
+    double alpha = 8.0;
+    bool rslora = false;
+    double dropout = 0.0;
+    uint64_t seed = 0;
+  } lora;
   /// With a mesh, the --shard rules: fused projections a rule splits become
   /// one parameter per piece (lmc-split-fused-projections).
   std::string shard;

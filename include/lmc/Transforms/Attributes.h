@@ -17,6 +17,12 @@ namespace lmc::attrs {
 constexpr llvm::StringLiteral kParam = "lmc.param";
 /// On a parameter argument: its initial value (an ElementsAttr).
 constexpr llvm::StringLiteral kInit = "lmc.init";
+/// On a parameter argument (unit): the parameter stays constant, as if
+/// --freeze matched it (lmc-lora's base weights); lmc-autodiff folds it.
+constexpr llvm::StringLiteral kFrozen = "lmc.frozen";
+/// On the module: {rank, alpha, scaling, targets}, the adapters lmc-lora
+/// added.
+constexpr llvm::StringLiteral kLora = "lmc.lora";
 /// On a forward argument: the name of a model input.
 constexpr llvm::StringLiteral kInput = "lmc.input";
 /// On a forward argument: the name of a buffer, non-trainable model state

@@ -26,6 +26,56 @@ def LmcAttachLoss : Pass<"lmc-attach-loss", "::mlir::ModuleOp"> {
   let dependentDialects = ["::lmc::LmcDialect"];
 }
 
+def LmcLora : Pass<"lmc-lora", "::mlir::ModuleOp"> {
+  let summary = "Adds low-rank adapters (LoRA) to matmul weights and "
+                "freezes the rest of the model";
+  let description = [{
+    Run on the imported `@forward`, before the fusions and the loss. For
+    every parameter `W` that `targets` names and that the model uses as the
+    weight of `lmc.matmul`s (`x W^T`, as nn.Linear, or `x W` where the
+    export stored the transpose), it adds two parameters after `W`,
+    `<module>.lora_A.weight` [r, in] and `<module>.lora_B.weight` [out, r]
+    (`<module>` is W's name without `.weight`: PEFT's names), and adds
+    `scaling * dropout(x) A^T B^T` to each product, with `scaling` =
+    alpha / r (`rslora`: alpha / sqrt(r)), as PEFT's LoRA layer computes.
+    A starts as PEFT's `kaiming_uniform_(a=sqrt(5))`, uniform in
+    (-1/sqrt(in), 1/sqrt(in)), from splitmix64 of `seed` (the same numbers
+    on every machine); B starts at zero, so the adapted model computes what
+    the base did. Dropout (`dropout` > 0) draws from the step's random key
+    in a training step and is the identity in an evaluation step.
+
+    `targets` is a comma-separated list (PEFT's `target_modules`): a name
+    without wildcards matches a module whose name is it or ends with `.` and
+    it (`q_proj`); one with `*`, `?` or `[` is a glob over the whole module
+    name (`*.layers.1?.*_proj`); `all-linear` is every matmul weight except
+    the output layer's (the one no other matmul depends on, as PEFT leaves
+    out `lm_head`). Every other parameter gets `lmc.frozen` (lmc-autodiff
+    folds it into a constant), except those whose whole name matches the
+    `train` regex (PEFT's `modules_to_save`), so gradients, optimizer state
+    and checkpoints exist for the adapters alone. A target that matches
+    nothing, or a parameter that is not only a 2-D matmul weight, is an
+    error naming what it matched. The module gets `lmc.lora = {rank, alpha,
+    scaling, targets}`.
+  }];
+  let options = [
+    Option<"targets", "targets", "std::string", /*default=*/"\"\"",
+           "comma-separated module names, globs or all-linear">,
+    Option<"rank", "rank", "int64_t", /*default=*/"8",
+           "the adapters' rank r">,
+    Option<"alpha", "alpha", "double", /*default=*/"8.0",
+           "the adapters' alpha (scaling alpha / r)">,
+    Option<"rslora", "rslora", "bool", /*default=*/"false",
+           "scale by alpha / sqrt(r) (rank-stabilized LoRA)">,
+    Option<"dropout", "dropout", "double", /*default=*/"0.0",
+           "dropout probability on the adapters' input">,
+    Option<"seed", "seed", "uint64_t", /*default=*/"0",
+           "seed of the A matrices' initial values">,
+    Option<"train", "train", "std::string", /*default=*/"\"\"",
+           "regex of other parameters that keep training">,
+  ];
+  let dependentDialects = ["::lmc::LmcDialect"];
+}
+
 def LmcAutodiff : Pass<"lmc-autodiff", "::mlir::ModuleOp"> {
   let summary = "Reverse-mode differentiation of the forward function";
   let description = [{
@@ -34,7 +84,8 @@ def LmcAutodiff : Pass<"lmc-autodiff", "::mlir::ModuleOp"> {
     `lmc.param`, built from each op's `DifferentiableOpInterface`. Parameters
     with no differentiable path to the loss become constants (their
     `lmc.init` value) and are removed from the signature, and so do the
-    parameters that `freeze` matches or `train` does not (fine-tuning).
+    parameters that `freeze` matches or `train` does not (fine-tuning) and
+    those tagged `lmc.frozen` (lmc-lora's base weights).
     With `loss-scale`, `@forward_grad` takes one more argument, an f32
     scalar tagged `lmc.loss_scale`, as the loss's cotangent instead of 1:
     every cotangent and gradient is scaled by it (dynamic loss scaling).

@@ -4,7 +4,8 @@ PyTorch user exports them, with PyTorch's own AdamW trajectory on the same
 batches as the oracle.
 
     python3 make_families.py [NAME...]   # needs torch 2.x, transformers,
-                                         # torchvision, onnx, onnxscript
+                                         # torchvision, onnx, onnxscript,
+                                         # peft
 
 For each model NAME it writes, next to this script:
 
@@ -16,6 +17,8 @@ For each model NAME it writes, next to this script:
   NAME-x.npy, NAME-y.npy   STEPS batches of BATCH rows (inputs, labels)
   NAME-adamw5.safetensors  the parameters and BatchNorm running statistics
                        after the STEPS steps, under the export's names
+                       (for LORA models: the adapters, PEFT's initial ones
+                       in NAME-lora-init.safetensors)
 and references.json: per model the input's name, the batch, the losses of
 STEPS steps of torch.optim.AdamW(lr=1e-3) (weight decay 0.01, PyTorch's
 default) computed in float64 from the float32 initial weights, the loss
@@ -218,6 +221,8 @@ MODELS = {
     "falcon": (falcon, "tokens", 2),
     "opt": (opt, "tokens", 2),
     "llama_sft": (llama, "sft", 2),
+    "llama_lora": (llama, "sft", 2),
+    "qwen2_lora": (qwen2, "tokens", 2),
     "electra": (electra, "sequence", 4),
     "bert": (bert, "sequence", 4),
     "roberta": (roberta, "padded", 4),
@@ -231,7 +236,18 @@ MODELS = {
 SEQ = 8
 PAD_ID = 1
 # Models trained from another's export (same weights, other data).
-EXPORT_OF = {"llama_sft": "llama"}
+EXPORT_OF = {"llama_sft": "llama", "llama_lora": "llama",
+             "qwen2_lora": "qwen2"}
+# Models fine-tuned with PEFT's LoRA (peft.LoraConfig's arguments, dropout
+# 0): the trajectory of the adapters alone, from PEFT's initial values
+# (NAME-lora-init.safetensors; lmc's own A values come from another
+# generator).
+LORA = {
+    "llama_lora": {"r": 4, "lora_alpha": 8,
+                   "target_modules": ["q_proj", "v_proj"]},
+    "qwen2_lora": {"r": 2, "lora_alpha": 4, "target_modules": "all-linear",
+                   "use_rslora": True},
+}
 # Models with dropout: no trajectory (PyTorch's random draws are its own),
 # the loss of PyTorch's eval mode on the first batch instead.
 EVAL_ONLY = {"bert_dropout"}
@@ -293,6 +309,28 @@ def trajectory(model, x, y, batch):
         opt.step()
         losses.append(loss.item())
     return losses, model.state_dict()
+
+
+def with_lora(model, name):
+    """The model with PEFT's adapters (only they train); `adapter_names`
+    maps PEFT's state_dict names of the adapters to lmc's (the export's
+    module name and .lora_A.weight / .lora_B.weight)."""
+    from peft import LoraConfig, get_peft_model
+    model.m = get_peft_model(model.m, LoraConfig(lora_dropout=0.0,
+                                                 **LORA[name]))
+    names = {}
+    for key, p in model.named_parameters():
+        if p.requires_grad:
+            assert ".lora_" in key, key
+            names[key] = ("m." + key[len("m.base_model.model."):]
+                          .replace(".default.", "."))
+    return model, names
+
+
+def save_adapters(path, model, names):
+    state = model.state_dict()
+    safetensors_np.save(path, {names[k]: state[k].float().numpy()
+                               for k in sorted(names)})
 
 
 def save_state(path, onnx_path, state):
@@ -363,6 +401,19 @@ def main():
         np.save(os.path.join(HERE, f"{name}-y.npy"), y)
         example = torch.from_numpy(x[:batch])
         base = os.path.join(HERE, name)
+        if name in LORA:
+            model, adapters = with_lora(model, name)
+            save_adapters(base + "-lora-init.safetensors", model, adapters)
+            losses, _ = trajectory(model, x, y, batch)
+            save_adapters(base + f"-adamw{STEPS}.safetensors", model,
+                          adapters)
+            print(f"  losses {losses}")
+            refs[name] = {"batch": batch, "input": "x",
+                          "export_of": EXPORT_OF[name], "lora": LORA[name],
+                          "losses": {"adamw": losses},
+                          "params": sum(p.numel() for p in model.parameters()
+                                        if p.requires_grad)}
+            continue
         if name in EXPORT_OF:
             exported = os.path.join(HERE, EXPORT_OF[name])
             losses, state = trajectory(model, x, y, batch)
