@@ -298,6 +298,15 @@ describeModel(ModuleOp module, std::optional<int64_t> matmulParts) {
     os << "remat " << remat.getAs<StringAttr>("policy").getValue() << " cuts "
        << remat.getAs<IntegerAttr>("cuts").getInt() << " recomputed "
        << remat.getAs<IntegerAttr>("recomputed").getInt() << '\n';
+  if (auto lora = module->getAttrOfType<DictionaryAttr>(attrs::kLora))
+    os << "lora " << lora.getAs<IntegerAttr>("rank").getInt() << ' '
+       << llvm::format("%.17g",
+                       lora.getAs<FloatAttr>("alpha").getValueAsDouble())
+       << ' '
+       << llvm::format("%.17g",
+                       lora.getAs<FloatAttr>("dropout").getValueAsDouble())
+       << (lora.getAs<BoolAttr>("rslora").getValue() ? " rslora" : " plain")
+       << '\n';
   if (auto schedule = module->getAttrOfType<DictionaryAttr>(attrs::kSchedule))
     describeSchedule(os, schedule);
   SmallVector<func::FuncOp> entries{train, eval, grad, apply};

@@ -285,6 +285,8 @@ struct LoraRewrite {
             {b.getNamedAttr("rank", b.getI64IntegerAttr(rank)),
              b.getNamedAttr("alpha", b.getF64FloatAttr(alpha)),
              b.getNamedAttr("scaling", b.getF64FloatAttr(scaling)),
+             b.getNamedAttr("rslora", b.getBoolAttr(rslora)),
+             b.getNamedAttr("dropout", b.getF64FloatAttr(dropout)),
              b.getNamedAttr("targets", b.getArrayAttr(nameAttrs))}));
     return success();
   }

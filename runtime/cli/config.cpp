@@ -172,6 +172,10 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.initPath = value();
     else if (flag == "--save-hf")
       config.saveHfDir = value();
+    else if (flag == "--save-adapter")
+      config.saveAdapterDir = value();
+    else if (flag == "--adapter-strip-prefix")
+      config.adapterStripPrefix = value();
     else if (flag == "--hf-shard-size") {
       config.hfShardBytes = parseByteSize(flag, value());
       if (*config.hfShardBytes == 0)
@@ -268,6 +272,10 @@ Config parseFlags(const std::vector<std::string> &args) {
                      "pass --export-onnx FILE.onnx too");
   if (config.resume && !config.initPath.empty())
     throw UsageError("--resume and --init cannot be combined");
+  if (config.adapterStripPrefix && config.saveAdapterDir.empty())
+    throw UsageError("--adapter-strip-prefix renames the modules of "
+                     "--save-adapter: pass --save-adapter DIR too, or drop "
+                     "it");
   if (config.hfShardBytes && config.saveHfDir.empty())
     throw UsageError("--hf-shard-size sizes the files of --save-hf: pass "
                      "--save-hf DIR too, or drop --hf-shard-size");
@@ -378,7 +386,12 @@ std::string usageText(const std::string &program) {
       "                              (dtype float32), from_pretrained(DIR)\n"
       "  --hf-shard-size BYTES       --save-hf's largest file (default\n"
       "                              5000000000, save_pretrained's 5GB)\n"
-      "  --export-onnx FILE.onnx     write the input ONNX model with the\n"
+      "  --save-adapter DIR          (lmc --lora) write the trained\n"
+      "                              adapters as PEFT does:\n"
+      "                              PeftModel.from_pretrained(base, DIR)\n"
+      "  --adapter-strip-prefix P    drop P from the export's module\n"
+      "                              names in --save-adapter (an export\n"
+      "                              of a wrapper: m.)\n"      "  --export-onnx FILE.onnx     write the input ONNX model with the\n"
       "                              final parameters as its initializers\n"
       "                              (as external data FILE.onnx.data\n"
       "                              above protobuf's 2 GB)\n"

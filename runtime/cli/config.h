@@ -41,6 +41,8 @@ struct Config {
   std::string savePath;              // --save FILE.safetensors
   std::string initPath;              // --init FILE.safetensors or DIR
   std::string saveHfDir;             // --save-hf DIR
+  std::string saveAdapterDir;        // --save-adapter DIR
+  std::optional<std::string> adapterStripPrefix; // --adapter-strip-prefix P
   std::optional<uint64_t> hfShardBytes; // --hf-shard-size BYTES
   std::string exportOnnxPath;        // --export-onnx FILE.onnx
   bool exportExternalData = false;   // --export-external-data

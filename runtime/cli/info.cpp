@@ -8,6 +8,7 @@
 #include "model/memory_budget.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace lmc::rt {
@@ -116,6 +117,15 @@ std::string formatModelInfo(const Descriptor &desc) {
                   desc.remat->cuts, " cuts of the residual stream kept, ",
                   desc.remat->recomputed,
                   " ops recomputed in the backward pass)\n");
+  if (desc.lora) {
+    const LoraSpec &lora = *desc.lora;
+    double scaling = lora.rslora ? lora.alpha / std::sqrt(double(lora.rank))
+                                 : lora.alpha / double(lora.rank);
+    out += concat("LoRA: rank ", lora.rank, ", alpha ", lora.alpha,
+                  " (scaling ", scaling, lora.rslora ? ", rsLoRA" : "",
+                  "), dropout ", lora.dropout,
+                  "; only the adapters train, the base is frozen\n");
+  }
   if (!desc.arenas.empty()) {
     out += "step memory:";
     for (const auto &[function, bytes] : desc.arenas)

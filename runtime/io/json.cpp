@@ -4,7 +4,11 @@
 
 #include "base/error.h"
 
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <tuple>
 
 namespace lmc::rt {
 
@@ -19,7 +23,8 @@ namespace {
 
 class JsonParser {
 public:
-  explicit JsonParser(std::string_view text) : text_(text) {}
+  JsonParser(std::string_view text, JsonSyntax syntax)
+      : text_(text), syntax_(syntax) {}
 
   JsonValue parseDocument() {
     JsonValue value = parseValue(0);
@@ -65,6 +70,22 @@ private:
       v.kind = JsonValue::Kind::String;
       v.string = parseString();
       return v;
+    }
+    if (syntax_ == JsonSyntax::Full) {
+      for (auto [word, kind, value] :
+           {std::tuple{"true", JsonValue::Kind::Bool, true},
+            std::tuple{"false", JsonValue::Kind::Bool, false},
+            std::tuple{"null", JsonValue::Kind::Null, false}})
+        if (text_.substr(pos_, std::string_view(word).size()) == word) {
+          pos_ += std::string_view(word).size();
+          JsonValue v;
+          v.kind = kind;
+          v.boolean = value;
+          return v;
+        }
+      if (c == '-' || (c >= '0' && c <= '9'))
+        return parseNumber();
+      fail(concat("unexpected character '", c, "'"));
     }
     if (c == '-' || (c >= '0' && c <= '9'))
       return parseInteger();
@@ -159,6 +180,53 @@ private:
     JsonValue v;
     v.kind = JsonValue::Kind::Integer;
     v.integer = value;
+    return v;
+  }
+
+  /// JSON's number grammar: an integer (int64) when it has no fraction or
+  /// exponent, else a finite double.
+  JsonValue parseNumber() {
+    size_t start = pos_;
+    auto digits = [&] {
+      size_t from = pos_;
+      while (!atEnd() && peek() >= '0' && peek() <= '9')
+        ++pos_;
+      if (pos_ == from)
+        fail("expected a digit");
+    };
+    if (peek() == '-')
+      ++pos_;
+    if (peek() == '0' && pos_ + 1 < text_.size() && text_[pos_ + 1] >= '0' &&
+        text_[pos_ + 1] <= '9')
+      fail("leading zeros are not allowed");
+    digits();
+    bool integral = true;
+    if (peek() == '.') {
+      ++pos_;
+      digits();
+      integral = false;
+    }
+    if (peek() == 'e' || peek() == 'E') {
+      ++pos_;
+      if (peek() == '+' || peek() == '-')
+        ++pos_;
+      digits();
+      integral = false;
+    }
+    std::string literal(text_.substr(start, pos_ - start));
+    if (integral) { // an int64, or an error out of its range
+      pos_ = start;
+      return parseInteger();
+    }
+    errno = 0;
+    double value = std::strtod(literal.c_str(), nullptr);
+    if (errno == ERANGE || !std::isfinite(value)) {
+      pos_ = start;
+      fail("number out of range");
+    }
+    JsonValue v;
+    v.kind = JsonValue::Kind::Number;
+    v.number = value;
     return v;
   }
 
@@ -265,13 +333,14 @@ private:
   }
 
   std::string_view text_;
+  JsonSyntax syntax_;
   size_t pos_ = 0;
 };
 
 } // namespace
 
-JsonValue parseJson(std::string_view text) {
-  return JsonParser(text).parseDocument();
+JsonValue parseJson(std::string_view text, JsonSyntax syntax) {
+  return JsonParser(text, syntax).parseDocument();
 }
 
 void appendJsonString(std::string &out, std::string_view s) {

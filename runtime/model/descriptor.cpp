@@ -102,6 +102,7 @@ enum class LineKind {
   MatmulParts,
   Activations,
   Remat,
+  Lora,
   Schedule,
   TrainArg,
   TrainResult,
@@ -371,6 +372,20 @@ private:
                           parseUnsigned(f[5], "recomputed op count")};
       break;
     }
+    case LineKind::Lora: {
+      LMC_CHECK(f.size() == 5 && (f[4] == "rslora" || f[4] == "plain"),
+                "expected 'lora <rank> <alpha> <dropout> rslora|plain'");
+      LoraSpec lora;
+      lora.rank = parsePositive(f[1], "lora rank");
+      lora.alpha = parseFiniteDouble(f[2], "lora alpha");
+      lora.dropout = parseFiniteDouble(f[3], "lora dropout");
+      LMC_CHECK(lora.alpha > 0, "lora alpha must be positive");
+      LMC_CHECK(lora.dropout >= 0 && lora.dropout < 1,
+                "lora dropout must be in [0, 1)");
+      lora.rslora = f[4] == "rslora";
+      desc_.lora = lora;
+      break;
+    }
     case LineKind::Schedule:
       desc_.schedule = parseSchedule(f);
       break;
@@ -510,6 +525,8 @@ private:
       return LineKind::Remat;
     if (k == "schedule")
       return LineKind::Schedule;
+    if (k == "lora")
+      return LineKind::Lora;
     if (k == "bound")
       return LineKind::Bound;
     if (k == "init")

@@ -107,6 +107,14 @@ struct Remat {
   uint64_t cuts = 0, recomputed = 0;
 };
 
+/// The low-rank adapters lmc --lora added (`lora` line): the trained
+/// parameters named `<module>.lora_A.weight` / `.lora_B.weight`.
+struct LoraSpec {
+  int64_t rank = 0;
+  double alpha = 0, dropout = 0;
+  bool rslora = false; // scaling alpha / sqrt(rank) instead of alpha / rank
+};
+
 /// A loop nest or runtime call the compiled code times under --profile
 /// (`profile` lines, lmc-profile-regions), by region number.
 struct ProfileRegion {
@@ -128,6 +136,8 @@ struct Descriptor {
   uint64_t activationBytes = 0;
   /// Activation checkpointing (lmc --remat), when compiled with it.
   std::optional<Remat> remat;
+  /// LoRA adapters (lmc --lora), when compiled with them.
+  std::optional<LoraSpec> lora;
   /// The arena each compiled function holds its intermediates in while it
   /// runs (lmc-plan-buffers: sizes known at compile time), in file order.
   std::vector<std::pair<std::string, uint64_t>> arenas;

@@ -13,6 +13,7 @@
 #include "comm/zero.h"
 #include "io/hf_checkpoint.h"
 #include "io/onnx_export.h"
+#include "io/peft_adapter.h"
 #include "io/tensorboard.h"
 #include "io/weights_payload.h"
 #include "memory/device_hooks.h"
@@ -220,6 +221,19 @@ void train(const Config &config, const CompiledModel &model,
   else // all cores, shared with the other local processes
     lmc_rt_set_threads(std::max(
         1, int(std::thread::hardware_concurrency()) / launch.localSize));
+  // A LoRA executable trains the adapters only; its base is constants in
+  // the code (lmc-lora froze it), which no file written here would hold.
+  LMC_CHECK(!desc.lora || config.exportOnnxPath.empty(),
+            "--export-onnx: this executable trains LoRA adapters (lmc "
+            "--lora) and the ONNX model has no place for them: write them "
+            "with --save-adapter DIR (PEFT's format)");
+  LMC_CHECK(!desc.lora || config.saveHfDir.empty(),
+            "--save-hf: this executable trains LoRA adapters (lmc --lora); "
+            "its base model is the compiled one, unchanged: write the "
+            "adapters with --save-adapter DIR (PEFT's format)");
+  LMC_CHECK(desc.lora || config.saveAdapterDir.empty(),
+            "--save-adapter writes LoRA adapters, and this executable has "
+            "none: compile with lmc --lora MODULES, or use --save");
   LMC_CHECK(config.exportOnnxPath.empty() || model.onnx,
             "--export-onnx needs a model compiled from an ONNX file");
   LMC_CHECK(config.gradAccum == 1 || desc.hasSplitStep(),
@@ -387,6 +401,12 @@ void train(const Config &config, const CompiledModel &model,
                       initDirectory);
     std::printf("saved a Hugging Face checkpoint to %s\n",
                 config.saveHfDir.c_str());
+  }
+  if (!config.saveAdapterDir.empty() && isRoot) {
+    writePeftAdapter(config.saveAdapterDir, params, *desc.lora,
+                     config.adapterStripPrefix.value_or(""));
+    std::printf("saved the LoRA adapters to %s\n",
+                config.saveAdapterDir.c_str());
   }
   if (!config.exportOnnxPath.empty() && isRoot) {
     const bool external = exportOnnx(config.exportOnnxPath, model.onnx,

@@ -20,8 +20,8 @@ constexpr llvm::StringLiteral kInit = "lmc.init";
 /// On a parameter argument (unit): the parameter stays constant, as if
 /// --freeze matched it (lmc-lora's base weights); lmc-autodiff folds it.
 constexpr llvm::StringLiteral kFrozen = "lmc.frozen";
-/// On the module: {rank, alpha, scaling, targets}, the adapters lmc-lora
-/// added.
+/// On the module: {rank, alpha, scaling, rslora, dropout, targets}, the
+/// adapters lmc-lora added (the descriptor's `lora` line).
 constexpr llvm::StringLiteral kLora = "lmc.lora";
 /// On a forward argument: the name of a model input.
 constexpr llvm::StringLiteral kInput = "lmc.input";

@@ -55,7 +55,7 @@ def LmcLora : Pass<"lmc-lora", "::mlir::ModuleOp"> {
     and checkpoints exist for the adapters alone. A target that matches
     nothing, or a parameter that is not only a 2-D matmul weight, is an
     error naming what it matched. The module gets `lmc.lora = {rank, alpha,
-    scaling, targets}`.
+    scaling, rslora, dropout, targets}`.
   }];
   let options = [
     Option<"targets", "targets", "std::string", /*default=*/"\"\"",

@@ -18,7 +18,8 @@ For each model NAME it writes, next to this script:
   NAME-adamw5.safetensors  the parameters and BatchNorm running statistics
                        after the STEPS steps, under the export's names
                        (for LORA models: the adapters, PEFT's initial ones
-                       in NAME-lora-init.safetensors)
+                       in NAME-lora-init.safetensors, and NAME-peft/, what
+                       PeftModel.save_pretrained writes of the trained ones)
 and references.json: per model the input's name, the batch, the losses of
 STEPS steps of torch.optim.AdamW(lr=1e-3) (weight decay 0.01, PyTorch's
 default) computed in float64 from the float32 initial weights, the loss
@@ -407,6 +408,12 @@ def main():
             losses, _ = trajectory(model, x, y, batch)
             save_adapters(base + f"-adamw{STEPS}.safetensors", model,
                           adapters)
+            # What PEFT itself writes of the trained adapters (float32).
+            peft_dir = base + "-peft"
+            copy.deepcopy(model.m).float().save_pretrained(peft_dir)
+            for extra in set(os.listdir(peft_dir)) - {
+                    "adapter_config.json", "adapter_model.safetensors"}:
+                os.remove(os.path.join(peft_dir, extra))
             print(f"  losses {losses}")
             refs[name] = {"batch": batch, "input": "x",
                           "export_of": EXPORT_OF[name], "lora": LORA[name],

@@ -38,6 +38,31 @@ TEST(Json, RejectsOddInput) {
   }
 }
 
+TEST(Json, FullSyntax) {
+  JsonValue v = parseJson(
+      R"({"r": 8, "alpha": 16.5, "p": 0.0, "e": -2.5e-3, "E": 1E2,
+          "yes": true, "no": false, "none": null, "list": [null, true]})",
+      JsonSyntax::Full);
+  EXPECT_TRUE(v.find("r")->isInteger());
+  EXPECT_EQ(v.find("r")->numeric(), 8.0);
+  EXPECT_EQ(v.find("alpha")->number, 16.5);
+  EXPECT_TRUE(v.find("p")->isNumeric());
+  EXPECT_EQ(v.find("p")->numeric(), 0.0);
+  EXPECT_EQ(v.find("e")->number, -2.5e-3);
+  EXPECT_EQ(v.find("E")->number, 100.0);
+  EXPECT_TRUE(v.find("yes")->isBool() && v.find("yes")->boolean);
+  EXPECT_TRUE(v.find("no")->isBool() && !v.find("no")->boolean);
+  EXPECT_TRUE(v.find("none")->isNull());
+  EXPECT_TRUE(v.find("list")->items[0].isNull());
+  for (const char *bad :
+       {"tru", "nul", "1.", ".5", "1e", "1e+", "-", "01.5", "1.5.2",
+        "1e400", "-1e400", "NaN", "Infinity", "[true false]", "truex",
+        "9223372036854775808", "{\"a\": falsey}"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_ERROR_CONTAINS(parseJson(bad, JsonSyntax::Full), "invalid JSON");
+  }
+}
+
 TEST(Json, RejectsDuplicateKeys) {
   EXPECT_ERROR_CONTAINS(parseJson(R"({"a": 1, "a": 2})"),
                         "duplicate key \"a\"");

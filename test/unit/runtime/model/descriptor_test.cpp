@@ -167,6 +167,43 @@ TEST(Descriptor, Remat) {
   }
 }
 
+TEST(Descriptor, Lora) {
+  EXPECT_FALSE(parseDescriptor(kValid, 60).lora);
+  Descriptor d = parseDescriptor(
+      mutate("flops 1234", "flops 1234\nremat selective cuts 1 recomputed 2\n"
+                           "lora 16 32 0.050000000000000003 rslora"),
+      60);
+  ASSERT_TRUE(d.lora);
+  EXPECT_EQ(d.lora->rank, 16);
+  EXPECT_EQ(d.lora->alpha, 32.0);
+  EXPECT_EQ(d.lora->dropout, 0.05);
+  EXPECT_TRUE(d.lora->rslora);
+  EXPECT_FALSE(
+      parseDescriptor(mutate("flops 1234", "flops 1234\nlora 8 8 0 plain"), 60)
+          .lora->rslora);
+  const std::pair<const char *, const char *> cases[] = {
+      {"lora 8 8 0", "expected 'lora <rank> <alpha> <dropout> rslora|plain'"},
+      {"lora 8 8 0 fancy", "expected 'lora <rank>"},
+      {"lora 0 8 0 plain", "invalid lora rank '0'"},
+      {"lora 8 -1 0 plain", "lora alpha must be positive"},
+      {"lora 8 8 1 plain", "lora dropout must be in [0, 1)"},
+      {"lora 8 nan 0 plain", "invalid lora alpha 'nan'"},
+  };
+  for (const auto &[line, message] : cases) {
+    SCOPED_TRACE(line);
+    EXPECT_ERROR_CONTAINS(
+        parseDescriptor(mutate("flops 1234", std::string("flops 1234\n") + line),
+                        60),
+        message);
+  }
+  // After the schedule it is out of order.
+  EXPECT_ERROR_CONTAINS(
+      parseDescriptor(mutate("flops 1234", "flops 1234\nschedule constant\n"
+                                           "lora 8 8 0 plain"),
+                      60),
+      "line 'lora' is out of order");
+}
+
 TEST(Descriptor, AcceptsMissingTrailingNewlineAndOutputLoss) {
   std::string text = kValid;
   text.pop_back();

@@ -1,0 +1,35 @@
+//===- peft_adapter.h - LoRA adapters in Hugging Face PEFT's format -*- C++ -*-===//
+//
+// What `PeftModel.save_pretrained(DIR)` writes for a LoRA model and
+// `PeftModel.from_pretrained(base, DIR)` reads: DIR/adapter_model.safetensors
+// with the adapters under `base_model.model.<module>.lora_A.weight` /
+// `.lora_B.weight` (<module> the base model's module name), and
+// DIR/adapter_config.json (peft_type LORA, r, lora_alpha, lora_dropout,
+// use_rslora, target_modules: the adapted modules by full name).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LMC_RUNTIME_PEFT_ADAPTER_H
+#define LMC_RUNTIME_PEFT_ADAPTER_H
+
+#include "io/safetensors.h"
+#include "model/descriptor.h"
+
+#include <string>
+#include <vector>
+
+namespace lmc::rt {
+
+/// Writes the adapters among `params` (names ending in .lora_A.weight or
+/// .lora_B.weight, each module with both) to `directory` (created if
+/// needed; each file atomically). `stripPrefix` is removed from every
+/// module name first (an export of a wrapper module: `m.`). Throws Error
+/// for a trained parameter that is not an adapter (PEFT's modules_to_save
+/// are not written), a module without its pair, or a name without the
+/// prefix.
+void writePeftAdapter(const std::string &directory,
+                      const std::vector<TensorView> &params,
+                      const LoraSpec &lora, const std::string &stripPrefix);
+
+} // namespace lmc::rt
+
+#endif // LMC_RUNTIME_PEFT_ADAPTER_H
