@@ -55,19 +55,27 @@ void markBackward(Operation *lastForward, Operation *end) {
                              op->getContext()));
 }
 
-/// Values that depend on a parameter and that the loss depends on.
+/// A parameter lmc-lora froze: it stays an argument (the executable holds
+/// it as a tensor, role `frozen`) without a gradient.
+bool isRunTimeFrozen(func::FuncOp func, unsigned index) {
+  return func.getArgAttr(index, attrs::kFrozen) != nullptr;
+}
+
+/// Values that depend on a trained parameter and that the loss depends on.
 llvm::DenseSet<Value> findActiveValues(func::FuncOp func) {
   SmallVector<Value> params;
   for (BlockArgument arg : func.getArguments())
-    if (func.getArgAttr(arg.getArgNumber(), attrs::kParam))
+    if (func.getArgAttr(arg.getArgNumber(), attrs::kParam) &&
+        !isRunTimeFrozen(func, arg.getArgNumber()))
       params.push_back(arg);
   Value loss = func.getBody().front().getTerminator()->getOperand(0);
   return lmc::findActiveValues(forwardOps(func), params, loss);
 }
 
 /// Parameters with no differentiable path to the loss (masks, position
-/// tables, unused weights) and frozen ones become constants of their
-/// initial value.
+/// tables, unused weights) and frozen ones (--freeze) become constants of
+/// their initial value; lmc-lora's frozen base stays an argument unless
+/// nothing reads it.
 LogicalResult foldInactiveParameters(func::FuncOp func,
                                      const llvm::DenseSet<Value> &active,
                                      const FrozenParameters &frozen) {
@@ -76,7 +84,14 @@ LogicalResult foldInactiveParameters(func::FuncOp func,
   for (BlockArgument arg : func.getArguments()) {
     unsigned i = arg.getArgNumber();
     auto name = func.getArgAttrOfType<StringAttr>(i, attrs::kParam);
-    if (!name || (active.count(arg) && !frozen.isFrozen(func, i)))
+    if (!name)
+      continue;
+    if (isRunTimeFrozen(func, i)) {
+      if (arg.use_empty())
+        erase.set(i);
+      continue;
+    }
+    if (active.count(arg) && !frozen.isFrozen(name.getValue()))
       continue;
     if (!arg.use_empty()) {
       auto init = func.getArgAttrOfType<ElementsAttr>(i, attrs::kInit);
@@ -159,7 +174,7 @@ struct AutodiffPass : public lmc::impl::LmcAutodiffBase<AutodiffPass> {
         b.getNamedAttr(attrs::kOutput, b.getStringAttr("loss")))};
     for (BlockArgument arg : grad.getArguments()) {
       Attribute name = grad.getArgAttr(arg.getArgNumber(), attrs::kParam);
-      if (!name)
+      if (!name || isRunTimeFrozen(grad, arg.getArgNumber()))
         continue;
       Value ct = sweep.cotangentOf(arg);
       if (!ct)

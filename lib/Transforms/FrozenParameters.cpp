@@ -4,6 +4,8 @@
 
 #include "lmc/Transforms/Attributes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 
 #include <string>
 #include <tuple>
@@ -42,21 +44,16 @@ bool FrozenParameters::isFrozen(StringRef name) const {
   return train && !train->match(name);
 }
 
-bool FrozenParameters::isFrozen(func::FuncOp func, unsigned index) const {
-  if (func.getArgAttr(index, attrs::kFrozen))
-    return true;
-  auto name = func.getArgAttrOfType<StringAttr>(index, attrs::kParam);
-  return name && isFrozen(name.getValue());
-}
-
 ElementsAttr FrozenParameters::frozenValue(Value value) const {
   auto arg = dyn_cast<BlockArgument>(value);
   auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())
                   : func::FuncOp();
   if (!func || arg.getOwner() != &func.getBody().front())
     return {};
-  if (!func.getArgAttr(arg.getArgNumber(), attrs::kParam) ||
-      !isFrozen(func, arg.getArgNumber()))
+  unsigned index = arg.getArgNumber();
+  auto name = func.getArgAttrOfType<StringAttr>(index, attrs::kParam);
+  if (!name || func.getArgAttr(index, attrs::kFrozen) ||
+      !isFrozen(name.getValue()))
     return {};
   return func.getArgAttrOfType<ElementsAttr>(arg.getArgNumber(), attrs::kInit);
 }

@@ -9,7 +9,6 @@
 #ifndef LMC_TRANSFORMS_FROZENPARAMETERS_H
 #define LMC_TRANSFORMS_FROZENPARAMETERS_H
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -22,7 +21,7 @@
 namespace lmc {
 
 /// Which parameters the user keeps constant (--freeze / --train): a regex
-/// must match the whole name (and those a pass tagged lmc.frozen); a piece of a fused parameter
+/// must match the whole name; a piece of a fused parameter
 /// (lmc-split-fused-projections) goes with the fused parameter's name.
 class FrozenParameters {
 public:
@@ -33,13 +32,11 @@ public:
   create(mlir::Operation *op, llvm::StringRef freeze, llvm::StringRef train);
 
   bool isFrozen(llvm::StringRef name) const;
-  /// Whether parameter argument `index` of `func` stays constant: its name
-  /// is frozen, or a pass froze it (lmc.frozen: lmc-lora's base weights).
-  bool isFrozen(mlir::func::FuncOp func, unsigned index) const;
 
   /// The initial value (lmc.init) of `value` when it is a frozen parameter
   /// argument of its function, which training never changes; null
-  /// otherwise.
+  /// otherwise, and for a parameter tagged lmc.frozen (lmc-lora's base:
+  /// the executable holds it as a tensor, its value known at run time).
   mlir::ElementsAttr frozenValue(mlir::Value value) const;
 
 private:

@@ -208,14 +208,16 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
 
   /// Forward arguments split by role, in signature order.
   struct Signature {
-    SmallVector<unsigned> params, buffers, inputs;
+    SmallVector<unsigned> params, buffers, frozen, inputs;
     std::optional<unsigned> rngKey, lossScale;
   };
 
   static Signature classify(func::FuncOp func) {
     Signature sig;
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-      if (func.getArgAttr(i, attrs::kParam))
+      if (func.getArgAttr(i, attrs::kFrozen))
+        sig.frozen.push_back(i);
+      else if (func.getArgAttr(i, attrs::kParam))
         sig.params.push_back(i);
       else if (func.getArgAttr(i, attrs::kBuffer))
         sig.buffers.push_back(i);
@@ -244,7 +246,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
   /// train_step) is there when the forward draws random numbers.
   struct Slots {
     SmallVector<Slot> initParams, params, states, initStates, initBuffers,
-        buffers, inputs, hypers, grads, rngKey;
+        buffers, initFrozen, frozen, inputs, hypers, grads, rngKey;
     Slot loss, gradNorm;
     bool lossScaling = false;
   };
@@ -300,6 +302,12 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
           {type, "buffer", argName(grad, i), grad.getArgAttr(i, attrs::kInit)});
       slots.buffers.push_back({type, "buffer", argName(grad, i), nullptr});
     }
+    for (unsigned i : sig.frozen) {
+      Type type = grad.getArgumentTypes()[i];
+      slots.initFrozen.push_back(
+          {type, "frozen", argName(grad, i), grad.getArgAttr(i, attrs::kInit)});
+      slots.frozen.push_back({type, "frozen", argName(grad, i), nullptr});
+    }
     for (unsigned i : sig.inputs)
       slots.inputs.push_back(
           {grad.getArgumentTypes()[i], "input", argName(grad, i), nullptr});
@@ -319,8 +327,8 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
   /// signature.
   static func::CallOp callForward(OpBuilder &b, Location loc, func::FuncOp func,
                                   ValueRange params, ValueRange buffers,
-                                  ValueRange inputs, ValueRange rngKey,
-                                  Value lossScale = {}) {
+                                  ValueRange frozen, ValueRange inputs,
+                                  ValueRange rngKey, Value lossScale = {}) {
     Signature sig = classify(func);
     SmallVector<Value> callArgs(func.getNumArguments());
     if (sig.lossScale)
@@ -337,13 +345,15 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
       callArgs[i] = params[k];
     for (auto [k, i] : llvm::enumerate(sig.buffers))
       callArgs[i] = buffers[k];
+    for (auto [k, i] : llvm::enumerate(sig.frozen))
+      callArgs[i] = frozen[k];
     for (auto [k, i] : llvm::enumerate(sig.inputs))
       callArgs[i] = inputs[k];
     return func::CallOp::create(b, loc, func, callArgs);
   }
 
-  /// `@grad_step(params, buffers, inputs[, rng_key]) -> (grads, buffers,
-  /// loss)`: one micro-batch's gradients, for accumulation and
+  /// `@grad_step(params, buffers, frozen, inputs[, rng_key]) -> (grads,
+  /// buffers, loss)`: one micro-batch's gradients, for accumulation and
   /// data-parallel averaging by the runtime, and the updated buffers.
   void buildGradStep(ModuleOp module, func::FuncOp grad, const Slots &s) {
     // With loss scaling the scale comes right after the params.
@@ -352,6 +362,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
       args.push_back(s.states[s.states.size() - 2]);
     size_t numLeading = args.size();
     llvm::append_range(args, s.buffers);
+    llvm::append_range(args, s.frozen);
     llvm::append_range(args, s.inputs);
     llvm::append_range(args, s.rngKey);
     SmallVector<Slot> results = concat(s.grads, s.buffers);
@@ -360,12 +371,14 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
                                          results);
     OpBuilder b = OpBuilder::atBlockEnd(&step.getBody().front());
     ValueRange stepArgs = step.getArguments();
-    size_t numParams = s.params.size(), numBuffers = s.buffers.size();
+    size_t numParams = s.params.size(), numBuffers = s.buffers.size(),
+           numFrozen = s.frozen.size();
     // @forward_grad returns (loss, grads..., buffers...).
     auto call = callForward(
         b, step.getLoc(), grad, stepArgs.take_front(numParams),
         stepArgs.slice(numLeading, numBuffers),
-        stepArgs.slice(numLeading + numBuffers, s.inputs.size()),
+        stepArgs.slice(numLeading + numBuffers, numFrozen),
+        stepArgs.slice(numLeading + numBuffers + numFrozen, s.inputs.size()),
         stepArgs.take_back(s.rngKey.size()),
         s.lossScaling ? stepArgs[numParams] : Value());
     SmallVector<Value> returned(call.getResults().drop_front());
@@ -458,13 +471,15 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     func::ReturnOp::create(b, loc, returned);
   }
 
-  /// `@train_step(params, states, buffers, inputs, hypers[, rng_key]) ->
+  /// `@train_step(params, states, buffers, frozen, inputs, hypers[,
+  /// rng_key]) ->
   /// (params, states, buffers, loss, grad_norm)`: the fused step,
   /// @forward_grad then @apply_step.
   void buildTrainStep(ModuleOp module, func::FuncOp grad, func::FuncOp apply,
                       const Slots &s) {
     SmallVector<Slot> args = concat(s.initParams, s.initStates);
     llvm::append_range(args, s.initBuffers);
+    llvm::append_range(args, s.initFrozen);
     llvm::append_range(args, s.inputs);
     llvm::append_range(args, s.hypers);
     llvm::append_range(args, s.rngKey);
@@ -481,14 +496,16 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     ValueRange stepArgs = step.getArguments();
     ValueRange paramsAndStates = stepArgs.take_front(numParams + numStates);
     ValueRange buffers = stepArgs.slice(numParams + numStates, numBuffers);
-    size_t firstInput = numParams + numStates + numBuffers;
+    ValueRange frozen = stepArgs.slice(numParams + numStates + numBuffers,
+                                       s.frozen.size());
+    size_t firstInput = numParams + numStates + numBuffers + s.frozen.size();
     ValueRange inputs = stepArgs.slice(firstInput, s.inputs.size());
     ValueRange hypers =
         stepArgs.slice(firstInput + s.inputs.size(), s.hypers.size());
 
     // (loss, grads..., buffers...)
     auto forward = callForward(
-        b, loc, grad, stepArgs.take_front(numParams), buffers, inputs,
+        b, loc, grad, stepArgs.take_front(numParams), buffers, frozen, inputs,
         stepArgs.take_back(s.rngKey.size()),
         s.lossScaling ? stepArgs[numParams + numStates - 2] : Value());
     SmallVector<Value> applyArgs(paramsAndStates);
@@ -675,14 +692,15 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     newParams.push_back(sub(p, step));
   }
 
-  /// `@eval_step(params, buffers, inputs) -> (loss, outputs)`: the forward
-  /// in evaluation mode; buffers are read, not updated.
+  /// `@eval_step(params, buffers, frozen, inputs) -> (loss, outputs)`: the
+  /// forward in evaluation mode; buffers are read, not updated.
   void buildEvalStep(ModuleOp module, func::FuncOp forward) {
     Signature sig = classify(forward);
     SmallVector<Slot> args, results;
     for (auto [indices, role] :
          {std::make_pair(&sig.params, "param"),
           std::make_pair(&sig.buffers, "buffer"),
+          std::make_pair(&sig.frozen, "frozen"),
           std::make_pair(&sig.inputs, "input")})
       for (unsigned i : *indices)
         args.push_back({forward.getArgumentTypes()[i], role,
@@ -703,12 +721,14 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
         createEntryPoint(module, attrs::kEvalStep, args, results);
     OpBuilder b = OpBuilder::atBlockEnd(&eval.getBody().front());
     ValueRange evalArgs = eval.getArguments();
-    size_t numParams = sig.params.size(), numBuffers = sig.buffers.size();
-    auto call = callForward(b, eval.getLoc(), forward,
-                            evalArgs.take_front(numParams),
-                            evalArgs.slice(numParams, numBuffers),
-                            evalArgs.drop_front(numParams + numBuffers),
-                            /*rngKey=*/{});
+    size_t numParams = sig.params.size(), numBuffers = sig.buffers.size(),
+           numFrozen = sig.frozen.size();
+    auto call = callForward(
+        b, eval.getLoc(), forward, evalArgs.take_front(numParams),
+        evalArgs.slice(numParams, numBuffers),
+        evalArgs.slice(numParams + numBuffers, numFrozen),
+        evalArgs.drop_front(numParams + numBuffers + numFrozen),
+        /*rngKey=*/{});
     SmallVector<Value> returned;
     for (unsigned i : returnedResults)
       returned.push_back(call.getResult(i));

@@ -59,6 +59,18 @@ std::string formatModelInfo(const Descriptor &desc) {
     out += concat("buffers, not trained (", buffers.size(), " tensors):\n");
     appendRows(out, buffers, /*withCounts=*/true);
   }
+  std::vector<const TensorSpec *> frozen = desc.frozen();
+  if (!frozen.empty()) {
+    int64_t frozenTotal = 0;
+    size_t frozenBytes = 0;
+    for (const TensorSpec *f : frozen) {
+      frozenTotal += f->numElements();
+      frozenBytes += f->byteSize();
+    }
+    out += concat("frozen, not trained (", frozen.size(), " tensors, ",
+                  frozenTotal, " values, ", frozenBytes, " bytes):\n");
+    appendRows(out, frozen, /*withCounts=*/true);
+  }
 
   std::vector<const TensorSpec *> states = desc.trainArgsWithRole(Role::State);
   if (!states.empty()) {

@@ -21,6 +21,8 @@ const char *roleName(Role role) {
     return "state";
   case Role::Buffer:
     return "buffer";
+  case Role::Frozen:
+    return "frozen";
   case Role::Input:
     return "input";
   case Role::Hyper:
@@ -201,16 +203,18 @@ double parseFiniteDouble(const std::string &text, const char *what) {
 std::vector<Role> allowedRoles(LineKind kind) {
   switch (kind) {
   case LineKind::TrainArg:
-    return {Role::Param, Role::State, Role::Buffer, Role::Input, Role::Hyper};
+    return {Role::Param, Role::State, Role::Buffer, Role::Frozen, Role::Input,
+            Role::Hyper};
   case LineKind::TrainResult:
     return {Role::Param, Role::State, Role::Buffer, Role::Loss,
             Role::GradNorm};
   case LineKind::EvalArg:
-    return {Role::Param, Role::Buffer, Role::Input};
+    return {Role::Param, Role::Buffer, Role::Frozen, Role::Input};
   case LineKind::EvalResult:
     return {Role::Loss, Role::Output};
   case LineKind::GradArg:
-    return {Role::Param, Role::State, Role::Buffer, Role::Input, Role::Hyper};
+    return {Role::Param, Role::State, Role::Buffer, Role::Frozen, Role::Input,
+            Role::Hyper};
   case LineKind::GradResult:
     return {Role::Grad, Role::Buffer, Role::Loss};
   case LineKind::ApplyArg:
@@ -607,7 +611,7 @@ private:
     LMC_CHECK(!desc_.optimizer.empty(), "missing 'optimizer' line");
     LMC_CHECK(last_ && *last_ == LineKind::End, "missing 'end' line");
 
-    std::map<std::string, const TensorSpec *> params, states, buffers;
+    std::map<std::string, const TensorSpec *> params, states, buffers, frozen;
     for (const TensorSpec &arg : desc_.trainArgs) {
       switch (arg.role) {
       case Role::Param:
@@ -617,6 +621,11 @@ private:
         LMC_CHECK(!params.count(arg.name), "buffer '", arg.name,
                   "' has the name of a param");
         buffers[arg.name] = &arg;
+        break;
+      case Role::Frozen:
+        LMC_CHECK(!params.count(arg.name) && !buffers.count(arg.name),
+                  "frozen '", arg.name, "' has the name of a param or buffer");
+        frozen[arg.name] = &arg;
         break;
       case Role::State:
         states[arg.name] = &arg;
@@ -691,8 +700,11 @@ private:
               "every train buffer needs a train result");
 
     for (const TensorSpec &arg : desc_.evalArgs) {
-      if (arg.role == Role::Param || arg.role == Role::Buffer) {
-        const auto &source = arg.role == Role::Param ? params : buffers;
+      if (arg.role == Role::Param || arg.role == Role::Buffer ||
+          arg.role == Role::Frozen) {
+        const auto &source = arg.role == Role::Param    ? params
+                             : arg.role == Role::Buffer ? buffers
+                                                        : frozen;
         auto it = source.find(arg.name);
         LMC_CHECK(it != source.end(), "eval ", roleName(arg.role), " '",
                   arg.name, "' is not a train ", roleName(arg.role));
@@ -840,7 +852,7 @@ private:
         lossScale.push_back(state);
     expectSection("grad arg", desc_.gradArgs,
                   join({train(Role::Param), lossScale, train(Role::Buffer),
-                        train(Role::Input), rngKey}));
+                        train(Role::Frozen), train(Role::Input), rngKey}));
     expectSection("grad result", desc_.gradResults,
                   join({grads, train(Role::Buffer), {loss}}));
     expectSection("apply arg", desc_.applyArgs,
@@ -957,11 +969,14 @@ private:
               "' names no param");
   }
 
-  /// Every param and buffer has one init (names are unique across both).
+  /// Every param, buffer and frozen tensor has one init (names are unique
+  /// across them).
   void validateInits(uint64_t weightsSize) {
     std::vector<const TensorSpec *> ordered = desc_.params();
     for (const TensorSpec *buffer : desc_.buffers())
       ordered.push_back(buffer);
+    for (const TensorSpec *frozen : desc_.frozen())
+      ordered.push_back(frozen);
     std::map<std::string, const TensorSpec *> initialized;
     for (const TensorSpec *spec : ordered)
       initialized[spec->name] = spec;
@@ -972,7 +987,8 @@ private:
     for (const InitSpec &init : desc_.inits) {
       auto it = initialized.find(init.name);
       LMC_CHECK(it != initialized.end(),
-                "init for unknown param, buffer or state '", init.name, "'");
+                "init for unknown param, buffer, frozen or state '", init.name,
+                "'");
       LMC_CHECK(byName.emplace(init.name, init).second, "duplicate init for '",
                 init.name, "'");
       LMC_CHECK(init.size == it->second->byteSize(), "init for '", init.name,

@@ -26,6 +26,9 @@ enum class Role {
   Param,
   State,
   Buffer,
+  /// A model tensor no step updates (lmc --lora's frozen base): one copy,
+  /// from the weights payload, in no file or checkpoint.
+  Frozen,
   Input,
   Hyper,
   Grad,
@@ -157,7 +160,7 @@ struct Descriptor {
   /// (optional; ZeRO-1): (param, states, grad, hypers, grad_norm) ->
   /// (param, states), each tensor of chunkElements() floats.
   std::vector<TensorSpec> chunkArgs, chunkResults;
-  /// Parallel to params() followed by buffers(), same order.
+  /// Parallel to params(), buffers() and frozen(), in that order.
   std::vector<InitSpec> inits;
   /// The states with an initial value (the loss scale); others start at 0.
   std::vector<InitSpec> stateInits;
@@ -187,6 +190,9 @@ struct Descriptor {
   /// Non-trainable model state the steps update (BatchNorm statistics).
   std::vector<const TensorSpec *> buffers() const {
     return trainArgsWithRole(Role::Buffer);
+  }
+  std::vector<const TensorSpec *> frozen() const {
+    return trainArgsWithRole(Role::Frozen);
   }
   /// Whether the train step has a `hyper NAME` arg.
   bool hasHyper(std::string_view name) const;

@@ -41,6 +41,7 @@ MemoryNeed estimateMemory(const Descriptor &desc, bool splitStep,
   MemoryNeed need;
   // Model buffers (BatchNorm statistics) are double-buffered like params.
   need.params = bytesOf(desc.params()) + bytesOf(desc.buffers());
+  need.frozen = bytesOf(desc.frozen());
   const std::vector<const TensorSpec *> states =
       desc.trainArgsWithRole(Role::State);
   need.states = bytesOf(states) / uint64_t(stateShards);
@@ -74,6 +75,8 @@ MemoryNeed estimateMemory(const Descriptor &desc, bool splitStep,
 
 std::string describeParts(const MemoryNeed &need) {
   std::string parts = concat("parameters ", formatBytes(need.params));
+  if (need.frozen)
+    parts += concat(", frozen ", formatBytes(need.frozen));
   if (need.states)
     parts += concat(", optimizer state ", formatBytes(need.states));
   if (need.secondCopies)

@@ -18,6 +18,7 @@ namespace lmc::rt {
 
 struct MemoryNeed {
   uint64_t params = 0;       // and model buffers
+  uint64_t frozen = 0;       // frozen tensors (lmc --lora's base), one copy
   uint64_t states = 0;       // optimizer state (this process's share)
   uint64_t secondCopies = 0; // of the params, states and buffers a step
                              // does not update in place (double-buffered)
@@ -30,7 +31,8 @@ struct MemoryNeed {
   std::string remat;         // the compiled --remat policy ("": none)
 
   uint64_t total() const {
-    return params + states + secondCopies + gradients + activations + inputs;
+    return params + frozen + states + secondCopies + gradients +
+           activations + inputs;
   }
 };
 

@@ -39,7 +39,8 @@ void allocate(std::array<std::vector<AlignedBuffer>, 2> &storage,
 ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
                        int64_t modelRank, std::optional<StateShard> shard)
     : params_(desc.params()), states_(desc.trainArgsWithRole(Role::State)),
-      buffers_(desc.buffers()), modelParallel_(desc.modelParallel),
+      buffers_(desc.buffers()), frozen_(desc.frozen()),
+      modelParallel_(desc.modelParallel),
       modelRank_(modelRank), joins_(desc.joins), shard_(std::move(shard)) {
   allocate(bufferValues_, buffers_, bufferIndex_);
   if (shard_) {
@@ -48,13 +49,22 @@ ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
     allocate(paramBuffers_, params_, paramIndex_, desc.inPlace);
     allocate(stateBuffers_, states_, stateIndex_, desc.inPlace);
   }
-  // desc.inits is parallel to params() then buffers(), and range-checked.
+  for (size_t i = 0; i < frozen_.size(); ++i) {
+    frozenValues_.emplace_back(frozen_[i]->byteSize());
+    frozenIndex_.emplace(frozen_[i]->name, int(i));
+  }
+  // desc.inits is parallel to params(), buffers() then frozen(), and
+  // range-checked.
   for (size_t i = 0; i < params_.size(); ++i)
     copyOwnPart(*params_[i], modelParallel_, modelRank_,
                 weights + desc.inits[i].offset, param(i).data());
   for (size_t i = 0; i < buffers_.size(); ++i) {
     const InitSpec &init = desc.inits[params_.size() + i];
     std::memcpy(bufferValue(i).data(), weights + init.offset, init.size);
+  }
+  for (size_t i = 0; i < frozen_.size(); ++i) {
+    const InitSpec &init = desc.inits[params_.size() + buffers_.size() + i];
+    std::memcpy(frozenValues_[i].data(), weights + init.offset, init.size);
   }
   LMC_CHECK(!shard_ || desc.stateInits.empty(),
             "internal error: a sharded state with initial values");
@@ -112,6 +122,11 @@ void *ModelState::buffer(const TensorSpec &spec, bool next) {
     return it == bufferIndex_.end()
                ? nullptr
                : bufferValues_[parity][size_t(it->second)].data();
+  }
+  if (spec.role == Role::Frozen) {
+    auto it = frozenIndex_.find(spec.name);
+    return it == frozenIndex_.end() ? nullptr
+                                    : frozenValues_[size_t(it->second)].data();
   }
   return nullptr;
 }

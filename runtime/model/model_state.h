@@ -4,7 +4,9 @@
 // two aligned memory blocks: the step reads the "current" one and writes the
 // "next" one; swap() makes the freshly written ones current. A param or
 // state the steps update in place (the descriptor's `inplace` lines) has
-// one block that is both.
+// one block that is both. A frozen tensor (lmc --lora's base) has one
+// block, filled from the weights payload, and is in no file (views,
+// restore, --init): it is the compiled model's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LMC_RUNTIME_MODEL_STATE_H
@@ -58,6 +60,7 @@ public:
   const std::vector<const TensorSpec *> &params() const { return params_; }
   const std::vector<const TensorSpec *> &states() const { return states_; }
   const std::vector<const TensorSpec *> &buffers() const { return buffers_; }
+  const std::vector<const TensorSpec *> &frozen() const { return frozen_; }
 
   /// Fused parameters files hold whole (pieces.h).
   const std::vector<Join> &joins() const { return joins_; }
@@ -72,9 +75,10 @@ public:
   AlignedBuffer &nextState(size_t i) { return stateBuffers_[1 - current_][i]; }
   AlignedBuffer &bufferValue(size_t i) { return bufferValues_[current_][i]; }
 
-  /// The buffer of the param, state or model buffer `spec` names (its role
-  /// and name): the current one a step reads, or with `next` the one it
-  /// writes. Null for other roles.
+  /// The buffer of the param, state, model buffer or frozen tensor `spec`
+  /// names (its role and name): the current one a step reads, or with
+  /// `next` the one it writes (a frozen tensor's one block either way).
+  /// Null for other roles.
   void *buffer(const TensorSpec &spec, bool next);
 
   /// The shard, when the state is sharded.
@@ -140,10 +144,13 @@ private:
   /// Copies this process's range of every sharded state from `file`.
   void restoreStateRanges(const SafetensorsFile &file);
 
-  std::vector<const TensorSpec *> params_, states_, buffers_;
+  std::vector<const TensorSpec *> params_, states_, buffers_, frozen_;
   // Name -> index: the step buffers are looked up by name every step.
-  std::unordered_map<std::string, int> paramIndex_, stateIndex_, bufferIndex_;
+  std::unordered_map<std::string, int> paramIndex_, stateIndex_, bufferIndex_,
+      frozenIndex_;
   Storage paramBuffers_, stateBuffers_, bufferValues_;
+  /// One block per frozen tensor (no step writes one).
+  std::vector<AlignedBuffer> frozenValues_;
   int current_ = 0;
   /// Processes splitting the split tensors, and this one's slice.
   int64_t modelParallel_ = 1, modelRank_ = 0;

@@ -17,8 +17,11 @@ namespace lmc::attrs {
 constexpr llvm::StringLiteral kParam = "lmc.param";
 /// On a parameter argument: its initial value (an ElementsAttr).
 constexpr llvm::StringLiteral kInit = "lmc.init";
-/// On a parameter argument (unit): the parameter stays constant, as if
-/// --freeze matched it (lmc-lora's base weights); lmc-autodiff folds it.
+/// On a parameter argument (unit): the parameter stays constant
+/// (lmc-lora's base weights) but, unlike --freeze's, is not folded into the
+/// code: lmc-autodiff keeps it an argument without a gradient and the
+/// entry points take it with role `frozen` (a large base compiles as fast
+/// as a trained one, its bytes in the weights payload).
 constexpr llvm::StringLiteral kFrozen = "lmc.frozen";
 /// On the module: {rank, alpha, scaling, rslora, dropout, targets}, the
 /// adapters lmc-lora added (the descriptor's `lora` line).

@@ -84,8 +84,10 @@ def LmcAutodiff : Pass<"lmc-autodiff", "::mlir::ModuleOp"> {
     `lmc.param`, built from each op's `DifferentiableOpInterface`. Parameters
     with no differentiable path to the loss become constants (their
     `lmc.init` value) and are removed from the signature, and so do the
-    parameters that `freeze` matches or `train` does not (fine-tuning) and
-    those tagged `lmc.frozen` (lmc-lora's base weights).
+    parameters that `freeze` matches or `train` does not (fine-tuning).
+    Parameters tagged `lmc.frozen` (lmc-lora's base weights) stay arguments
+    of both functions without a gradient: the executable holds them as
+    tensors of role `frozen`, which no step updates.
     With `loss-scale`, `@forward_grad` takes one more argument, an f32
     scalar tagged `lmc.loss_scale`, as the loss's cotangent instead of 1:
     every cotangent and gradient is scaled by it (dynamic loss scaling).

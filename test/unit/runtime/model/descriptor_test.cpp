@@ -204,6 +204,36 @@ TEST(Descriptor, Lora) {
       "line 'lora' is out of order");
 }
 
+TEST(Descriptor, Frozen) {
+  // A frozen tensor: a train and eval arg with an init, no result.
+  std::string text = kValid;
+  insertBefore(text, "train arg input x", "train arg frozen base f32 1 3\n");
+  insertBefore(text, "eval arg input x", "eval arg frozen base f32 1 3\n");
+  insertBefore(text, "end\n", "init base 0 12\n");
+  Descriptor d = parseDescriptor(text, 60);
+  ASSERT_EQ(d.frozen().size(), 1u);
+  EXPECT_EQ(d.frozen()[0]->name, "base");
+  ASSERT_EQ(d.inits.size(), 3u); // params, then frozen
+  EXPECT_EQ(d.inits[2].name, "base");
+  const std::pair<std::string, const char *> cases[] = {
+      {replaceFirst(text, "init base 0 12\n", ""), "missing init for frozen "
+                                                   "'base'"},
+      {replaceFirst(text, "train result loss",
+                    "train result frozen base f32 1 3\ntrain result loss"),
+       "role 'frozen' is not allowed in 'train result' lines"},
+      {replaceFirst(text, "eval arg frozen base", "eval arg frozen other"),
+       "eval frozen 'other' is not a train frozen"},
+      {replaceFirst(text, "train arg frozen base", "train arg frozen b"),
+       "frozen 'b' has the name of a param or buffer"},
+      {replaceFirst(text, "train arg frozen base f32 1 3\n", "") +
+           "", "eval frozen 'base' is not a train frozen"},
+  };
+  for (const auto &[bad, message] : cases) {
+    SCOPED_TRACE(bad);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(bad, 60), message);
+  }
+}
+
 TEST(Descriptor, AcceptsMissingTrailingNewlineAndOutputLoss) {
   std::string text = kValid;
   text.pop_back();

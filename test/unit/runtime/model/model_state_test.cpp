@@ -1,5 +1,5 @@
 // ModelState's storage: two blocks per tensor, one for a tensor the steps
-// update in place (the descriptor's `inplace` lines).
+// update in place (the descriptor's `inplace` lines) and for a frozen one.
 #include "model/model_state.h"
 
 #include <gtest/gtest.h>
@@ -44,6 +44,34 @@ TEST(ModelState, InPlaceTensorsHaveOneBlock) {
   // swap.
   EXPECT_EQ(state.param(0).as<float>()[1], 2.0f);
   EXPECT_EQ(state.buffer(w, false), state.param(0).data());
+}
+
+TEST(ModelState, FrozenTensorsHaveOneBlockAndNoFile) {
+  const char *desc = "lmc-model 1\nloss mse\noptimizer sgd\n"
+                     "hparam lr 0.1\nflops 0\n"
+                     "train arg param a f32 1 1\n"
+                     "train arg frozen base f32 1 2\n"
+                     "train arg input x f32 1 2\n"
+                     "train result param a f32 1 1\n"
+                     "train result loss loss f32 0\n"
+                     "init a 0 4\ninit base 4 8\nend\n";
+  const unsigned char weights[12] = {0, 0, 128, 63,  // a = 1
+                                     0, 0, 0,   64,  // base = 2,
+                                     0, 0, 64,  64}; //        3
+  Descriptor parsed = parseDescriptor(desc, sizeof weights);
+  ModelState state(parsed, weights);
+  ASSERT_EQ(state.frozen().size(), 1u);
+  const TensorSpec &base = *state.frozen()[0];
+  void *block = state.buffer(base, /*next=*/false);
+  EXPECT_EQ(block, state.buffer(base, /*next=*/true));
+  state.swap();
+  EXPECT_EQ(state.buffer(base, false), block);
+  EXPECT_EQ(static_cast<float *>(block)[0], 2.0f);
+  EXPECT_EQ(static_cast<float *>(block)[1], 3.0f);
+  // Files (--save, checkpoints, --init) hold the trained tensors only.
+  std::vector<TensorView> views = state.views(/*withState=*/true);
+  ASSERT_EQ(views.size(), 1u);
+  EXPECT_EQ(views[0].name, "a");
 }
 
 } // namespace
