@@ -40,7 +40,33 @@ std::string listOf(const std::vector<std::string> &items, size_t most,
   return list;
 }
 
+/// Whether a file tensor named `have` can serve the model's `want`.
+bool canServe(const std::string &have, const std::string &want) {
+  if (have == want || endsWithComponents(have, want) ||
+      endsWithComponents(want, have))
+    return true;
+  if (want != "lm_head.weight" && !endsWithComponents(want, "lm_head.weight"))
+    return false;
+  for (const char *embedding : kTiedEmbeddings)
+    if (have == embedding || endsWithComponents(have, embedding))
+      return true;
+  return false;
+}
+
 } // namespace
+
+size_t countMatchable(const std::vector<const SafetensorsFile *> &shards,
+                      const std::vector<const TensorSpec *> &expected) {
+  size_t count = 0;
+  for (const TensorSpec *spec : expected) {
+    bool found = false;
+    for (const SafetensorsFile *shard : shards)
+      for (const SafetensorsTensor &tensor : shard->tensors)
+        found = found || canServe(tensor.name, spec->name);
+    count += found;
+  }
+  return count;
+}
 
 MatchedInit matchInitTensors(const SafetensorsFile &file,
                              const std::vector<const TensorSpec *> &expected,

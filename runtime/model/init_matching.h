@@ -56,6 +56,12 @@ MatchedInit matchInitTensors(const std::vector<const SafetensorsFile *> &shards,
                              const std::vector<const TensorSpec *> &expected,
                              const std::string &source);
 
+/// How many of `expected` have a candidate among the shards' tensors (an
+/// exact name, a name suffix either way, a tied head's embedding): which
+/// groups of tensors a file means to hold.
+size_t countMatchable(const std::vector<const SafetensorsFile *> &shards,
+                      const std::vector<const TensorSpec *> &expected);
+
 } // namespace lmc::rt
 
 #endif // LMC_RUNTIME_INIT_MATCHING_H

@@ -49,10 +49,10 @@ ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
     allocate(paramBuffers_, params_, paramIndex_, desc.inPlace);
     allocate(stateBuffers_, states_, stateIndex_, desc.inPlace);
   }
-  for (size_t i = 0; i < frozen_.size(); ++i) {
-    frozenValues_.emplace_back(frozen_[i]->byteSize());
-    frozenIndex_.emplace(frozen_[i]->name, int(i));
-  }
+  std::set<std::string> allFrozen;
+  for (const TensorSpec *spec : frozen_)
+    allFrozen.insert(spec->name);
+  allocate(frozenValues_, frozen_, frozenIndex_, allFrozen);
   // desc.inits is parallel to params(), buffers() then frozen(), and
   // range-checked.
   for (size_t i = 0; i < params_.size(); ++i)
@@ -64,7 +64,7 @@ ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
   }
   for (size_t i = 0; i < frozen_.size(); ++i) {
     const InitSpec &init = desc.inits[params_.size() + buffers_.size() + i];
-    std::memcpy(frozenValues_[i].data(), weights + init.offset, init.size);
+    std::memcpy(frozenValues_[0][i].data(), weights + init.offset, init.size);
   }
   LMC_CHECK(!shard_ || desc.stateInits.empty(),
             "internal error: a sharded state with initial values");
@@ -125,8 +125,9 @@ void *ModelState::buffer(const TensorSpec &spec, bool next) {
   }
   if (spec.role == Role::Frozen) {
     auto it = frozenIndex_.find(spec.name);
-    return it == frozenIndex_.end() ? nullptr
-                                    : frozenValues_[size_t(it->second)].data();
+    return it == frozenIndex_.end()
+               ? nullptr
+               : frozenValues_[parity][size_t(it->second)].data();
   }
   return nullptr;
 }
@@ -148,11 +149,14 @@ void checkTensor(const SafetensorsFile &file, const TensorSpec &spec,
 
 } // namespace
 
-std::vector<ModelState::Group> ModelState::groups(bool withState) {
+std::vector<ModelState::Group> ModelState::groups(bool withState,
+                                                  bool withFrozen) {
   std::vector<Group> all = {{&params_, &paramBuffers_, "parameter"},
                             {&buffers_, &bufferValues_, "buffer"}};
   if (withState && !shard_)
     all.push_back({&states_, &stateBuffers_, "optimizer state"});
+  if (withFrozen)
+    all.push_back({&frozen_, &frozenValues_, "frozen tensor"});
   return all;
 }
 
@@ -195,13 +199,23 @@ void ModelState::restoreStateRanges(const SafetensorsFile &file) {
 
 void ModelState::restore(const SafetensorsFile &file, const std::string &source,
                          bool withState) {
-  std::vector<Group> restored = groups(withState);
+  // A checkpoint holds the frozen tensors when a file had replaced them.
+  const bool withFrozen =
+      withState && !frozen_.empty() && file.find(frozen_.front()->name);
+  restoreGroups(file, source, groups(withState, withFrozen),
+                withState && shard_);
+  frozenFromFile_ = frozenFromFile_ || withFrozen;
+}
+
+void ModelState::restoreGroups(const SafetensorsFile &file,
+                               const std::string &source,
+                               const std::vector<Group> &restored,
+                               bool shardedState) {
   // Files hold whole tensors: a split one has the shape of all slices.
   for (const Group &group : restored)
     for (const TensorSpec *spec : *group.specs)
       checkTensor(file, *spec, wholeShape(*spec, modelParallel_), source,
                   group.what);
-  const bool shardedState = withState && shard_;
   if (shardedState)
     for (const TensorSpec *spec : states_)
       checkTensor(file, *spec, wholeShape(*spec, modelParallel_), source,
@@ -226,10 +240,31 @@ LoadedInit ModelState::loadParams(HfCheckpoint &checkpoint,
     addPieceEntries(shard, joins_);
     shards.push_back(&shard);
   }
-  std::vector<const TensorSpec *> expected = params_;
-  expected.insert(expected.end(), buffers_.begin(), buffers_.end());
+  std::vector<const TensorSpec *> trained = params_;
+  trained.insert(trained.end(), buffers_.begin(), buffers_.end());
+  // With frozen tensors, the groups the file means to hold (some tensor of
+  // the group has a candidate), each then whole; neither: the trained
+  // ones, whose absence the error names.
+  const bool withFrozen =
+      !frozen_.empty() && countMatchable(shards, frozen_) > 0;
+  const bool withTrained =
+      !withFrozen || countMatchable(shards, trained) > 0;
+  std::vector<const TensorSpec *> expected;
+  std::vector<Group> restored;
+  if (withTrained) {
+    expected = trained;
+    restored = groups(/*withState=*/false);
+  }
+  if (withFrozen) {
+    expected.insert(expected.end(), frozen_.begin(), frozen_.end());
+    restored.push_back({&frozen_, &frozenValues_, "frozen tensor"});
+  }
   MatchedInit matched = matchInitTensors(shards, expected, source);
-  restore(matched.file, source, /*withState=*/false);
+  restoreGroups(matched.file, source, restored, /*shardedState=*/false);
+  frozenFromFile_ = frozenFromFile_ || withFrozen;
+  if (withFrozen && !withTrained)
+    matched.summary += concat("; the ", trained.size(),
+                              " trained tensors keep their initial values");
   LoadedInit loaded{matched.summary, {}};
   for (size_t e = 0; e < expected.size(); ++e)
     loaded.sourceNames[expected[e]->name] = matched.sourceNames[e];
@@ -238,7 +273,7 @@ LoadedInit ModelState::loadParams(HfCheckpoint &checkpoint,
 
 std::vector<TensorView> ModelState::views(bool withState) {
   std::vector<TensorView> tensors;
-  for (const Group &group : groups(withState))
+  for (const Group &group : groups(withState, withState && frozenFromFile_))
     for (size_t i = 0; i < group.specs->size(); ++i) {
       const TensorSpec &spec = *(*group.specs)[i];
       tensors.push_back({spec.name, spec.dtype, spec.shape,

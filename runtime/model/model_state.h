@@ -111,17 +111,23 @@ public:
   /// must then have the same dtype and shape (the whole shape of a split
   /// one, of which this process takes its slice; the fused tensor of a
   /// piece). `checkpoint` may be sharded (its pieces' entries are added).
+  /// With frozen tensors (lmc --lora's base) the file holds the params and
+  /// buffers (the adapters), the frozen ones (the base model's
+  /// checkpoint), or both: each group whole, the other left as it is.
   LoadedInit loadParams(HfCheckpoint &checkpoint, const std::string &source);
   /// Writes the current params and buffers atomically (keys = their names,
   /// as in a PyTorch state_dict).
   void saveParams(const std::string &path);
 
   /// The current params and buffers (keys = their names), then, with
-  /// `withState`, the optimizer state (keys = state names).
+  /// `withState`, the optimizer state (keys = state names) and the frozen
+  /// tensors when a file replaced them (a checkpoint must bring them
+  /// back).
   std::vector<TensorView> views(bool withState);
-  /// Replaces the current params, buffers and (with `withState`) state with
-  /// the tensors of `file` (with addPieceEntries' entries for pieces);
-  /// validates everything before copying anything.
+  /// Replaces the current params, buffers and (with `withState`) state, and
+  /// the frozen tensors when a checkpoint holds them, with the tensors of
+  /// `file` (with addPieceEntries' entries for pieces); validates
+  /// everything before copying anything.
   /// `source` prefixes error messages.
   void restore(const SafetensorsFile &file, const std::string &source,
                bool withState);
@@ -135,9 +141,13 @@ private:
     Storage *storage;
     const char *what;
   };
-  /// Params and buffers, then, with `withState`, the optimizer state: the
-  /// order of files and checkpoints.
-  std::vector<Group> groups(bool withState);
+  /// Params and buffers, then, with `withState`, the optimizer state, and
+  /// with `withFrozen` the frozen tensors: the order of files and
+  /// checkpoints.
+  std::vector<Group> groups(bool withState, bool withFrozen = false);
+  /// restore() of these groups.
+  void restoreGroups(const SafetensorsFile &file, const std::string &source,
+                     const std::vector<Group> &restored, bool shardedState);
   /// The params' two arenas (and their views) and one block per state
   /// slot of the shard's range, twice.
   void allocateShardedStorage();
@@ -149,8 +159,12 @@ private:
   std::unordered_map<std::string, int> paramIndex_, stateIndex_, bufferIndex_,
       frozenIndex_;
   Storage paramBuffers_, stateBuffers_, bufferValues_;
-  /// One block per frozen tensor (no step writes one).
-  std::vector<AlignedBuffer> frozenValues_;
+  /// One block per frozen tensor, seen twice (no step writes one).
+  Storage frozenValues_;
+  /// Whether --init or a checkpoint replaced the frozen tensors: files
+  /// written later (checkpoints) hold them then, so that a resumed run
+  /// trains the same model.
+  bool frozenFromFile_ = false;
   int current_ = 0;
   /// Processes splitting the split tensors, and this one's slice.
   int64_t modelParallel_ = 1, modelRank_ = 0;

@@ -10,8 +10,10 @@
              [--entry NAME] [--first N]
       --first N: only the first N steps' losses.
   compare.py grad-norms METRICS.jsonl LOSSES.json RUN [--rtol R]
-  compare.py same-losses METRICS.jsonl OTHER.jsonl [--rtol R]
-      the two runs logged the same steps with the same losses and norms.
+  compare.py same-losses METRICS.jsonl OTHER.jsonl [--rtol R] [--first N]
+             [--loss-only]
+      the two runs logged the same steps with the same losses and norms
+      (--loss-only: losses; --first N: the first N steps).
   compare.py loss-value METRICS.jsonl VALUE [--rtol R]
   compare.py eval-loss METRICS.jsonl LOSSES.json [--rtol R] [--entry NAME]
       the last eval loss equals LOSSES.json's "eval_loss".
@@ -72,8 +74,12 @@ def main():
     parser.add_argument("--loose", action="append", default=[],
                         help="params: SUBSTRING=ATOL, a looser absolute "
                              "tolerance for tensors whose name has it")
+    parser.add_argument("--loss-only", action="store_true",
+                        help="same-losses: compare the losses, not the "
+                             "gradient norms")
     parser.add_argument("--first", type=int, default=0,
-                        help="losses: compare only the first N steps")
+                        help="losses, same-losses: compare only the first "
+                             "N steps")
     parser.add_argument("--entry", default="",
                         help="losses: LOSSES.json's entry of this name "
                              "holds the losses (one file, many models)")
@@ -118,12 +124,17 @@ def main():
         print(f"gradient norms {got} match {want}")
     elif o.mode == "same-losses":
         a, b = (read_metrics(p) for p in o.args[:2])
-        for key in ("step", "loss", "grad_norm"):
+        if o.first:
+            a, b = a[:o.first], b[:o.first]
+        keys = ("step", "loss") if o.loss_only else ("step", "loss",
+                                                      "grad_norm")
+        for key in keys:
             got = [r.get(key, 0) for r in a]
             want = [r.get(key, 0) for r in b]
             if len(got) != len(want) or not np.allclose(got, want, rtol=o.rtol, atol=0):
                 fail(f"{key}: {got} vs {want}")
-        print(f"{len(a)} logged steps agree (loss and gradient norm)")
+        print(f"{len(a)} logged steps agree (loss"
+              f"{'' if o.loss_only else ' and gradient norm'})")
     elif o.mode == "eval-loss":
         rows = [json.loads(line) for line in open(o.args[0]) if line.strip()]
         got = [r["eval_loss"] for r in rows if "eval_loss" in r][-1]
