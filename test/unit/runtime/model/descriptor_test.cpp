@@ -293,7 +293,7 @@ TEST(Descriptor, RejectsMalformed) {
       {"init b 48 12", "init b 48 16", "init for 'b' has 16 bytes"},
       {"init b 48 12", "init b 52 12",
        "is outside lmc_model_weights (60 bytes)"},
-      {"init b 48 12", "init c 48 12", "init for unknown param, buffer or state 'c'"},
+      {"init b 48 12", "init c 48 12", "init for unknown param, buffer, frozen or state 'c'"},
       {"init b 48 12", "bound labels 3 classes\nbound labels 3 classes\ninit b 48 12",
        "input 'labels' bounded twice"},
       {"init b 48 12", "bound labels 0 classes\ninit b 48 12", "bound"},
