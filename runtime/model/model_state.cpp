@@ -37,7 +37,8 @@ void allocate(std::array<std::vector<AlignedBuffer>, 2> &storage,
 } // namespace
 
 ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
-                       int64_t modelRank, std::optional<StateShard> shard)
+                       int64_t modelRank, std::optional<StateShard> shard,
+                       bool weightsOutlive)
     : params_(desc.params()), states_(desc.trainArgsWithRole(Role::State)),
       buffers_(desc.buffers()), frozen_(desc.frozen()),
       modelParallel_(desc.modelParallel),
@@ -49,10 +50,9 @@ ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
     allocate(paramBuffers_, params_, paramIndex_, desc.inPlace);
     allocate(stateBuffers_, states_, stateIndex_, desc.inPlace);
   }
-  std::set<std::string> allFrozen;
-  for (const TensorSpec *spec : frozen_)
-    allFrozen.insert(spec->name);
-  allocate(frozenValues_, frozen_, frozenIndex_, allFrozen);
+  frozenBorrowed_ = weightsOutlive;
+  for (size_t i = 0; i < frozen_.size(); ++i)
+    frozenIndex_.emplace(frozen_[i]->name, int(i));
   // desc.inits is parallel to params(), buffers() then frozen(), and
   // range-checked.
   for (size_t i = 0; i < params_.size(); ++i)
@@ -62,15 +62,40 @@ ModelState::ModelState(const Descriptor &desc, const unsigned char *weights,
     const InitSpec &init = desc.inits[params_.size() + i];
     std::memcpy(bufferValue(i).data(), weights + init.offset, init.size);
   }
+  // One block seen twice: no step writes a frozen tensor (a view of the
+  // read-only mapping faults if one did).
   for (size_t i = 0; i < frozen_.size(); ++i) {
     const InitSpec &init = desc.inits[params_.size() + buffers_.size() + i];
-    std::memcpy(frozenValues_[0][i].data(), weights + init.offset, init.size);
+    if (frozenBorrowed_) {
+      frozenValues_[0].push_back(AlignedBuffer::view(
+          const_cast<unsigned char *>(weights + init.offset), init.size));
+    } else {
+      frozenValues_[0].emplace_back(init.size);
+      std::memcpy(frozenValues_[0][i].data(), weights + init.offset,
+                  init.size);
+    }
+    frozenValues_[1].push_back(
+        AlignedBuffer::view(frozenValues_[0][i].data(), init.size));
   }
   LMC_CHECK(!shard_ || desc.stateInits.empty(),
             "internal error: a sharded state with initial values");
   for (const InitSpec &init : desc.stateInits)
     std::memcpy(state(size_t(stateIndex(init.name))).data(),
                 weights + init.offset, init.size);
+}
+
+void ModelState::ownFrozen() {
+  if (!frozenBorrowed_)
+    return;
+  for (size_t i = 0; i < frozen_.size(); ++i) {
+    AlignedBuffer own(frozen_[i]->byteSize());
+    std::memcpy(own.data(), frozenValues_[0][i].data(),
+                frozen_[i]->byteSize());
+    frozenValues_[0][i] = std::move(own);
+    frozenValues_[1][i] =
+        AlignedBuffer::view(frozenValues_[0][i].data(), frozen_[i]->byteSize());
+  }
+  frozenBorrowed_ = false;
 }
 
 void ModelState::allocateShardedStorage() {
@@ -202,6 +227,8 @@ void ModelState::restore(const SafetensorsFile &file, const std::string &source,
   // A checkpoint holds the frozen tensors when a file had replaced them.
   const bool withFrozen =
       withState && !frozen_.empty() && file.find(frozen_.front()->name);
+  if (withFrozen)
+    ownFrozen();
   restoreGroups(file, source, groups(withState, withFrozen),
                 withState && shard_);
   frozenFromFile_ = frozenFromFile_ || withFrozen;
@@ -260,6 +287,8 @@ LoadedInit ModelState::loadParams(HfCheckpoint &checkpoint,
     restored.push_back({&frozen_, &frozenValues_, "frozen tensor"});
   }
   MatchedInit matched = matchInitTensors(shards, expected, source);
+  if (withFrozen)
+    ownFrozen();
   restoreGroups(matched.file, source, restored, /*shardedState=*/false);
   frozenFromFile_ = frozenFromFile_ || withFrozen;
   if (withFrozen && !withTrained)

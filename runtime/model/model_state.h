@@ -54,8 +54,13 @@ public:
   /// initial state values) instead of whole state tensors. Files still hold
   /// whole tensors: views() then leaves the state out (the processes gather
   /// it: wholeShardedStates) and restore() takes this process's range.
+  /// With `weightsOutlive` (`weights` stays mapped as long as the state)
+  /// the frozen tensors are read where they are instead of copied: a
+  /// base model of many GB takes no second copy. A file that replaces them
+  /// (--init, a checkpoint) gets them blocks of their own first.
   ModelState(const Descriptor &desc, const unsigned char *weights,
-             int64_t modelRank = 0, std::optional<StateShard> shard = {});
+             int64_t modelRank = 0, std::optional<StateShard> shard = {},
+             bool weightsOutlive = false);
 
   const std::vector<const TensorSpec *> &params() const { return params_; }
   const std::vector<const TensorSpec *> &states() const { return states_; }
@@ -145,6 +150,9 @@ private:
   /// with `withFrozen` the frozen tensors: the order of files and
   /// checkpoints.
   std::vector<Group> groups(bool withState, bool withFrozen = false);
+  /// Gives the frozen tensors blocks of their own (a copy) where they are
+  /// read from the weights.
+  void ownFrozen();
   /// restore() of these groups.
   void restoreGroups(const SafetensorsFile &file, const std::string &source,
                      const std::vector<Group> &restored, bool shardedState);
@@ -165,6 +173,8 @@ private:
   /// written later (checkpoints) hold them then, so that a resumed run
   /// trains the same model.
   bool frozenFromFile_ = false;
+  /// Whether the frozen blocks are views of the weights (read-only).
+  bool frozenBorrowed_ = false;
   int current_ = 0;
   /// Processes splitting the split tensors, and this one's slice.
   int64_t modelParallel_ = 1, modelRank_ = 0;

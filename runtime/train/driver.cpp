@@ -266,15 +266,22 @@ void train(const Config &config, const CompiledModel &model,
                 dataGroup.size(), shard->end - shard->begin, shard->floats);
   }
   // The initial values: mapped from the executable's own file and read
-  // once into the parameter buffers, then unmapped.
+  // once into the parameter buffers, then unmapped — unless the model has
+  // frozen tensors (lmc --lora's base), which are read where they lie, so
+  // the mapping lives as long as the state.
   std::optional<WeightsPayload> payload;
   if (model.weightsInPayload)
     payload.emplace(WeightsPayload::map(
         "/proc/self/exe", model.weightsSize,
         modelFingerprint(model.descriptor, model.weightsSize)));
-  ModelState state(desc, payload ? payload->data() : model.weights,
-                   groups.model ? groups.model->rank() : 0, std::move(shard));
-  payload.reset();
+  const unsigned char *weights = payload ? payload->data() : model.weights;
+  const bool borrowFrozen =
+      !desc.frozen().empty() &&
+      reinterpret_cast<uintptr_t>(weights) % AlignedBuffer::kAlignment == 0;
+  ModelState state(desc, weights, groups.model ? groups.model->rank() : 0,
+                   std::move(shard), borrowFrozen);
+  if (!borrowFrozen)
+    payload.reset();
   // --init: a safetensors file or a Hugging Face checkpoint; --save-hf
   // writes the trained tensors back under its names, beside its config.
   LoadedInit init;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 using namespace lmc::rt;
 
 namespace {
@@ -72,6 +74,29 @@ TEST(ModelState, FrozenTensorsHaveOneBlockAndNoFile) {
   std::vector<TensorView> views = state.views(/*withState=*/true);
   ASSERT_EQ(views.size(), 1u);
   EXPECT_EQ(views[0].name, "a");
+}
+
+TEST(ModelState, FrozenTensorsAreReadWhereTheyLie) {
+  const char *desc = "lmc-model 1\nloss mse\noptimizer sgd\n"
+                     "hparam lr 0.1\nflops 0\n"
+                     "train arg param a f32 1 1\n"
+                     "train arg frozen base f32 1 2\n"
+                     "train arg input x f32 1 2\n"
+                     "train result param a f32 1 1\n"
+                     "train result loss loss f32 0\n"
+                     "init a 0 4\ninit base 64 8\nend\n";
+  alignas(64) static unsigned char weights[72] = {0, 0, 128, 63}; // a = 1
+  const float baseValues[2] = {2.0f, 3.0f};
+  std::memcpy(weights + 64, baseValues, sizeof baseValues);
+  Descriptor parsed = parseDescriptor(desc, sizeof weights);
+  ModelState state(parsed, weights, 0, {}, /*weightsOutlive=*/true);
+  const TensorSpec &base = *state.frozen()[0];
+  // No copy: the step reads the weights themselves.
+  EXPECT_EQ(state.buffer(base, false), weights + 64);
+  EXPECT_EQ(state.buffer(base, true), weights + 64);
+  EXPECT_EQ(static_cast<const float *>(state.buffer(base, false))[1], 3.0f);
+  // The param is copied (a step writes it).
+  EXPECT_NE(state.buffer(*parsed.params()[0], false), weights);
 }
 
 } // namespace
