@@ -307,6 +307,14 @@ describeModel(ModuleOp module, std::optional<int64_t> matmulParts) {
                        lora.getAs<FloatAttr>("dropout").getValueAsDouble())
        << (lora.getAs<BoolAttr>("rslora").getValue() ? " rslora" : " plain")
        << '\n';
+  if (auto lora = module->getAttrOfType<DictionaryAttr>(attrs::kLora))
+    for (auto [target, weight, layout] :
+         llvm::zip_equal(lora.getAs<ArrayAttr>("targets"),
+                         lora.getAs<ArrayAttr>("weights"),
+                         lora.getAs<ArrayAttr>("layouts")))
+      os << "lora_weight " << cast<StringAttr>(weight).getValue() << ' '
+         << cast<StringAttr>(target).getValue() << ' '
+         << cast<StringAttr>(layout).getValue() << '\n';
   if (auto schedule = module->getAttrOfType<DictionaryAttr>(attrs::kSchedule))
     describeSchedule(os, schedule);
   SmallVector<func::FuncOp> entries{train, eval, grad, apply};

@@ -268,17 +268,19 @@ struct LoraRewrite {
     double scaling = rslora ? alpha / std::sqrt(double(rank)) : alpha / rank;
     SplitMix64 random{seed};
     // Insert from the last weight back, so the earlier indices hold.
-    SmallVector<std::string> names;
+    SmallVector<Attribute> names, weights, layouts;
     for (auto &[index, uses] : llvm::reverse(selected)) {
-      if (failed(adaptWeight(func, index, uses, scaling, random)))
+      std::string weight = paramName(func, index).str();
+      FailureOr<bool> nnLinear =
+          adaptWeight(func, index, uses, scaling, random);
+      if (failed(nnLinear))
         return failure();
-      names.push_back(moduleName(paramName(func, index)).str());
+      names.push_back(b.getStringAttr(moduleName(weight)));
+      weights.push_back(b.getStringAttr(weight));
+      layouts.push_back(b.getStringAttr(*nnLinear ? "out_in" : "in_out"));
     }
-    std::reverse(names.begin(), names.end());
-    SmallVector<Attribute> nameAttrs = llvm::map_to_vector(
-        names, [&](const std::string &n) -> Attribute {
-          return b.getStringAttr(n);
-        });
+    for (auto *list : {&names, &weights, &layouts})
+      std::reverse(list->begin(), list->end());
     module->setAttr(
         attrs::kLora,
         b.getDictionaryAttr(
@@ -287,7 +289,9 @@ struct LoraRewrite {
              b.getNamedAttr("scaling", b.getF64FloatAttr(scaling)),
              b.getNamedAttr("rslora", b.getBoolAttr(rslora)),
              b.getNamedAttr("dropout", b.getF64FloatAttr(dropout)),
-             b.getNamedAttr("targets", b.getArrayAttr(nameAttrs))}));
+             b.getNamedAttr("targets", b.getArrayAttr(names)),
+             b.getNamedAttr("weights", b.getArrayAttr(weights)),
+             b.getNamedAttr("layouts", b.getArrayAttr(layouts))}));
     return success();
   }
 
@@ -308,10 +312,11 @@ struct LoraRewrite {
   }
 
   /// Adds A and B after argument `index` and the low-rank path to each of
-  /// the weight's products.
-  LogicalResult adaptWeight(func::FuncOp func, unsigned index,
-                            ArrayRef<WeightUse> uses, double scaling,
-                            SplitMix64 &random) {
+  /// the weight's products. Whether the weight is [out, in] (nn.Linear's
+  /// layout, read as x W^T) rather than [in, out].
+  FailureOr<bool> adaptWeight(func::FuncOp func, unsigned index,
+                              ArrayRef<WeightUse> uses, double scaling,
+                              SplitMix64 &random) {
     auto weightType = cast<RankedTensorType>(func.getArgument(index).getType());
     // Every use agrees on the layout: nn.Linear's W is [out, in].
     bool transposed = uses.front().transposed;
@@ -392,7 +397,7 @@ struct LoraRewrite {
       Value sum = AddOp::create(builder, at, matmul.getResult(), delta);
       matmul.getResult().replaceAllUsesExcept(sum, sum.getDefiningOp());
     }
-    return success();
+    return transposed;
   }
 
   static bool hasParamNamed(func::FuncOp func, StringRef name) {

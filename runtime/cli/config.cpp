@@ -174,6 +174,10 @@ Config parseFlags(const std::vector<std::string> &args) {
       config.saveHfDir = value();
     else if (flag == "--save-adapter")
       config.saveAdapterDir = value();
+    else if (flag == "--merge-adapter") {
+      noValue();
+      config.mergeAdapter = true;
+    }
     else if (flag == "--adapter-strip-prefix")
       config.adapterStripPrefix = value();
     else if (flag == "--hf-shard-size") {
@@ -272,6 +276,11 @@ Config parseFlags(const std::vector<std::string> &args) {
                      "pass --export-onnx FILE.onnx too");
   if (config.resume && !config.initPath.empty())
     throw UsageError("--resume and --init cannot be combined");
+  if (config.mergeAdapter && config.savePath.empty() &&
+      config.saveHfDir.empty() && config.exportOnnxPath.empty())
+    throw UsageError("--merge-adapter merges the adapters into the files "
+                     "--save, --save-hf and --export-onnx write: pass one "
+                     "of them");
   if (config.adapterStripPrefix && config.saveAdapterDir.empty())
     throw UsageError("--adapter-strip-prefix renames the modules of "
                      "--save-adapter: pass --save-adapter DIR too, or drop "
@@ -389,6 +398,10 @@ std::string usageText(const std::string &program) {
       "  --save-adapter DIR          (lmc --lora) write the trained\n"
       "                              adapters as PEFT does:\n"
       "                              PeftModel.from_pretrained(base, DIR)\n"
+      "  --merge-adapter             (lmc --lora) --save, --save-hf and\n"
+      "                              --export-onnx write the model with\n"
+      "                              the adapters merged into their\n"
+      "                              weights (PEFT's merge_and_unload)\n"
       "  --adapter-strip-prefix P    drop P from the export's module\n"
       "                              names in --save-adapter (an export\n"
       "                              of a wrapper: m.)\n"      "  --export-onnx FILE.onnx     write the input ONNX model with the\n"

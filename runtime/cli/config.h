@@ -42,6 +42,7 @@ struct Config {
   std::string initPath;              // --init FILE.safetensors or DIR
   std::string saveHfDir;             // --save-hf DIR
   std::string saveAdapterDir;        // --save-adapter DIR
+  bool mergeAdapter = false;         // --merge-adapter
   std::optional<std::string> adapterStripPrefix; // --adapter-strip-prefix P
   std::optional<uint64_t> hfShardBytes; // --hf-shard-size BYTES
   std::string exportOnnxPath;        // --export-onnx FILE.onnx

@@ -105,6 +105,7 @@ enum class LineKind {
   Activations,
   Remat,
   Lora,
+  LoraWeight,
   Schedule,
   TrainArg,
   TrainResult,
@@ -148,7 +149,8 @@ bool isRepeatable(LineKind kind) {
          kind == LineKind::Bound || kind == LineKind::Init ||
          kind == LineKind::Join ||
          kind == LineKind::Split || kind == LineKind::Arena ||
-         kind == LineKind::InPlace || kind == LineKind::Profile;
+         kind == LineKind::InPlace || kind == LineKind::Profile ||
+         kind == LineKind::LoraWeight;
 }
 
 std::vector<std::string> splitFields(std::string_view line) {
@@ -390,6 +392,12 @@ private:
       desc_.lora = lora;
       break;
     }
+    case LineKind::LoraWeight:
+      LMC_CHECK(desc_.lora, "'lora_weight' without a 'lora' line");
+      LMC_CHECK(f.size() == 4 && (f[3] == "out_in" || f[3] == "in_out"),
+                "expected 'lora_weight <weight> <module> out_in|in_out'");
+      desc_.lora->weights.push_back({f[1], f[2], f[3] == "out_in"});
+      break;
     case LineKind::Schedule:
       desc_.schedule = parseSchedule(f);
       break;
@@ -531,6 +539,8 @@ private:
       return LineKind::Schedule;
     if (k == "lora")
       return LineKind::Lora;
+    if (k == "lora_weight")
+      return LineKind::LoraWeight;
     if (k == "bound")
       return LineKind::Bound;
     if (k == "init")
@@ -726,6 +736,7 @@ private:
               "expected exactly one 'eval result loss loss'");
 
     validateSplitStep();
+    validateLora();
     validateChunkStep();
     validateInits(weightsSize);
     applySplits();
@@ -863,6 +874,36 @@ private:
     if (desc_.hasGradNorm())
       applyResults.push_back(gradNorm);
     expectSection("apply result", desc_.applyResults, applyResults);
+  }
+
+  /// Each `lora_weight` names a 2-D frozen tensor and the params of its
+  /// adapters, A [rank, in] and B [out, rank], in and out as its layout
+  /// says.
+  void validateLora() {
+    if (!desc_.lora)
+      return;
+    auto find = [&](const std::string &name, Role role) -> const TensorSpec * {
+      for (const TensorSpec &arg : desc_.trainArgs)
+        if (arg.name == name && arg.role == role)
+          return &arg;
+      return nullptr;
+    };
+    const int64_t rank = desc_.lora->rank;
+    for (const LoraSpec::Weight &w : desc_.lora->weights) {
+      const TensorSpec *weight = find(w.name, Role::Frozen);
+      LMC_CHECK(weight && weight->shape.size() == 2 &&
+                    weight->dtype == DType::F32,
+                "lora_weight '", w.name, "' is not a 2-D f32 frozen tensor");
+      const int64_t out = weight->shape[w.outIn ? 0 : 1],
+                    in = weight->shape[w.outIn ? 1 : 0];
+      const TensorSpec *a = find(w.module + ".lora_A.weight", Role::Param);
+      const TensorSpec *b = find(w.module + ".lora_B.weight", Role::Param);
+      const Shape aShape{rank, in}, bShape{out, rank};
+      LMC_CHECK(a && b && a->shape == aShape && b->shape == bShape,
+                "lora_weight '", w.name, "': expected params '", w.module,
+                ".lora_A.weight' f32[", rank, ", ", in, "] and '", w.module,
+                ".lora_B.weight' f32[", out, ", ", rank, "]");
+    }
   }
 
   /// chunk_step is apply_step's update of one chunk of the flattened

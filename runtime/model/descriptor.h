@@ -12,6 +12,7 @@
 #include "model/schedule.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -116,6 +117,18 @@ struct LoraSpec {
   int64_t rank = 0;
   double alpha = 0, dropout = 0;
   bool rslora = false; // scaling alpha / sqrt(rank) instead of alpha / rank
+  /// What the adapters are added to (`lora_weight` lines): the weight's
+  /// name, the module of its adapters (`<module>.lora_A.weight`), and
+  /// whether the weight is [out, in] (nn.Linear's layout, read as x W^T)
+  /// rather than [in, out].
+  struct Weight {
+    std::string name, module;
+    bool outIn = true;
+  };
+  std::vector<Weight> weights;
+  double scaling() const {
+    return rslora ? alpha / std::sqrt(double(rank)) : alpha / double(rank);
+  }
 };
 
 /// A loop nest or runtime call the compiled code times under --profile

@@ -20,6 +20,7 @@
 #include "memory/peak.h"
 #include "model/descriptor.h"
 #include "model/hyper.h"
+#include "model/lora_merge.h"
 #include "model/memory_budget.h"
 #include "model/model_state.h"
 #include "model/pieces.h"
@@ -223,17 +224,25 @@ void train(const Config &config, const CompiledModel &model,
         1, int(std::thread::hardware_concurrency()) / launch.localSize));
   // A LoRA executable trains the adapters only; its base is constants in
   // the code (lmc-lora froze it), which no file written here would hold.
-  LMC_CHECK(!desc.lora || config.exportOnnxPath.empty(),
+  // A LoRA executable's files: the adapters (--save, --save-adapter), or
+  // with --merge-adapter the merged model; the ONNX model and a Hugging
+  // Face checkpoint have no place for adapters.
+  LMC_CHECK(!desc.lora || config.mergeAdapter || config.exportOnnxPath.empty(),
             "--export-onnx: this executable trains LoRA adapters (lmc "
-            "--lora) and the ONNX model has no place for them: write them "
-            "with --save-adapter DIR (PEFT's format)");
-  LMC_CHECK(!desc.lora || config.saveHfDir.empty(),
-            "--save-hf: this executable trains LoRA adapters (lmc --lora); "
-            "its base model is the compiled one, unchanged: write the "
-            "adapters with --save-adapter DIR (PEFT's format)");
+            "--lora) and the ONNX model has no place for them: add "
+            "--merge-adapter (the adapters merged into their weights), or "
+            "write them with --save-adapter DIR (PEFT's format)");
+  LMC_CHECK(!desc.lora || config.mergeAdapter || config.saveHfDir.empty(),
+            "--save-hf: this executable trains LoRA adapters (lmc --lora) "
+            "and the checkpoint has no place for them: add --merge-adapter "
+            "(the adapters merged into their weights), or write them with "
+            "--save-adapter DIR (PEFT's format)");
   LMC_CHECK(desc.lora || config.saveAdapterDir.empty(),
             "--save-adapter writes LoRA adapters, and this executable has "
             "none: compile with lmc --lora MODULES, or use --save");
+  LMC_CHECK(desc.lora || !config.mergeAdapter,
+            "--merge-adapter merges LoRA adapters, and this executable has "
+            "none: compile with lmc --lora MODULES, or drop it");
   LMC_CHECK(config.exportOnnxPath.empty() || model.onnx,
             "--export-onnx needs a model compiled from an ONNX file");
   LMC_CHECK(config.gradAccum == 1 || desc.hasSplitStep(),
@@ -393,6 +402,18 @@ void train(const Config &config, const CompiledModel &model,
                        !config.saveHfDir.empty()))
     params = wholeTensors(desc, params, *groups.model, gathered);
   params = joinPieces(params, desc.joins, gathered);
+  // --merge-adapter: the other files hold the model the adapters were
+  // merged into.
+  const std::vector<TensorView> adapters = params;
+  std::vector<AlignedBuffer> merged;
+  if (config.mergeAdapter) {
+    params = mergedModel(desc, state, merged);
+    LMC_CHECK(config.saveHfDir.empty() ||
+                  init.sourceNames.count(desc.frozen().front()->name),
+              "--save-hf --merge-adapter writes the merged model under the "
+              "names of the base's Hugging Face checkpoint: --init that "
+              "checkpoint's directory");
+  }
   if (!config.savePath.empty() && isRoot) {
     writeSafetensorsFile(config.savePath, params, {{"format", "pt"}});
     std::printf("saved parameters to %s\n", config.savePath.c_str());
@@ -410,7 +431,7 @@ void train(const Config &config, const CompiledModel &model,
                 config.saveHfDir.c_str());
   }
   if (!config.saveAdapterDir.empty() && isRoot) {
-    writePeftAdapter(config.saveAdapterDir, params, *desc.lora,
+    writePeftAdapter(config.saveAdapterDir, adapters, *desc.lora,
                      config.adapterStripPrefix.value_or(""));
     std::printf("saved the LoRA adapters to %s\n",
                 config.saveAdapterDir.c_str());

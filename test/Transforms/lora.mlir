@@ -7,7 +7,8 @@
 // RUN: lmc-opt %s -lmc-lora="targets=o_proj rank=2 dropout=0.25 train=norm\.weight|head\.bias" | FileCheck %s --check-prefix=DROP
 
 // A after its weight, PEFT's names, B zeros; the base and the rest frozen.
-// CHECK-LABEL: module attributes {lmc.lora = {alpha = 4.000000e+00 : f64, dropout = 0.000000e+00 : f64, rank = 2 : i64, rslora = false, scaling = 2.000000e+00 : f64, targets = ["l.q_proj", "l.v_proj"]}}
+// The layouts: q_proj's weight is [out, in], v_proj's [in, out].
+// CHECK-LABEL: module attributes {lmc.lora = {alpha = 4.000000e+00 : f64, dropout = 0.000000e+00 : f64, layouts = ["out_in", "in_out"], rank = 2 : i64, rslora = false, scaling = 2.000000e+00 : f64, targets = ["l.q_proj", "l.v_proj"], weights = ["l.q_proj.weight", "l.v_proj.weight"]}}
 // CHECK: func.func @forward(%[[Q:.*]]: tensor<4x3xf32> {lmc.frozen, {{.*}}lmc.param = "l.q_proj.weight"},
 // CHECK-SAME: %[[QA:.*]]: tensor<2x3xf32> {lmc.init = dense<{{.*}}> : tensor<2x3xf32>, lmc.param = "l.q_proj.lora_A.weight"},
 // CHECK-SAME: %[[QB:.*]]: tensor<4x2xf32> {lmc.init = dense<0.000000e+00> : tensor<4x2xf32>, lmc.param = "l.q_proj.lora_B.weight"},
@@ -30,12 +31,12 @@
 
 // all-linear: every product's weight but the output layer's (head), the
 // scaling alpha / sqrt(r).
-// ALL: lmc.lora = {alpha = 4.000000e+00 : f64, dropout = 0.000000e+00 : f64, rank = 4 : i64, rslora = true, scaling = 2.000000e+00 : f64, targets = ["l.q_proj", "l.v_proj", "l.o_proj"]}
+// ALL: lmc.lora = {alpha = 4.000000e+00 : f64, dropout = 0.000000e+00 : f64, layouts = ["out_in", "in_out", "out_in"], rank = 4 : i64, rslora = true, scaling = 2.000000e+00 : f64, targets = ["l.q_proj", "l.v_proj", "l.o_proj"], weights = ["l.q_proj.weight", "l.v_proj.weight", "l.o_proj.weight"]}
 // ALL-NOT: head.lora_A
 
 // Dropout on the adapter's input in a training step only, from a new
 // random key; --train keeps other parameters training.
-// DROP: lmc.lora = {alpha = 8.000000e+00 : f64, dropout = 2.500000e-01 : f64, rank = 2 : i64, rslora = false, scaling = 4.000000e+00 : f64, targets = ["l.o_proj"]}
+// DROP: lmc.lora = {alpha = 8.000000e+00 : f64, dropout = 2.500000e-01 : f64, layouts = ["out_in"], rank = 2 : i64, rslora = false, scaling = 4.000000e+00 : f64, targets = ["l.o_proj"], weights = ["l.o_proj.weight"]}
 // DROP: {lmc.frozen, {{.*}}lmc.param = "l.q_proj.weight"}
 // DROP-SAME: tensor<3xf32> {lmc.init = dense<1.000000e+00> : tensor<3xf32>, lmc.param = "norm.weight"}
 // DROP-SAME: {lmc.frozen, {{.*}}lmc.param = "head.weight"}

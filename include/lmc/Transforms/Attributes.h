@@ -23,8 +23,9 @@ constexpr llvm::StringLiteral kInit = "lmc.init";
 /// entry points take it with role `frozen` (a large base compiles as fast
 /// as a trained one, its bytes in the weights payload).
 constexpr llvm::StringLiteral kFrozen = "lmc.frozen";
-/// On the module: {rank, alpha, scaling, rslora, dropout, targets}, the
-/// adapters lmc-lora added (the descriptor's `lora` line).
+/// On the module: {rank, alpha, scaling, rslora, dropout, targets, weights,
+/// layouts}, the adapters lmc-lora added (the descriptor's `lora` and
+/// `lora_weight` lines).
 constexpr llvm::StringLiteral kLora = "lmc.lora";
 /// On a forward argument: the name of a model input.
 constexpr llvm::StringLiteral kInput = "lmc.input";

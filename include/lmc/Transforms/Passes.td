@@ -55,7 +55,10 @@ def LmcLora : Pass<"lmc-lora", "::mlir::ModuleOp"> {
     and checkpoints exist for the adapters alone. A target that matches
     nothing, or a parameter that is not only a 2-D matmul weight, is an
     error naming what it matched. The module gets `lmc.lora = {rank, alpha,
-    scaling, rslora, dropout, targets}`.
+    scaling, rslora, dropout, targets, weights, layouts}`: per adapted
+    module its name, its weight's and the weight's layout (`out_in`,
+    nn.Linear's, or `in_out`), what merging the adapters into the weights
+    needs.
   }];
   let options = [
     Option<"targets", "targets", "std::string", /*default=*/"\"\"",

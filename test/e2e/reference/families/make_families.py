@@ -18,8 +18,9 @@ For each model NAME it writes, next to this script:
   NAME-adamw5.safetensors  the parameters and BatchNorm running statistics
                        after the STEPS steps, under the export's names
                        (for LORA models: the adapters, PEFT's initial ones
-                       in NAME-lora-init.safetensors, and NAME-peft/, what
-                       PeftModel.save_pretrained writes of the trained ones)
+                       in NAME-lora-init.safetensors; NAME-peft/, what
+                       PeftModel.save_pretrained writes of the trained ones;
+                       NAME-merged.safetensors, merge_and_unload's model)
 and references.json: per model the input's name, the batch, the losses of
 STEPS steps of torch.optim.AdamW(lr=1e-3) (weight decay 0.01, PyTorch's
 default) computed in float64 from the float32 initial weights, the loss
@@ -408,6 +409,12 @@ def main():
             losses, _ = trajectory(model, x, y, batch)
             save_adapters(base + f"-adamw{STEPS}.safetensors", model,
                           adapters)
+            # PEFT's merge_and_unload of the trained adapters, under the
+            # export's names.
+            merged = copy.deepcopy(model.m).float().merge_and_unload()
+            save_state(base + "-merged.safetensors",
+                       os.path.join(HERE, EXPORT_OF[name]) + ".onnx",
+                       {"m." + k: v for k, v in merged.state_dict().items()})
             # What PEFT itself writes of the trained adapters (float32).
             peft_dir = base + "-peft"
             copy.deepcopy(model.m).float().save_pretrained(peft_dir)

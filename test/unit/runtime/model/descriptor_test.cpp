@@ -196,6 +196,55 @@ TEST(Descriptor, Lora) {
                         60),
         message);
   }
+  // The weights the adapters are added to, checked against the params.
+  std::string adapted = kValid;
+  insertBefore(adapted, "train arg input x",
+               "train arg frozen base f32 2 4 3\n");
+  insertBefore(adapted, "train arg state",
+               "train arg param l.lora_A.weight f32 2 2 3\n"
+               "train arg param l.lora_B.weight f32 2 4 2\n");
+  insertBefore(adapted, "train arg state W.exp_avg_sq",
+               "train arg state l.lora_A.weight.exp_avg f32 2 2 3\n"
+               "train arg state l.lora_B.weight.exp_avg f32 2 4 2\n");
+  adapted = replaceFirst(adapted, "flops 1234\n",
+                         "flops 1234\nlora 2 4 0 plain\n"
+                         "lora_weight base l out_in\n");
+  insertBefore(adapted, "train result state",
+               "train result param l.lora_A.weight f32 2 2 3\n"
+               "train result param l.lora_B.weight f32 2 4 2\n");
+  insertBefore(adapted, "train result state W.exp_avg_sq",
+               "train result state l.lora_A.weight.exp_avg f32 2 2 3\n"
+               "train result state l.lora_B.weight.exp_avg f32 2 4 2\n");
+  insertBefore(adapted, "end\n",
+               "init base 0 48\ninit l.lora_A.weight 0 24\n"
+               "init l.lora_B.weight 0 32\n");
+  Descriptor withWeights = parseDescriptor(adapted, 60);
+  ASSERT_EQ(withWeights.lora->weights.size(), 1u);
+  EXPECT_EQ(withWeights.lora->weights[0].name, "base");
+  EXPECT_EQ(withWeights.lora->weights[0].module, "l");
+  EXPECT_TRUE(withWeights.lora->weights[0].outIn);
+  EXPECT_EQ(withWeights.lora->scaling(), 2.0);
+  const std::pair<std::string, const char *> weightCases[] = {
+      {replaceFirst(adapted, "lora_weight base l out_in",
+                    "lora_weight base l sideways"),
+       "expected 'lora_weight <weight> <module> out_in|in_out'"},
+      {replaceFirst(adapted, "lora_weight base l out_in",
+                    "lora_weight W l out_in"),
+       "lora_weight 'W' is not a 2-D f32 frozen tensor"},
+      // [4, 3] read as [in, out]: A must be [2, 4].
+      {replaceFirst(adapted, "lora_weight base l out_in",
+                    "lora_weight base l in_out"),
+       "lora_weight 'base': expected params 'l.lora_A.weight' f32[2, 4]"},
+      {replaceFirst(adapted, "lora_weight base l out_in",
+                    "lora_weight base k out_in"),
+       "expected params 'k.lora_A.weight'"},
+      {replaceFirst(adapted, "lora 2 4 0 plain\n", ""),
+       "'lora_weight' without a 'lora' line"},
+  };
+  for (const auto &[bad, message] : weightCases) {
+    SCOPED_TRACE(message);
+    EXPECT_ERROR_CONTAINS(parseDescriptor(bad, 60), message);
+  }
   // After the schedule it is out of order.
   EXPECT_ERROR_CONTAINS(
       parseDescriptor(mutate("flops 1234", "flops 1234\nschedule constant\n"
