@@ -14,6 +14,10 @@ bench/lora_peft.sh).
    into the base: its logits on a held-out batch must equal those of the
    model PEFT trained (1e-5 relative to their scale), and the losses must
    agree to 1e-4 relative.
+5. The base as users have it: save_pretrained's directory, loaded at run
+   time (--init DIR; lmc's own initial adapters); --merge-adapter
+   --save-hf writes the merged model, whose from_pretrained logits must
+   equal PeftModel.from_pretrained(base, lmc's --save-adapter)'s (1e-5).
 """
 import argparse
 import json
@@ -197,6 +201,28 @@ def main():
           f"logits vs PEFT's trained model: {logit_err:.2e} of their scale "
           f"(fine-tuning moved them {moved:.2e})")
     print(f"losses: worst relative difference {loss_err:.2e}")
+
+    # 5. The base from its save_pretrained directory; merged out.
+    from transformers import AutoModelForCausalLM
+    base_dir = os.path.join(o.work, "base")
+    base_model(o).save_pretrained(base_dir)
+    merged_dir = os.path.join(o.work, "merged")
+    adapter2 = os.path.join(o.work, "lmc-adapter-from-base")
+    subprocess.run([exe, "--init", base_dir, "--threads", str(o.threads),
+                    "--input", "x=" + os.path.join(o.work, "x.npy"),
+                    "--input", "labels=" + os.path.join(o.work, "y.npy"),
+                    "--steps", str(o.steps), "--merge-adapter",
+                    "--save-hf", merged_dir, "--save-adapter", adapter2,
+                    "--adapter-strip-prefix", "m."], check=True,
+                   stdout=subprocess.DEVNULL)
+    with torch.no_grad():
+        merged = AutoModelForCausalLM.from_pretrained(merged_dir).eval()
+        adapted = PeftModel.from_pretrained(
+            AutoModelForCausalLM.from_pretrained(base_dir), adapter2).eval()
+        got, want = merged(probe).logits, adapted(probe).logits
+    merge_err = (got - want).abs().max().item() / want.abs().max().item()
+    print(f"merged: from_pretrained(--merge-adapter --save-hf) logits vs "
+          f"PeftModel(base, --save-adapter): {merge_err:.2e} of their scale")
     cpu = next((line.split(":", 1)[1].strip() for line in
                 open("/proc/cpuinfo") if line.startswith("model name")), "?")
     print(f"{o.config}, {o.targets}, r {o.rank}, batch {o.batch} x "
@@ -205,7 +231,7 @@ def main():
           f"eager {peft['ms']:.1f} ms: {lmc_ms / peft['ms']:.2f}x")
     print(f"peak RSS: lmc {lmc_rss:.0f} MiB, PEFT {peft['peak_rss_mib']:.0f} "
           f"MiB: {lmc_rss / peft['peak_rss_mib']:.2f}x")
-    if loss_err > 1e-4 or logit_err > 1e-5:
+    if loss_err > 1e-4 or logit_err > 1e-5 or merge_err > 1e-5:
         sys.exit("MISMATCH")
 
 
