@@ -84,11 +84,11 @@ std::string formatStepLine(const StepMetrics &m, int64_t totalSteps) {
 std::string formatEvalLine(const EvalMetrics &m) {
   char buf[256];
   int n = std::snprintf(buf, sizeof buf, "eval: loss %.6f", m.loss);
-  if (m.correct && m.samples > 0)
+  if (m.correct && m.counted > 0)
     std::snprintf(buf + n, sizeof buf - size_t(n),
                   " | accuracy %.2f%% (%lld/%lld)",
-                  100.0 * double(*m.correct) / double(m.samples),
-                  (long long)*m.correct, (long long)m.samples);
+                  100.0 * double(*m.correct) / double(m.counted),
+                  (long long)*m.correct, (long long)m.counted);
   return buf;
 }
 
@@ -122,9 +122,9 @@ std::string evalJson(const EvalMetrics &m) {
   std::string json =
       concat("{\"step\":", m.step, ",\"eval_loss\":", jsonNumber(m.loss),
              ",\"eval_samples\":", m.samples);
-  if (m.correct && m.samples > 0)
+  if (m.correct && m.counted > 0)
     json += concat(",\"eval_accuracy\":",
-                   jsonNumber(double(*m.correct) / double(m.samples)));
+                   jsonNumber(double(*m.correct) / double(m.counted)));
   return json + "}";
 }
 

@@ -28,6 +28,7 @@ struct EvalMetrics {
   double loss = 0;
   int64_t samples = 0;
   std::optional<int64_t> correct; // set when accuracy is meaningful
+  int64_t counted = 0; // the samples accuracy is over (labels not ignored)
 };
 
 /// "step   10/100 | loss 0.523412 | lr 1.000e-03 | norm 1.2345 | 1.23 ms |

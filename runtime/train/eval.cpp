@@ -35,19 +35,25 @@ std::vector<const TensorSpec *> evalInputs(const Descriptor &desc) {
 
 } // namespace
 
-int64_t countCorrect(const void *logits, DType logitsType, int64_t numClasses,
-                     const void *labels, DType labelsType, int64_t count) {
-  int64_t correct = 0;
+AccuracyCount countCorrect(const void *logits, DType logitsType,
+                           int64_t numClasses, const void *labels,
+                           DType labelsType, int64_t count,
+                           std::optional<int64_t> ignored) {
+  AccuracyCount total;
   for (int64_t i = 0; i < count; ++i) {
+    const int64_t label = labelAt(labels, labelsType, i);
+    if (ignored && label == *ignored)
+      continue;
+    ++total.counted;
     int64_t predicted =
         logitsType == DType::F64
             ? argmaxRow(static_cast<const double *>(logits) + i * numClasses,
                         numClasses)
             : argmaxRow(static_cast<const float *>(logits) + i * numClasses,
                         numClasses);
-    correct += predicted == labelAt(labels, labelsType, i);
+    total.correct += predicted == label;
   }
-  return correct;
+  return total;
 }
 
 Evaluator::Evaluator(const Descriptor &desc, std::unique_ptr<BatchSource> data,
@@ -66,6 +72,8 @@ Evaluator::Evaluator(const Descriptor &desc, std::unique_ptr<BatchSource> data,
         (input->dtype == DType::I64 || input->dtype == DType::I32)) {
       labelsInput_ = int(inputBuffers_.size() - 1);
       labelsType_ = input->dtype;
+      if (input->bound)
+        ignoredLabel_ = input->bound->ignored;
     }
   }
 
@@ -103,7 +111,7 @@ EvalMetrics Evaluator::run(ModelState &state) {
   if (maxBatches_ > 0 && maxBatches_ < (n + batchSize_ - 1) / batchSize_)
     n = maxBatches_ * batchSize_;
   double weightedLoss = 0;
-  int64_t correct = 0;
+  AccuracyCount accuracy;
   std::vector<int64_t> samples(static_cast<size_t>(batchSize_));
   for (int64_t start = 0; start < n; start += batchSize_) {
     const int64_t real = std::min(batchSize_, n - start);
@@ -115,17 +123,21 @@ EvalMetrics Evaluator::run(ModelState &state) {
         double(*resultBuffers_[size_t(lossResult_)].as<float>()) * double(real);
     if (logitsResult_ >= 0) {
       const TensorSpec &logits = desc_.evalResults[size_t(logitsResult_)];
-      correct += countCorrect(resultBuffers_[size_t(logitsResult_)].data(),
-                              logits.dtype, logits.shape[1],
-                              inputBuffers_[size_t(labelsInput_)].data(),
-                              labelsType_, real);
+      AccuracyCount batch = countCorrect(
+          resultBuffers_[size_t(logitsResult_)].data(), logits.dtype,
+          logits.shape[1], inputBuffers_[size_t(labelsInput_)].data(),
+          labelsType_, real, ignoredLabel_);
+      accuracy.correct += batch.correct;
+      accuracy.counted += batch.counted;
     }
   }
   EvalMetrics metrics;
   metrics.loss = weightedLoss / double(n);
   metrics.samples = n;
-  if (logitsResult_ >= 0)
-    metrics.correct = correct;
+  if (logitsResult_ >= 0) {
+    metrics.correct = accuracy.correct;
+    metrics.counted = accuracy.counted;
+  }
   return metrics;
 }
 

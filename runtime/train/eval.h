@@ -15,11 +15,18 @@
 
 namespace lmc::rt {
 
-/// Number of rows i < count where argmax(logits[i, :]) == labels[i] (first
+/// Of the rows i < count whose label is not `ignored` (a cross-entropy's
+/// ignore_index, -100: such a row is no sample of the accuracy), how many
+/// there are and in how many argmax(logits[i, :]) == labels[i] (first
 /// maximum wins, like torch.argmax). logits: f32/f64 [*, numClasses];
 /// labels: i64/i32. Out-of-range labels never count as correct.
-int64_t countCorrect(const void *logits, DType logitsType, int64_t numClasses,
-                     const void *labels, DType labelsType, int64_t count);
+struct AccuracyCount {
+  int64_t correct = 0, counted = 0;
+};
+AccuracyCount countCorrect(const void *logits, DType logitsType,
+                           int64_t numClasses, const void *labels,
+                           DType labelsType, int64_t count,
+                           std::optional<int64_t> ignored = {});
 
 /// Runs lmc_eval_step over every sample of an eval set in batches of the
 /// compiled eval batch size. The last partial batch is filled by wrapping
@@ -51,6 +58,7 @@ private:
   int logitsResult_ = -1; // eval result holding [B, C] logits, or -1
   int labelsInput_ = -1;  // eval input holding [B] labels, or -1
   DType labelsType_ = DType::I64;
+  std::optional<int64_t> ignoredLabel_; // the labels' ignore_index
 };
 
 } // namespace lmc::rt

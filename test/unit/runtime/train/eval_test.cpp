@@ -13,18 +13,33 @@ TEST(Eval, CountCorrect) {
   // Rows: argmax 1, 0 (tie: first wins), 2.
   std::vector<float> logits = {0, 5, 1, 3, 3, 0, -1, -2, 0};
   std::vector<int64_t> labels = {1, 1, 2};
-  EXPECT_EQ(
-      countCorrect(logits.data(), DType::F32, 3, labels.data(), DType::I64, 3),
-      2);
+  AccuracyCount all =
+      countCorrect(logits.data(), DType::F32, 3, labels.data(), DType::I64, 3);
+  EXPECT_EQ(all.correct, 2);
+  EXPECT_EQ(all.counted, 3);
   std::vector<double> logits64(logits.begin(), logits.end());
   std::vector<int32_t> labels32 = {1, 0, 7};
   EXPECT_EQ(countCorrect(logits64.data(), DType::F64, 3, labels32.data(),
-                         DType::I32, 3),
+                         DType::I32, 3)
+                .correct,
             2);
   // Only the first `count` rows are looked at.
   EXPECT_EQ(
-      countCorrect(logits.data(), DType::F32, 3, labels.data(), DType::I64, 1),
+      countCorrect(logits.data(), DType::F32, 3, labels.data(), DType::I64, 1)
+          .correct,
       1);
+  // A row whose label is the ignore_index is no sample: 1 of 2 counted
+  // rows is right (PyTorch's accuracy over labels != -100).
+  std::vector<int64_t> masked = {1, -100, 0};
+  AccuracyCount some = countCorrect(logits.data(), DType::F32, 3,
+                                    masked.data(), DType::I64, 3, -100);
+  EXPECT_EQ(some.correct, 1);
+  EXPECT_EQ(some.counted, 2);
+  // Without an ignore_index -100 is a wrong label like any other.
+  EXPECT_EQ(countCorrect(logits.data(), DType::F32, 3, masked.data(),
+                         DType::I64, 3)
+                .counted,
+            3);
 }
 
 const char *kClassifier = "lmc-model 1\nloss cross_entropy\noptimizer sgd\n"
@@ -83,6 +98,22 @@ TEST(Eval, PartialLastBatchCountsOnlyRealSamples) {
   // Predictions: 0,0,0,0 | 1,1 -> correct: 0,1,3 and 4 -> 4 of 6.
   ASSERT_TRUE(m.correct);
   EXPECT_EQ(*m.correct, 4);
+  EXPECT_EQ(m.counted, 6);
+
+  // With the labels' ignore_index (the `bound` line of a cross-entropy),
+  // a row labelled -100 is no sample of the accuracy: without samples 1
+  // and 4 (both right before), 2 of the 4 others are right (0 and 3).
+  std::string withBound = kClassifier;
+  withBound.insert(withBound.find("init w"), "bound labels 2 classes -100\n");
+  Descriptor bounded = parseDescriptor(withBound, 4);
+  labels[1] = labels[4] = -100;
+  arrays[1].bytes = toBytes(labels);
+  Evaluator masked(bounded, Dataset::fromArrays(arrays, specs, {"x", "l"}),
+                   fakeEvalStep);
+  EvalMetrics mm = masked.run(state);
+  EXPECT_EQ(mm.samples, 6);
+  EXPECT_EQ(*mm.correct, 2);
+  EXPECT_EQ(mm.counted, 4);
 }
 
 TEST(Eval, MetricsFormatting) {
@@ -92,6 +123,7 @@ TEST(Eval, MetricsFormatting) {
   m.samples = 360;
   EXPECT_EQ(formatEvalLine(m), "eval: loss 0.123400");
   m.correct = 345;
+  m.counted = 360;
   EXPECT_EQ(formatEvalLine(m),
             "eval: loss 0.123400 | accuracy 95.83% (345/360)");
   EXPECT_EQ(evalJson(m), "{\"step\":7,\"eval_loss\":0.1234,"
