@@ -31,6 +31,8 @@ FailureOr<StringRef> dtypeName(Location loc, Type type) {
     return StringRef("i64");
   if (element.isInteger(32))
     return StringRef("i32");
+  if (element.isBF16()) // a frozen base held in bf16 (lmc-lora)
+    return StringRef("bf16");
   return emitError(loc, "the runtime cannot exchange tensors of type ") << type;
 }
 

@@ -53,6 +53,7 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
     adapters.dropout = options.lora.dropout;
     adapters.seed = options.lora.seed;
     adapters.train = options.train;
+    adapters.basePrecision = options.lora.basePrecision;
     pm.addPass(createLmcLora(adapters));
   }
   if (last == Phase::Lora)

@@ -18,6 +18,7 @@
 #include "lmc/Transforms/ReverseSweep.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace lmc {
@@ -107,6 +108,57 @@ LogicalResult foldInactiveParameters(func::FuncOp func,
   return func.eraseArguments(erase);
 }
 
+/// Whether `value` is computed from lmc-lora's frozen arguments by
+/// conversions and moves alone, at least one conversion among them (a bf16
+/// base weight widened for a reader).
+bool isFrozenConversion(func::FuncOp func, Value value,
+                        bool sawConvert = false) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return sawConvert && arg.getOwner() == &func.getBody().front() &&
+           isRunTimeFrozen(func, arg.getArgNumber());
+  Operation *def = value.getDefiningOp();
+  if (!isa_and_nonnull<ConvertOp, TransposeOp, ReshapeOp>(def))
+    return false;
+  return isFrozenConversion(func, def->getOperand(0),
+                            sawConvert || isa<ConvertOp>(def));
+}
+
+/// The backward pass reads forward values the bf16 base was widened to
+/// (the rhs of a product whose lhs is differentiated): instead of keeping
+/// each such f32 copy from the forward pass until then — the whole base in
+/// f32 again — every backward reader gets its own recomputation from the
+/// bf16 argument, behind an optimization barrier so that CSE does not
+/// merge it back into the forward one.
+void recomputeFrozenConversions(func::FuncOp func, Operation *lastForward) {
+  Block &body = func.getBody().front();
+  Operation *first = lastForward ? lastForward->getNextNode() : &body.front();
+  SmallVector<Operation *> backward;
+  for (Operation *op = first; op != body.getTerminator();
+       op = op->getNextNode())
+    backward.push_back(op);
+  for (Operation *op : backward)
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      if (isa<BlockArgument>(value) || !isFrozenConversion(func, value))
+        continue;
+      // The chain from the argument up, recomputed right before `op`.
+      SmallVector<Operation *> chain;
+      for (Value v = value; !isa<BlockArgument>(v);
+           v = v.getDefiningOp()->getOperand(0))
+        chain.push_back(v.getDefiningOp());
+      OpBuilder b(op);
+      Value arg = chain.back()->getOperand(0);
+      Value current = OptimizationBarrierOp::create(b, op->getLoc(),
+                                                    arg.getType(), arg);
+      for (Operation *step : llvm::reverse(chain)) {
+        IRMapping mapping;
+        mapping.map(step->getOperand(0), current);
+        current = b.clone(*step, mapping)->getResult(0);
+      }
+      operand.set(current);
+    }
+}
+
 struct AutodiffPass : public lmc::impl::LmcAutodiffBase<AutodiffPass> {
   using Base::Base;
 
@@ -168,6 +220,7 @@ struct AutodiffPass : public lmc::impl::LmcAutodiffBase<AutodiffPass> {
     if (failed(sweep.run(forwardOps(grad), loss, seed, b)))
       return failure();
     markBackward(lastForward, terminator);
+    recomputeFrozenConversions(grad, lastForward);
 
     SmallVector<Value> results{terminator->getOperand(0)};
     SmallVector<Attribute> resultAttrs{b.getDictionaryAttr(

@@ -20,6 +20,7 @@
 #include "llvm/Support/Regex.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace lmc {
 #define GEN_PASS_DEF_LMCLORA
@@ -138,12 +139,74 @@ struct SplitMix64 {
   float uniform() { return float(next() >> 40) * 0x1p-24f; }
 };
 
+/// f32 bits to bf16, rounded to nearest even (a NaN: the quiet NaN with its
+/// sign), as lmc-expand-arith converts and torch's .to(torch.bfloat16).
+uint16_t bf16Bits(uint32_t bits) {
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return uint16_t(((bits >> 16) & 0x8000u) | 0x7fc0u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return uint16_t(bits >> 16);
+}
+
+/// `init` (f32) rounded to bf16 as `type`; from the raw bytes, which a
+/// base of a billion values makes worth it.
+DenseElementsAttr toBf16(DenseElementsAttr init, RankedTensorType type) {
+  ArrayRef<char> raw = init.getRawData();
+  const size_t stored = raw.size() / sizeof(uint32_t); // 1 for a splat
+  SmallVector<uint16_t> bits(stored);
+  for (size_t i = 0; i < stored; ++i) {
+    uint32_t value;
+    std::memcpy(&value, raw.data() + i * sizeof(uint32_t), sizeof value);
+    bits[i] = bf16Bits(value);
+  }
+  ArrayRef<char> bytes(reinterpret_cast<const char *>(bits.data()),
+                       bits.size() * sizeof(uint16_t));
+  if (init.isSplat())
+    return DenseElementsAttr::get(
+        type, APFloat(APFloat::BFloat(), APInt(16, bits.front())));
+  return DenseElementsAttr::getFromRawBuffer(type, bytes);
+}
+
+/// Holds frozen argument `index` of `func` in bf16: its type and initial
+/// value, and an lmc.convert back to f32 before each reader (after a
+/// gather: of the rows it took).
+void holdInBf16(func::FuncOp func, unsigned index) {
+  BlockArgument arg = func.getArgument(index);
+  auto f32Type = cast<RankedTensorType>(arg.getType());
+  auto bf16Type = f32Type.clone(BFloat16Type::get(func.getContext()));
+  auto init = func.getArgAttrOfType<DenseElementsAttr>(index, attrs::kInit);
+  if (init)
+    func.setArgAttr(index, attrs::kInit, toBf16(init, bf16Type));
+  SmallVector<OpOperand *> uses = llvm::map_to_vector(
+      arg.getUses(), [](OpOperand &use) { return &use; });
+  arg.setType(bf16Type);
+  for (OpOperand *use : uses) {
+    Operation *user = use->getOwner();
+    OpBuilder b(user);
+    if (auto gather = dyn_cast<GatherOp>(user);
+        gather && use->getOperandNumber() == 0) {
+      auto rowsType = cast<RankedTensorType>(gather.getType());
+      gather.getResult().setType(rowsType.clone(bf16Type.getElementType()));
+      b.setInsertionPointAfter(gather);
+      Value rows = ConvertOp::create(b, gather.getLoc(), rowsType,
+                                     gather.getResult());
+      gather.getResult().replaceAllUsesExcept(rows, rows.getDefiningOp());
+      continue;
+    }
+    use->set(ConvertOp::create(b, user->getLoc(), f32Type, arg));
+  }
+  func.setType(FunctionType::get(func.getContext(),
+                                 func.getBody().front().getArgumentTypes(),
+                                 func.getResultTypes()));
+}
+
 /// One run of the pass: the parsed options and the adapters' counters.
 struct LoraRewrite {
   int64_t rank;
   double alpha, dropout;
   bool rslora;
   uint64_t seed;
+  bool bf16Base = false;
   SmallVector<Target> parsedTargets;
   std::optional<llvm::Regex> trainRegex;
   int64_t streams = 0;
@@ -281,6 +344,13 @@ struct LoraRewrite {
     }
     for (auto *list : {&names, &weights, &layouts})
       std::reverse(list->begin(), list->end());
+    if (bf16Base)
+      for (BlockArgument arg : func.getArguments()) {
+        auto type = dyn_cast<RankedTensorType>(arg.getType());
+        if (func.getArgAttr(arg.getArgNumber(), attrs::kFrozen) && type &&
+            type.getElementType().isF32() && type.getRank() >= 2)
+          holdInBf16(func, arg.getArgNumber());
+      }
     module->setAttr(
         attrs::kLora,
         b.getDictionaryAttr(
@@ -436,7 +506,13 @@ struct LoraPass : public lmc::impl::LmcLoraBase<LoraPass> {
           << attrs::kForward;
       return signalPassFailure();
     }
-    LoraRewrite rewrite{rank, alpha, dropout, rslora, seed};
+    if (basePrecision != "f32" && basePrecision != "bf16") {
+      module.emitError("--base-precision must be f32 or bf16, not '")
+          << basePrecision << "'";
+      return signalPassFailure();
+    }
+    LoraRewrite rewrite{rank, alpha, dropout, rslora, seed,
+                        basePrecision == "bf16"};
     if (failed(rewrite.parseOptions(module, targets, train)) ||
         failed(rewrite.addAdapters(module, func)))
       return signalPassFailure();

@@ -14,6 +14,8 @@ size_t dtypeSize(DType dtype) {
   case DType::F64:
   case DType::I64:
     return 8;
+  case DType::BF16:
+    return 2;
   }
   return 0;
 }
@@ -28,6 +30,8 @@ const char *dtypeName(DType dtype) {
     return "i64";
   case DType::I32:
     return "i32";
+  case DType::BF16:
+    return "bf16";
   }
   return "?";
 }
@@ -41,6 +45,8 @@ std::optional<DType> parseDTypeName(const std::string &name) {
     return DType::I64;
   if (name == "i32")
     return DType::I32;
+  if (name == "bf16")
+    return DType::BF16;
   return std::nullopt;
 }
 

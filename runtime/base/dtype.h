@@ -10,7 +10,9 @@
 namespace lmc::rt {
 
 /// The element types the descriptor can name (docs/runtime-abi.md).
-enum class DType { F32, F64, I64, I32 };
+/// BF16: only for frozen tensors (lmc --lora --base-precision bf16), which
+/// the steps read and no input or file format of the runtime feeds.
+enum class DType { F32, F64, I64, I32, BF16 };
 
 /// Bytes per element.
 size_t dtypeSize(DType dtype);

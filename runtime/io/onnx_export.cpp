@@ -44,6 +44,8 @@ uint64_t onnxDataType(DType dtype) {
     return 7;
   case DType::F64:
     return 11;
+  case DType::BF16:
+    return 16;
   }
   throw Error("unsupported dtype for ONNX export");
 }

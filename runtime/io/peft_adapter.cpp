@@ -31,7 +31,7 @@ std::string shortest(double value) {
   return std::string(text, end);
 }
 
-std::string adapterConfig(const LoraSpec &lora,
+std::string adapterConfig(const PeftLoraConfig &lora,
                           const std::vector<std::string> &modules) {
   std::string out = "{\n  \"peft_type\": \"LORA\",\n  \"task_type\": null,\n"
                     "  \"base_model_name_or_path\": null,\n"
@@ -55,7 +55,8 @@ std::string adapterConfig(const LoraSpec &lora,
 
 void writePeftAdapter(const std::string &directory,
                       const std::vector<TensorView> &params,
-                      const LoraSpec &lora, const std::string &stripPrefix) {
+                      const PeftLoraConfig &lora,
+                      const std::string &stripPrefix) {
   // module -> {A, B}, in name order (safetensors files sort their keys).
   std::map<std::string, std::pair<const TensorView *, const TensorView *>>
       modules;

@@ -12,12 +12,18 @@
 #define LMC_RUNTIME_PEFT_ADAPTER_H
 
 #include "io/safetensors.h"
-#include "model/descriptor.h"
 
 #include <string>
 #include <vector>
 
 namespace lmc::rt {
+
+/// adapter_config.json's hyperparameters (the descriptor's `lora` line).
+struct PeftLoraConfig {
+  int64_t rank = 0;
+  double alpha = 0, dropout = 0;
+  bool rslora = false;
+};
 
 /// Writes the adapters among `params` (names ending in .lora_A.weight or
 /// .lora_B.weight, each module with both) to `directory` (created if
@@ -28,7 +34,8 @@ namespace lmc::rt {
 /// prefix.
 void writePeftAdapter(const std::string &directory,
                       const std::vector<TensorView> &params,
-                      const LoraSpec &lora, const std::string &stripPrefix);
+                      const PeftLoraConfig &lora,
+                      const std::string &stripPrefix);
 
 } // namespace lmc::rt
 

@@ -122,6 +122,8 @@ const char *safetensorsDTypeName(DType dtype) {
     return "I64";
   case DType::I32:
     return "I32";
+  case DType::BF16:
+    return "BF16";
   }
   return "?";
 }

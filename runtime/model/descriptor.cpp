@@ -892,8 +892,10 @@ private:
     for (const LoraSpec::Weight &w : desc_.lora->weights) {
       const TensorSpec *weight = find(w.name, Role::Frozen);
       LMC_CHECK(weight && weight->shape.size() == 2 &&
-                    weight->dtype == DType::F32,
-                "lora_weight '", w.name, "' is not a 2-D f32 frozen tensor");
+                    (weight->dtype == DType::F32 ||
+                     weight->dtype == DType::BF16),
+                "lora_weight '", w.name,
+                "' is not a 2-D f32 or bf16 frozen tensor");
       const int64_t out = weight->shape[w.outIn ? 0 : 1],
                     in = weight->shape[w.outIn ? 1 : 0];
       const TensorSpec *a = find(w.module + ".lora_A.weight", Role::Param);

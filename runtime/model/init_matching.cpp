@@ -197,6 +197,8 @@ MatchedInit matchInitTensors(const std::vector<const SafetensorsFile *> &shards,
                                   : tensors[match[e]]->name);
   size_t widened = 0;
   std::string widenedFrom;
+  size_t narrowed = 0;
+  std::string narrowedFrom;
   for (size_t e = 0; e < expected.size(); ++e) {
     const SafetensorsTensor &from = *tensors[match[e]];
     const SafetensorsFile &file = *shardOf[match[e]];
@@ -220,6 +222,29 @@ MatchedInit matchInitTensors(const std::vector<const SafetensorsFile *> &shards,
       to.dtype = "F32";
       ++widened;
       widenedFrom = from.dtype;
+    } else if (expected[e]->dtype == DType::BF16 &&
+               (from.dtype == "F32" || from.dtype == "F16")) {
+      // A bf16 frozen base (lmc --lora --base-precision bf16) from an f32
+      // or f16 checkpoint: rounded to nearest even, as torch's .to().
+      const size_t width = from.dtype == "F32" ? 4 : 2;
+      const size_t count = bytes / width;
+      out.file.bytes.resize(to.begin + count * 2);
+      uint8_t *dst = out.file.bytes.data() + to.begin;
+      for (size_t i = 0; i < count; ++i) {
+        float value;
+        if (width == 4) {
+          std::memcpy(&value, data + 4 * i, 4);
+        } else {
+          uint16_t bits;
+          std::memcpy(&bits, data + 2 * i, 2);
+          value = f16ToFloat(bits);
+        }
+        const uint16_t narrow = floatToBf16(value);
+        std::memcpy(dst + 2 * i, &narrow, 2);
+      }
+      to.dtype = "BF16";
+      ++narrowed;
+      narrowedFrom = from.dtype;
     } else {
       out.file.bytes.insert(out.file.bytes.end(), data, data + bytes);
     }
@@ -246,6 +271,9 @@ MatchedInit matchInitTensors(const std::vector<const SafetensorsFile *> &shards,
   if (widened)
     out.summary += concat(", ", widened, " widened from ", widenedFrom,
                           " to F32");
+  if (narrowed)
+    out.summary += concat(", ", narrowed, " rounded from ", narrowedFrom,
+                          " to BF16");
   if (!unused.empty())
     out.summary += concat("; ", unused.size(), " tensor",
                           unused.size() == 1 ? "" : "s",

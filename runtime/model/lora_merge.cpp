@@ -4,6 +4,8 @@
 
 #include "base/error.h"
 
+#include "lmc/runtime/half.h"
+
 #include <cstring>
 #include <map>
 
@@ -21,8 +23,10 @@ bool isAdapter(const std::string &name) {
 }
 
 /// `weight` + `scaling` · B A into `out` (each [out, in], or [in, out] for
-/// a weight stored transposed); the products summed in double.
-void mergeInto(float *out, const float *weight, const float *a,
+/// a weight stored transposed), in the weight's type: f32, or bf16 (added
+/// in f32 and rounded to nearest even, as PEFT merges into a bf16 base);
+/// the products summed in double.
+void mergeInto(void *out, const void *weight, DType dtype, const float *a,
                const float *b, int64_t rows, int64_t rank, int64_t cols,
                bool outIn, double scaling) {
   for (int64_t o = 0; o < rows; ++o)
@@ -31,7 +35,14 @@ void mergeInto(float *out, const float *weight, const float *a,
       for (int64_t k = 0; k < rank; ++k)
         delta += double(b[o * rank + k]) * double(a[k * cols + i]);
       const int64_t at = outIn ? o * cols + i : i * rows + o;
-      out[at] = weight[at] + float(scaling * delta);
+      if (dtype == DType::BF16) {
+        const float w = bf16ToFloat(static_cast<const uint16_t *>(weight)[at]);
+        static_cast<uint16_t *>(out)[at] =
+            floatToBf16(w + float(scaling * delta));
+      } else {
+        static_cast<float *>(out)[at] =
+            static_cast<const float *>(weight)[at] + float(scaling * delta);
+      }
     }
 }
 
@@ -64,7 +75,7 @@ std::vector<TensorView> mergedModel(const Descriptor &desc, ModelState &state,
       const int64_t rows = spec->shape[w.outIn ? 0 : 1],
                     cols = spec->shape[w.outIn ? 1 : 0];
       merged.emplace_back(spec->byteSize());
-      mergeInto(merged.back().as<float>(), static_cast<const float *>(data),
+      mergeInto(merged.back().data(), data, spec->dtype,
                 current(w.module + ".lora_A.weight"),
                 current(w.module + ".lora_B.weight"), rows, lora.rank, cols,
                 w.outIn, lora.scaling());

@@ -431,7 +431,9 @@ void train(const Config &config, const CompiledModel &model,
                 config.saveHfDir.c_str());
   }
   if (!config.saveAdapterDir.empty() && isRoot) {
-    writePeftAdapter(config.saveAdapterDir, adapters, *desc.lora,
+    const LoraSpec &lora = *desc.lora;
+    writePeftAdapter(config.saveAdapterDir, adapters,
+                     {lora.rank, lora.alpha, lora.dropout, lora.rslora},
                      config.adapterStripPrefix.value_or(""));
     std::printf("saved the LoRA adapters to %s\n",
                 config.saveAdapterDir.c_str());

@@ -129,6 +129,12 @@ cl::opt<double> loraDropout(
     cl::desc("--lora's dropout on the adapters' input in training steps "
              "(default 0)"),
     cl::init(0.0), cl::cat(trainingCategory));
+cl::opt<std::string> basePrecision(
+    "base-precision",
+    cl::desc("f32 | bf16: with --lora, the type the frozen base is held in "
+             "(bf16: half its memory, widened to f32 for each product; "
+             "default f32)"),
+    cl::value_desc("type"), cl::init("f32"), cl::cat(trainingCategory));
 cl::opt<uint64_t> loraSeed(
     "lora-seed",
     cl::desc("seed of the adapters' initial A values (default 0; --init "
@@ -402,7 +408,8 @@ bool checkFlagCombinations(bool mlirInput,
   // Low-rank adapters.
   if (training.lora.targets.empty()) {
     for (llvm::StringRef flag :
-         {"lora-rank", "lora-alpha", "rslora", "lora-dropout", "lora-seed"})
+         {"lora-rank", "lora-alpha", "rslora", "lora-dropout", "lora-seed",
+          "base-precision"})
       if (given(flag))
         refuse(("--" + flag + " applies to --lora: pass --lora MODULES too")
                    .str());

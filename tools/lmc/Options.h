@@ -28,7 +28,7 @@ extern cl::opt<int64_t> ignoreIndex;
 extern cl::opt<double> lr, momentum, beta1, beta2, eps, weightDecay,
     clipGradNorm;
 extern cl::opt<std::string> freeze, train;
-extern cl::opt<std::string> lora;
+extern cl::opt<std::string> lora, basePrecision;
 extern cl::opt<int64_t> loraRank;
 extern cl::opt<double> loraAlpha, loraDropout;
 extern cl::opt<bool> rslora;

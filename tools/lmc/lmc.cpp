@@ -321,7 +321,8 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   training.clipGradNorm = clipGradNorm;
   training.freeze = freeze;
   training.train = train;
-  training.lora = {lora, loraRank, loraAlpha, rslora, loraDropout, loraSeed};
+  training.lora = {lora,        loraRank, loraAlpha,    rslora,
+                   loraDropout, loraSeed, basePrecision};
   training.precision = precision;
   training.keepF32 = keepF32;
   training.remat = remat;

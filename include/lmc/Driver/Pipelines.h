@@ -49,6 +49,7 @@ struct TrainingOptions {
     bool rslora = false;
     double dropout = 0.0;
     uint64_t seed = 0;
+    std::string basePrecision = "f32"; // f32 | bf16: the frozen base's type
   } lora;
   /// With a mesh, the --shard rules: fused projections a rule splits become
   /// one parameter per piece (lmc-split-fused-projections).

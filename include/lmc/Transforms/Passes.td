@@ -59,6 +59,14 @@ def LmcLora : Pass<"lmc-lora", "::mlir::ModuleOp"> {
     module its name, its weight's and the weight's layout (`out_in`,
     nn.Linear's, or `in_out`), what merging the adapters into the weights
     needs.
+
+    `base-precision=bf16` holds every frozen float tensor of two or more
+    dimensions in bf16 (its initial value rounded to nearest even): half
+    the memory of the base. Each reader gets its own `lmc.convert` to f32
+    right before it (a gather converts the rows it took), so the
+    computation is the f32 model's with the bf16-rounded base, and
+    lmc-autodiff recomputes the conversions the backward pass reads
+    instead of keeping them.
   }];
   let options = [
     Option<"targets", "targets", "std::string", /*default=*/"\"\"",
@@ -75,6 +83,9 @@ def LmcLora : Pass<"lmc-lora", "::mlir::ModuleOp"> {
            "seed of the A matrices' initial values">,
     Option<"train", "train", "std::string", /*default=*/"\"\"",
            "regex of other parameters that keep training">,
+    Option<"basePrecision", "base-precision", "std::string",
+           /*default=*/"\"f32\"",
+           "f32 | bf16: the type the frozen base is held in">,
   ];
   let dependentDialects = ["::lmc::LmcDialect"];
 }

@@ -225,6 +225,7 @@ MODELS = {
     "llama_sft": (llama, "sft", 2),
     "llama_lora": (llama, "sft", 2),
     "qwen2_lora": (qwen2, "tokens", 2),
+    "llama_lora_bf16": (llama, "sft", 2),
     "electra": (electra, "sequence", 4),
     "bert": (bert, "sequence", 4),
     "roberta": (roberta, "padded", 4),
@@ -239,7 +240,7 @@ SEQ = 8
 PAD_ID = 1
 # Models trained from another's export (same weights, other data).
 EXPORT_OF = {"llama_sft": "llama", "llama_lora": "llama",
-             "qwen2_lora": "qwen2"}
+             "qwen2_lora": "qwen2", "llama_lora_bf16": "llama"}
 # Models fine-tuned with PEFT's LoRA (peft.LoraConfig's arguments, dropout
 # 0): the trajectory of the adapters alone, from PEFT's initial values
 # (NAME-lora-init.safetensors; lmc's own A values come from another
@@ -249,7 +250,13 @@ LORA = {
                    "target_modules": ["q_proj", "v_proj"]},
     "qwen2_lora": {"r": 2, "lora_alpha": 4, "target_modules": "all-linear",
                    "use_rslora": True},
+    "llama_lora_bf16": {"r": 4, "lora_alpha": 8,
+                        "target_modules": ["q_proj", "v_proj"]},
 }
+# LoRA with the base held in bf16 (lmc --base-precision bf16): PEFT's steps
+# on the base rounded to bf16 (to nearest even, torch's .to) and computed
+# in float64 from there.
+BF16_BASE = {"llama_lora_bf16"}
 # Models with dropout: no trajectory (PyTorch's random draws are its own),
 # the loss of PyTorch's eval mode on the first batch instead.
 EVAL_ONLY = {"bert_dropout"}
@@ -403,6 +410,11 @@ def main():
         np.save(os.path.join(HERE, f"{name}-y.npy"), y)
         example = torch.from_numpy(x[:batch])
         base = os.path.join(HERE, name)
+        if name in BF16_BASE:
+            with torch.no_grad():
+                for p in model.parameters():
+                    if p.dim() >= 2:
+                        p.copy_(p.to(torch.bfloat16).to(p.dtype))
         if name in LORA:
             model, adapters = with_lora(model, name)
             save_adapters(base + "-lora-init.safetensors", model, adapters)

@@ -230,7 +230,7 @@ TEST(Descriptor, Lora) {
        "expected 'lora_weight <weight> <module> out_in|in_out'"},
       {replaceFirst(adapted, "lora_weight base l out_in",
                     "lora_weight W l out_in"),
-       "lora_weight 'W' is not a 2-D f32 frozen tensor"},
+       "lora_weight 'W' is not a 2-D f32 or bf16 frozen tensor"},
       // [4, 3] read as [in, out]: A must be [2, 4].
       {replaceFirst(adapted, "lora_weight base l out_in",
                     "lora_weight base l in_out"),
