@@ -2,7 +2,8 @@
 bench/lora_peft.sh).
 
 1. Qwen2ForCausalLM (CONFIG: small, or Qwen2.5-0.5B's configuration) with
-   perturbed random weights, float32; PEFT's LoraConfig(r, lora_alpha =
+   perturbed random weights, float32 (BASE_PRECISION=bf16: its matrices
+   rounded to bf16, which lmc then holds in bf16); PEFT's LoraConfig(r, lora_alpha =
    2 r, target_modules TARGETS, dropout 0) on it. PEFT's initial adapters
    are saved under the export's names for lmc's --init.
 2. lmc_export.export of the base model (logits behind a wrapper: the
@@ -54,6 +55,8 @@ class Logits(torch.nn.Module):
 
 
 def base_model(o):
+    """With --base-precision bf16 the matrices are rounded to bf16 (what lmc
+    holds), the model still float32: PEFT computes what lmc does."""
     from transformers import Qwen2Config, Qwen2ForCausalLM
     config = Qwen2Config(tie_word_embeddings=True, attention_dropout=0.0,
                          **CONFIGS[o.config])
@@ -62,6 +65,8 @@ def base_model(o):
     with torch.no_grad():
         for p in model.parameters():
             p.add_(0.02 * torch.randn_like(p))
+            if o.base_precision == "bf16" and p.dim() >= 2:
+                p.copy_(p.to(torch.bfloat16).to(p.dtype))
     return model
 
 
@@ -128,6 +133,7 @@ def main():
     parser.add_argument("--seq", type=int, default=64)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--base-precision", default="f32")
     parser.add_argument("--role", default="main")
     o = parser.parse_args()
     if o.role == "peft":
@@ -163,7 +169,8 @@ def main():
                     "--optimizer", "adamw", "--lr", str(LR),
                     "--weight-decay", str(WD), "--lora", o.targets,
                     "--lora-rank", str(o.rank), "--lora-alpha",
-                    str(2 * o.rank)], check=True)
+                    str(2 * o.rank), "--base-precision", o.base_precision],
+                   check=True)
     print(f"lmc compile: {time.time() - start:.0f} s")
     metrics = os.path.join(o.work, "lmc.jsonl")
     adapter = os.path.join(o.work, "lmc-adapter")
@@ -225,7 +232,8 @@ def main():
           f"PeftModel(base, --save-adapter): {merge_err:.2e} of their scale")
     cpu = next((line.split(":", 1)[1].strip() for line in
                 open("/proc/cpuinfo") if line.startswith("model name")), "?")
-    print(f"{o.config}, {o.targets}, r {o.rank}, batch {o.batch} x "
+    print(f"{o.config} (lmc's base in {o.base_precision}), {o.targets}, "
+          f"r {o.rank}, batch {o.batch} x "
           f"{o.seq}, {o.threads} thread(s), {cpu}, torch {torch.__version__}")
     print(f"step time (median after the first): lmc {lmc_ms:.1f} ms, PEFT "
           f"eager {peft['ms']:.1f} ms: {lmc_ms / peft['ms']:.2f}x")

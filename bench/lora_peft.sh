@@ -7,6 +7,7 @@
 #
 #   bash bench/lora_peft.sh                          # CONFIG=small
 #   CONFIG=qwen2.5-0.5b SEQ=256 THREADS=2 bash bench/lora_peft.sh
+#   BASE_PRECISION=bf16 ...                   # lmc --base-precision bf16
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CONFIG=${CONFIG:-small}
@@ -22,4 +23,5 @@ unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 "$PY" "$ROOT/bench/lora_peft.py" --config "$CONFIG" --work "$WORK" \
   --steps "${STEPS:-5}" --rank "${RANK:-8}" --seq "${SEQ:-64}" \
   --batch "${BATCH:-2}" --threads "${THREADS:-1}" \
+  --base-precision "${BASE_PRECISION:-f32}" \
   ${TARGETS:+--targets "$TARGETS"}

@@ -2,9 +2,9 @@
 //
 // What PEFT's `merge_and_unload()` leaves: every adapted weight W becomes
 // W + scaling · B A (transposed for a weight stored [in, out]), the
-// adapters are gone, and the rest of the model is as it is — a plain model
-// that `--save`, `--save-hf` and `--export-onnx` write with
-// `--merge-adapter`.
+// adapters are gone, and the rest of the model is as it is — a plain f32
+// model (a bf16 base widened) that `--save`, `--save-hf` and
+// `--export-onnx` write with `--merge-adapter`.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LMC_RUNTIME_LORA_MERGE_H

@@ -421,18 +421,21 @@ def main():
             losses, _ = trajectory(model, x, y, batch)
             save_adapters(base + f"-adamw{STEPS}.safetensors", model,
                           adapters)
-            # PEFT's merge_and_unload of the trained adapters, under the
-            # export's names.
-            merged = copy.deepcopy(model.m).float().merge_and_unload()
-            save_state(base + "-merged.safetensors",
-                       os.path.join(HERE, EXPORT_OF[name]) + ".onnx",
-                       {"m." + k: v for k, v in merged.state_dict().items()})
-            # What PEFT itself writes of the trained adapters (float32).
-            peft_dir = base + "-peft"
-            copy.deepcopy(model.m).float().save_pretrained(peft_dir)
-            for extra in set(os.listdir(peft_dir)) - {
-                    "adapter_config.json", "adapter_model.safetensors"}:
-                os.remove(os.path.join(peft_dir, extra))
+            # PEFT's own files of the trained adapters (not for a bf16 base,
+            # whose merge PEFT does in f32 here).
+            if name not in BF16_BASE:
+                # PEFT's merge_and_unload of the trained adapters, under the
+                # export's names.
+                merged = copy.deepcopy(model.m).float().merge_and_unload()
+                save_state(base + "-merged.safetensors",
+                           os.path.join(HERE, EXPORT_OF[name]) + ".onnx",
+                           {"m." + k: v for k, v in merged.state_dict().items()})
+                # What PEFT itself writes of the trained adapters (float32).
+                peft_dir = base + "-peft"
+                copy.deepcopy(model.m).float().save_pretrained(peft_dir)
+                for extra in set(os.listdir(peft_dir)) - {
+                        "adapter_config.json", "adapter_model.safetensors"}:
+                    os.remove(os.path.join(peft_dir, extra))
             print(f"  losses {losses}")
             refs[name] = {"batch": batch, "input": "x",
                           "export_of": EXPORT_OF[name], "lora": LORA[name],
