@@ -20,6 +20,9 @@
   compare.py dropped METRICS.jsonl [--rtol R]
       the first training loss differs from the last eval loss by more than
       R relative: the step dropped something its evaluation keeps.
+  compare.py eval-is-loss METRICS.jsonl OTHER.jsonl [--rtol R]
+      the last eval loss of METRICS equals the first training loss of
+      OTHER (a run without what evaluation leaves out).
   compare.py loss-falls METRICS.jsonl FACTOR
       the last logged loss is below FACTOR times the first.
   compare.py smaller-step-memory INFO OTHER_INFO
@@ -150,6 +153,13 @@ def main():
         if abs(train - evaluated) <= o.rtol * abs(evaluated):
             fail(f"training loss {train} equals the eval loss {evaluated}")
         print(f"training loss {train}, eval loss {evaluated}")
+    elif o.mode == "eval-is-loss":
+        rows = [json.loads(line) for line in open(o.args[0]) if line.strip()]
+        evaluated = [r["eval_loss"] for r in rows if "eval_loss" in r][-1]
+        train = read_metrics(o.args[1])[0]["loss"]
+        if abs(train - evaluated) > o.rtol * abs(train):
+            fail(f"eval loss {evaluated} vs the training loss {train}")
+        print(f"eval loss {evaluated} matches the training loss {train}")
     elif o.mode == "loss-value":
         got = read_metrics(o.args[0])[0]["loss"]
         want = float(o.args[1])
