@@ -127,8 +127,10 @@ HfCheckpoint readHfCheckpoint(const std::string &path) {
       return readSingle((dir / kHfWeightsName).string());
     if (fs::exists(dir / kHfIndexName))
       return readIndexed((dir / kHfIndexName).string());
-    throw Error(concat(path, ": a directory without ", kHfWeightsName,
-                       " or ", kHfIndexName,
+    if (fs::exists(dir / kPeftWeightsName))
+      return readSingle((dir / kPeftWeightsName).string());
+    throw Error(concat(path, ": a directory without ", kHfWeightsName, ", ",
+                       kHfIndexName, " or ", kPeftWeightsName,
                        " (what save_pretrained writes)"));
   }
   const std::string name = fs::path(path).filename().string();

@@ -22,6 +22,8 @@ namespace lmc::rt {
 
 inline constexpr const char *kHfWeightsName = "model.safetensors";
 inline constexpr const char *kHfIndexName = "model.safetensors.index.json";
+/// What PeftModel.save_pretrained writes (LoRA adapters).
+inline constexpr const char *kPeftWeightsName = "adapter_model.safetensors";
 /// save_pretrained's default max_shard_size, "5GB" (decimal).
 inline constexpr uint64_t kHfDefaultShardBytes = 5'000'000'000;
 

@@ -22,6 +22,24 @@ bool endsWithComponents(const std::string &name, const std::string &suffix) {
          name[name.size() - suffix.size() - 1] == '.';
 }
 
+/// A file's tensor name without the prefix PEFT gives the adapters it saves
+/// (`base_model.model.<the base model's module>.lora_A.weight`), which no
+/// export has.
+std::string withoutPeftPrefix(const std::string &name) {
+  static const std::string prefix = "base_model.model.";
+  return name.compare(0, prefix.size(), prefix) == 0
+             ? name.substr(prefix.size())
+             : name;
+}
+
+/// Whether a file tensor named `have` matches the model's `want` by a name
+/// suffix, either way (`have` without PEFT's prefix).
+bool suffixMatches(const std::string &have, const std::string &want) {
+  const std::string bare = withoutPeftPrefix(have);
+  return endsWithComponents(have, want) || endsWithComponents(want, have) ||
+         (bare != have && (bare == want || endsWithComponents(want, bare)));
+}
+
 /// "'a', 'b' and 3 more" (`quote`), or the items as they are, "; "-joined.
 /// The input embeddings a tied head shares, as Hugging Face names them
 /// (GPT-2, Llama/Mistral, BERT-style, GPT-NeoX, T5).
@@ -42,8 +60,7 @@ std::string listOf(const std::vector<std::string> &items, size_t most,
 
 /// Whether a file tensor named `have` can serve the model's `want`.
 bool canServe(const std::string &have, const std::string &want) {
-  if (have == want || endsWithComponents(have, want) ||
-      endsWithComponents(want, have))
+  if (have == want || suffixMatches(have, want))
     return true;
   if (want != "lm_head.weight" && !endsWithComponents(want, "lm_head.weight"))
     return false;
@@ -114,8 +131,7 @@ MatchedInit matchInitTensors(const std::vector<const SafetensorsFile *> &shards,
     std::vector<size_t> candidates;
     for (size_t t = 0; t < tensors.size(); ++t) {
       const std::string &have = tensors[t]->name;
-      if (!takenExactly[t] &&
-          (endsWithComponents(have, want) || endsWithComponents(want, have)))
+      if (!takenExactly[t] && suffixMatches(have, want))
         candidates.push_back(t);
     }
     if (candidates.empty()) {

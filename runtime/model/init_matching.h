@@ -10,7 +10,9 @@
 //   1. by its exact name, else
 //   2. by the one file tensor of which it is a suffix at a `.` boundary, or
 //      that is such a suffix of it (`h.0.ln_1.weight` ~
-//      `transformer.h.0.ln_1.weight`);
+//      `transformer.h.0.ln_1.weight`), a PEFT adapter's name also without
+//      PEFT's `base_model.model.` (`m.model.layers.0.q_proj.lora_A.weight`
+//      ~ `base_model.model.model.layers.0.q_proj.lora_A.weight`);
 //
 // a file tensor serves one parameter at most. A head that save_pretrained
 // left out because it is tied to the input embedding (`lm_head.weight`

@@ -79,10 +79,22 @@ TEST(HfCheckpoint, ReadsOneFileAndItsDirectory) {
   EXPECT_TRUE(hasHfConfig(dir));
 }
 
+TEST(HfCheckpoint, ReadsAPeftAdapterDirectory) {
+  std::string dir = tempDir();
+  writeSafetensorsFile(dir + "/" + kPeftWeightsName, threeTensors(), {});
+  HfCheckpoint adapters = readHfCheckpoint(dir);
+  ASSERT_EQ(adapters.shards.size(), 1u);
+  EXPECT_EQ(adapters.shards[0].tensors.size(), 3u);
+  // A model's weights come first where both are.
+  writeSafetensorsFile(dir + "/" + kHfWeightsName, {threeTensors()[0]}, {});
+  EXPECT_EQ(readHfCheckpoint(dir).shards[0].tensors.size(), 1u);
+}
+
 TEST(HfCheckpoint, RejectsMalformedIndexes) {
   EXPECT_ERROR_CONTAINS(readHfCheckpoint(tempDir()),
-                        "a directory without model.safetensors or "
-                        "model.safetensors.index.json");
+                        "a directory without model.safetensors, "
+                        "model.safetensors.index.json or "
+                        "adapter_model.safetensors");
   EXPECT_ERROR_CONTAINS(readHfCheckpoint(shardedCheckpoint("[1, 2]")),
                         "expected an object with a \"weight_map\" object");
   EXPECT_ERROR_CONTAINS(readHfCheckpoint(shardedCheckpoint("{\"weight_map\"")),

@@ -67,6 +67,36 @@ TEST(InitMatching, HuggingFaceNamesAndBf16) {
             "tensor of the file unused: 'lm_head.weight'");
 }
 
+TEST(InitMatching, PeftAdaptersAndABf16Base) {
+  // PEFT saves adapters as base_model.model.<module>...: an export of a
+  // wrapper (`m.`) matches them without that prefix.
+  SafetensorsFile adapters = fileOf({
+      {"base_model.model.model.q_proj.lora_A.weight", "BF16", {1}, {0x3f80}},
+  });
+  TensorSpec a = param("m.model.q_proj.lora_A.weight", {1});
+  MatchedInit m = matchInitTensors(adapters, {&a}, "adapter");
+  ASSERT_EQ(m.file.tensors.size(), 1u);
+  EXPECT_EQ(m.file.tensors[0].name, "m.model.q_proj.lora_A.weight");
+  EXPECT_EQ(floatsOf(m, 0), (std::vector<float>{1.0f}));
+  EXPECT_EQ(countMatchable({&adapters}, {&a}), 1u);
+  // A bf16 tensor (--base-precision bf16) from F16 values is rounded to
+  // nearest even: f16 0x3c01 = 1 + 2^-10 is 1 in bf16; -2 stays.
+  SafetensorsFile base = fileOf({{"q.weight", "F16", {2}, {0x3c01, 0xc000}}});
+  TensorSpec w = param("q.weight", {2});
+  w.dtype = DType::BF16;
+  MatchedInit rounded = matchInitTensors(base, {&w}, "base");
+  EXPECT_EQ(rounded.file.tensors[0].dtype, "BF16");
+  uint16_t bits[2];
+  std::memcpy(bits, rounded.file.data(rounded.file.tensors[0]), sizeof bits);
+  EXPECT_EQ(bits[0], 0x3f80);
+  EXPECT_EQ(bits[1], 0xc000);
+  EXPECT_NE(rounded.summary.find("1 rounded from F16 to BF16"),
+            std::string::npos)
+      << rounded.summary;
+  // Nothing of the base's in the adapter file.
+  EXPECT_EQ(countMatchable({&adapters}, {&w}), 0u);
+}
+
 TEST(InitMatching, WrapperPrefixExactFirstAndF16) {
   // The export of a wrapper module: `m.` before HF's own names. An exact
   // name wins over a suffix match.
