@@ -40,8 +40,9 @@ std::string adapterConfig(const PeftLoraConfig &lora,
                 shortest(lora.alpha), ",\n  \"lora_dropout\": ",
                 shortest(lora.dropout), ",\n  \"use_rslora\": ",
                 lora.rslora ? "true" : "false", ",\n");
-  out += "  \"bias\": \"none\",\n  \"fan_in_fan_out\": false,\n"
-         "  \"init_lora_weights\": true,\n  \"modules_to_save\": null,\n"
+  out += concat("  \"bias\": \"none\",\n  \"fan_in_fan_out\": ",
+                lora.fanInFanOut ? "true" : "false", ",\n");
+  out += "  \"init_lora_weights\": true,\n  \"modules_to_save\": null,\n"
          "  \"target_modules\": [";
   for (size_t i = 0; i < modules.size(); ++i) {
     out += i ? ", " : "";

@@ -23,6 +23,9 @@ struct PeftLoraConfig {
   int64_t rank = 0;
   double alpha = 0, dropout = 0;
   bool rslora = false;
+  /// The adapted weights are stored [in, out] (GPT-2's Conv1D), which PEFT
+  /// must know to merge them.
+  bool fanInFanOut = false;
 };
 
 /// Writes the adapters among `params` (names ending in .lora_A.weight or

@@ -432,8 +432,18 @@ void train(const Config &config, const CompiledModel &model,
   }
   if (!config.saveAdapterDir.empty() && isRoot) {
     const LoraSpec &lora = *desc.lora;
+    // PEFT's fan_in_fan_out is one flag for all: the weights' layout, the
+    // same for every adapted weight (a dynamo export keeps PyTorch's).
+    const bool fanInFanOut = !lora.weights.front().outIn;
+    for (const LoraSpec::Weight &w : lora.weights)
+      LMC_CHECK(w.outIn != fanInFanOut, "--save-adapter: '", w.name,
+                "' is stored ", w.outIn ? "[out, in]" : "[in, out]",
+                " and '", lora.weights.front().name, "' the other way; "
+                "PEFT's adapter_config.json has one fan_in_fan_out for all: "
+                "adapt the weights of one layout only");
     writePeftAdapter(config.saveAdapterDir, adapters,
-                     {lora.rank, lora.alpha, lora.dropout, lora.rslora},
+                     {lora.rank, lora.alpha, lora.dropout, lora.rslora,
+                      fanInFanOut},
                      config.adapterStripPrefix.value_or(""));
     std::printf("saved the LoRA adapters to %s\n",
                 config.saveAdapterDir.c_str());
