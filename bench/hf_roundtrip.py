@@ -26,27 +26,9 @@ import time
 import numpy as np
 import torch
 
-CONFIGS = {
-    "small": dict(vocab_size=256, hidden_size=64, intermediate_size=128,
-                  num_hidden_layers=2, num_attention_heads=4,
-                  num_key_value_heads=2, max_position_embeddings=128),
-    # Qwen2.5-0.5B's configuration (its config.json), random weights.
-    "qwen2.5-0.5b": dict(vocab_size=151936, hidden_size=896,
-                         intermediate_size=4864, num_hidden_layers=24,
-                         num_attention_heads=14, num_key_value_heads=2,
-                         max_position_embeddings=32768, rope_theta=1e6,
-                         rms_norm_eps=1e-6),
-}
+from qwen2_models import Logits, qwen2
+
 BATCH, SEQ, LR, WD = 2, 32, 1e-4, 0.01
-
-
-class Logits(torch.nn.Module):
-    def __init__(self, model):
-        super().__init__()
-        self.m = model
-
-    def forward(self, x):
-        return self.m(x).logits
 
 
 def main():
@@ -57,19 +39,14 @@ def main():
     parser.add_argument("--shard", type=int, default=None,
                         help="bytes per shard, in and out")
     o = parser.parse_args()
-    from transformers import Qwen2Config, Qwen2ForCausalLM
+    from transformers import Qwen2ForCausalLM
     import lmc_export
 
     shard = o.shard or (100_000 if o.config == "small" else 200_000_000)
     source = os.path.join(o.work, "source")
     out = os.path.join(o.work, "trained")
-    config = Qwen2Config(tie_word_embeddings=True, attention_dropout=0.0,
-                         **CONFIGS[o.config])
-    torch.manual_seed(0)
-    model = Qwen2ForCausalLM(config)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(0.02 * torch.randn_like(p))
+    model = qwen2(o.config)
+    config = model.config
     model.to(torch.bfloat16).save_pretrained(source, max_shard_size=shard)
     shards = [f for f in os.listdir(source) if f.endswith(".safetensors")]
     print(f"source: {len(shards)} bf16 shards of at most {shard} bytes")

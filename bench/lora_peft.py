@@ -32,42 +32,15 @@ import time
 import numpy as np
 import torch
 
-CONFIGS = {
-    "small": dict(vocab_size=256, hidden_size=64, intermediate_size=128,
-                  num_hidden_layers=2, num_attention_heads=4,
-                  num_key_value_heads=2, max_position_embeddings=128),
-    "qwen2.5-0.5b": dict(vocab_size=151936, hidden_size=896,
-                         intermediate_size=4864, num_hidden_layers=24,
-                         num_attention_heads=14, num_key_value_heads=2,
-                         max_position_embeddings=32768, rope_theta=1e6,
-                         rms_norm_eps=1e-6),
-}
+from qwen2_models import CONFIGS, Logits, qwen2
+
 LR, WD = 1e-4, 0.01
-
-
-class Logits(torch.nn.Module):
-    def __init__(self, model):
-        super().__init__()
-        self.m = model
-
-    def forward(self, x):
-        return self.m(x).logits
 
 
 def base_model(o):
     """With --base-precision bf16 the matrices are rounded to bf16 (what lmc
     holds), the model still float32: PEFT computes what lmc does."""
-    from transformers import Qwen2Config, Qwen2ForCausalLM
-    config = Qwen2Config(tie_word_embeddings=True, attention_dropout=0.0,
-                         **CONFIGS[o.config])
-    torch.manual_seed(0)
-    model = Qwen2ForCausalLM(config)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(0.02 * torch.randn_like(p))
-            if o.base_precision == "bf16" and p.dim() >= 2:
-                p.copy_(p.to(torch.bfloat16).to(p.dtype))
-    return model
+    return qwen2(o.config, bf16_matrices=o.base_precision == "bf16")
 
 
 def lora_config(o):

@@ -11,6 +11,7 @@
 #include "lmc/Dialect/Lmc/IR/LmcBuilders.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 #include "lmc/Transforms/Attributes.h"
+#include "lmc/Support/SplitMix64.h"
 #include "lmc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -123,20 +124,6 @@ struct Target {
       return glob->match(module);
     return module == text || module.ends_with("." + text);
   }
-};
-
-/// splitmix64 (the generator lmc.random_uniform uses): the same stream on
-/// every machine and standard library.
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [0, 1) with 24 random bits.
-  float uniform() { return float(next() >> 40) * 0x1p-24f; }
 };
 
 /// f32 bits to bf16, rounded to nearest even (a NaN: the quiet NaN with its
@@ -413,7 +400,7 @@ struct LoraRewrite {
     float bound = 1.0f / std::sqrt(float(in));
     SmallVector<float> aValues(rank * in);
     for (float &v : aValues)
-      v = (2.0f * random.uniform() - 1.0f) * bound;
+      v = float((2.0 * random.uniform() - 1.0) * double(bound));
     SmallVector<float> bValues(out * rank, 0.0f);
     auto paramAttrs = [&](StringRef suffix, DenseElementsAttr init) {
       return b.getDictionaryAttr(

@@ -3,12 +3,15 @@
 // `param w: f32[out, in] = kaiming_uniform(a = 2.2360679)` fills lmc.init
 // at compile time. Every parameter draws from its own stream, seeded by the
 // global seed and a hash of its full name, so adding a parameter never
-// changes the others, and the generator (splitmix64, Box-Muller) is written
-// out here so that the values do not depend on the C++ library.
+// changes the others, and the generator (splitmix64, lmc/Support, and
+// Box-Muller) is written out so that the values do not depend on the C++
+// library.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Emitter.h"
+
+#include "lmc/Support/SplitMix64.h"
 
 #include <cmath>
 
@@ -26,16 +29,10 @@ public:
       hash ^= uint8_t(c);
       hash *= 0x100000001b3ull;
     }
-    state = seed ^ hash;
-  }
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    mix.state = seed ^ hash;
   }
   /// Uniform in [0, 1).
-  double uniform() { return double(next() >> 11) * 0x1.0p-53; }
+  double uniform() { return mix.uniform(); }
   double normal() {
     if (spare) {
       double z = *spare;
@@ -50,7 +47,7 @@ public:
   }
 
 private:
-  uint64_t state;
+  SplitMix64 mix;
   std::optional<double> spare;
 };
 

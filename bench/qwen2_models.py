@@ -1,0 +1,45 @@
+"""The Qwen2-style models bench/hf_roundtrip.py and bench/lora_peft.py
+build: transformers' Qwen2ForCausalLM (head tied to the embedding) at a
+small size or Qwen2.5-0.5B's configuration, random weights perturbed so
+that no two tensors are equal, and the wrapper lmc exports (the logits).
+"""
+import torch
+
+CONFIGS = {
+    "small": dict(vocab_size=256, hidden_size=64, intermediate_size=128,
+                  num_hidden_layers=2, num_attention_heads=4,
+                  num_key_value_heads=2, max_position_embeddings=128),
+    # Qwen2.5-0.5B's configuration (its config.json), random weights.
+    "qwen2.5-0.5b": dict(vocab_size=151936, hidden_size=896,
+                         intermediate_size=4864, num_hidden_layers=24,
+                         num_attention_heads=14, num_key_value_heads=2,
+                         max_position_embeddings=32768, rope_theta=1e6,
+                         rms_norm_eps=1e-6),
+}
+
+
+class Logits(torch.nn.Module):
+    """What lmc trains: the logits of the model (names `m.` + HF's)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.m = model
+
+    def forward(self, x):
+        return self.m(x).logits
+
+
+def qwen2(name, bf16_matrices=False):
+    """The model of CONFIGS[name], seed 0; with `bf16_matrices` its 2-D
+    weights rounded to bf16 (the model stays float32)."""
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+    config = Qwen2Config(tie_word_embeddings=True, attention_dropout=0.0,
+                         **CONFIGS[name])
+    torch.manual_seed(0)
+    model = Qwen2ForCausalLM(config)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(0.02 * torch.randn_like(p))
+            if bf16_matrices and p.dim() >= 2:
+                p.copy_(p.to(torch.bfloat16).to(p.dtype))
+    return model
