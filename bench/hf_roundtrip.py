@@ -26,7 +26,7 @@ import time
 import numpy as np
 import torch
 
-from qwen2_models import Logits, qwen2
+from hf_models import Logits, hf_model
 
 BATCH, SEQ, LR, WD = 2, 32, 1e-4, 0.01
 
@@ -45,7 +45,7 @@ def main():
     shard = o.shard or (100_000 if o.config == "small" else 200_000_000)
     source = os.path.join(o.work, "source")
     out = os.path.join(o.work, "trained")
-    model = qwen2(o.config)
+    model = hf_model(o.config)
     config = model.config
     model.to(torch.bfloat16).save_pretrained(source, max_shard_size=shard)
     shards = [f for f in os.listdir(source) if f.endswith(".safetensors")]

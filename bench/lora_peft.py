@@ -32,7 +32,7 @@ import time
 import numpy as np
 import torch
 
-from qwen2_models import CONFIGS, Logits, qwen2
+from hf_models import CONFIGS, Logits, hf_model
 
 LR, WD = 1e-4, 0.01
 
@@ -40,14 +40,16 @@ LR, WD = 1e-4, 0.01
 def base_model(o):
     """With --base-precision bf16 the matrices are rounded to bf16 (what lmc
     holds), the model still float32: PEFT computes what lmc does."""
-    return qwen2(o.config, bf16_matrices=o.base_precision == "bf16")
+    return hf_model(o.config, bf16_matrices=o.base_precision == "bf16")
 
 
 def lora_config(o):
     from peft import LoraConfig
     targets = o.targets if o.targets == "all-linear" else o.targets.split(",")
+    # GPT-2's Conv1D weights are stored [in, out].
     return LoraConfig(r=o.rank, lora_alpha=2 * o.rank, lora_dropout=0.0,
-                      target_modules=targets)
+                      target_modules=targets,
+                      fan_in_fan_out=o.config.startswith("gpt2"))
 
 
 def batches(o):
@@ -99,7 +101,9 @@ def run_peak_rss(command):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--config", default="small")
-    parser.add_argument("--targets", default="q_proj,k_proj,v_proj,o_proj")
+    parser.add_argument("--targets", default=None,
+                        help="default: q/k/v/o_proj (Qwen2), c_attn,c_proj "
+                             "(GPT-2)")
     parser.add_argument("--rank", type=int, default=8)
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--batch", type=int, default=2)
@@ -109,6 +113,9 @@ def main():
     parser.add_argument("--base-precision", default="f32")
     parser.add_argument("--role", default="main")
     o = parser.parse_args()
+    if o.targets is None:
+        o.targets = ("c_attn,c_proj" if o.config.startswith("gpt2")
+                     else "q_proj,k_proj,v_proj,o_proj")
     if o.role == "peft":
         return peft_train(o)
     from peft import PeftModel, get_peft_model

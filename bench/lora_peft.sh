@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# LoRA fine-tuning, lmc against Hugging Face PEFT on a Qwen2-style model
+# LoRA fine-tuning, lmc against Hugging Face PEFT on a Qwen2-style or GPT-2 model
 # (bench/lora_peft.py says what is compared): the same base weights,
 # initial adapters, batches and AdamW; losses to 1e-4, PEFT loading
 # lmc's --save-adapter directory to the logits of its own fine-tune, step
@@ -8,6 +8,7 @@
 #   bash bench/lora_peft.sh                          # CONFIG=small
 #   CONFIG=qwen2.5-0.5b SEQ=256 THREADS=2 bash bench/lora_peft.sh
 #   BASE_PRECISION=bf16 ...                   # lmc --base-precision bf16
+#   CONFIG=gpt2-124m SEQ=256 THREADS=2 ...    # GPT-2 (Conv1D: c_attn, c_proj)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CONFIG=${CONFIG:-small}

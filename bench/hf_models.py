@@ -1,11 +1,14 @@
-"""The Qwen2-style models bench/hf_roundtrip.py and bench/lora_peft.py
+"""The Hugging Face models bench/hf_roundtrip.py and bench/lora_peft.py
 build: transformers' Qwen2ForCausalLM (head tied to the embedding) at a
-small size or Qwen2.5-0.5B's configuration, random weights perturbed so
-that no two tensors are equal, and the wrapper lmc exports (the logits).
+small size or Qwen2.5-0.5B's configuration, or GPT2LMHeadModel at GPT-2
+124M's (dropout 0), random weights perturbed so that no two tensors are
+equal, and the wrapper lmc exports (the logits).
 """
 import torch
 
 CONFIGS = {
+    "gpt2-124m": dict(n_embd=768, n_layer=12, n_head=12, vocab_size=50257,
+                      n_positions=1024),
     "small": dict(vocab_size=256, hidden_size=64, intermediate_size=128,
                   num_hidden_layers=2, num_attention_heads=4,
                   num_key_value_heads=2, max_position_embeddings=128),
@@ -29,14 +32,19 @@ class Logits(torch.nn.Module):
         return self.m(x).logits
 
 
-def qwen2(name, bf16_matrices=False):
-    """The model of CONFIGS[name], seed 0; with `bf16_matrices` its 2-D
-    weights rounded to bf16 (the model stays float32)."""
-    from transformers import Qwen2Config, Qwen2ForCausalLM
-    config = Qwen2Config(tie_word_embeddings=True, attention_dropout=0.0,
-                         **CONFIGS[name])
+def hf_model(name, bf16_matrices=False):
+    """The model of CONFIGS[name] (a GPT-2 one for `gpt2-*`), seed 0; with
+    `bf16_matrices` its 2-D weights rounded to bf16 (the model stays
+    float32)."""
     torch.manual_seed(0)
-    model = Qwen2ForCausalLM(config)
+    if name.startswith("gpt2"):
+        from transformers import GPT2Config, GPT2LMHeadModel
+        model = GPT2LMHeadModel(GPT2Config(
+            resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, **CONFIGS[name]))
+    else:
+        from transformers import Qwen2Config, Qwen2ForCausalLM
+        model = Qwen2ForCausalLM(Qwen2Config(
+            tie_word_embeddings=True, attention_dropout=0.0, **CONFIGS[name]))
     with torch.no_grad():
         for p in model.parameters():
             p.add_(0.02 * torch.randn_like(p))
