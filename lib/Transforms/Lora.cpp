@@ -196,6 +196,7 @@ struct LoraRewrite {
   bool bf16Base = false;
   SmallVector<Target> parsedTargets;
   std::optional<llvm::Regex> trainRegex;
+  std::string train; // --train, for messages
   int64_t streams = 0;
 
   LogicalResult parseOptions(ModuleOp module, StringRef targets,
@@ -208,6 +209,7 @@ struct LoraRewrite {
       return module.emitError("--lora-dropout must be in [0, 1), not ")
              << dropout;
     if (!train.empty()) {
+      this->train = train.str();
       trainRegex = llvm::Regex(("^(" + train + ")$").str());
       std::string error;
       if (!trainRegex->isValid(error))
@@ -306,14 +308,25 @@ struct LoraRewrite {
     for (auto &entry : selected)
       adapted.insert(entry.first);
     Builder b(func.getContext());
+    bool trainMatched = false;
     for (BlockArgument arg : func.getArguments()) {
       unsigned i = arg.getArgNumber();
       if (!func.getArgAttr(i, attrs::kParam))
         continue;
-      if (!trainRegex || adapted.contains(i) ||
-          !trainRegex->match(paramName(func, i)))
+      bool trained = trainRegex && trainRegex->match(paramName(func, i));
+      if (trained && adapted.contains(i))
+        return func.emitError("--train matches '")
+               << paramName(func, i)
+               << "', which --lora adapts: its adapters train, the weight "
+                  "stays frozen; leave it out of --train";
+      trainMatched |= trained;
+      if (!trained)
         func.setArgAttr(i, attrs::kFrozen, b.getUnitAttr());
     }
+    if (trainRegex && !trainMatched)
+      return func.emitError("--train '")
+             << train << "' matches no parameter (whole names, e.g. '"
+             << paramName(func, candidates.weights.front().first) << "')";
 
     double scaling = rslora ? alpha / std::sqrt(double(rank)) : alpha / rank;
     SplitMix64 random{seed};

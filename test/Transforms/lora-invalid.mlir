@@ -6,6 +6,8 @@
 // RUN: not lmc-opt %s -split-input-file -lmc-lora="targets=[q" 2>&1 | FileCheck %s --check-prefix=GLOB
 // RUN: not lmc-opt %s -split-input-file -lmc-lora="targets=," 2>&1 | FileCheck %s --check-prefix=EMPTY
 // RUN: not lmc-opt %s -split-input-file -lmc-lora="targets=q_proj train=(" 2>&1 | FileCheck %s --check-prefix=TRAIN
+// RUN: not lmc-opt %s -split-input-file -lmc-lora="targets=q_proj train=l.q_proj.weight" 2>&1 | FileCheck %s --check-prefix=TRAINADAPTED
+// RUN: not lmc-opt %s -split-input-file -lmc-lora="targets=q_proj train=nothing" 2>&1 | FileCheck %s --check-prefix=TRAINNONE
 
 // RANK: error: --lora-rank must be at least 1, not 0
 // ALPHA: error: --lora-alpha must be positive, not -1
@@ -13,6 +15,8 @@
 // GLOB: error: invalid --lora glob '[q': invalid glob pattern, unmatched '['
 // EMPTY: error: --lora needs target modules, e.g. --lora q_proj,v_proj or --lora all-linear
 // TRAIN: error: invalid --train regex '(': parentheses not balanced
+// TRAINADAPTED: error: --train matches 'l.q_proj.weight', which --lora adapts: its adapters train, the weight stays frozen; leave it out of --train
+// TRAINNONE: error: --train 'nothing' matches no parameter (whole names, e.g. 'l.q_proj.weight')
 
 // A target that matches nothing names the matmul weights there are.
 // expected-error @+1 {{--lora target 'k_proj' matches no matmul weight; the model's: 'l.q_proj', 'head'}}
