@@ -138,7 +138,8 @@ def main():
             if v.requires_grad}
     init_path = os.path.join(o.work, "adapters-init.safetensors")
     safetensors.torch.save_file(init, init_path)
-    onnx_path = os.path.join(o.work, "model.onnx")
+    # The export (minutes at 0.5 B) is kept for the next run of this shape.
+    onnx_path = os.path.join(o.work, f"model-{o.batch}x{o.seq}.onnx")
     if not os.path.exists(onnx_path):
         lmc_export.export(Logits(base_model(o)), (torch.from_numpy(
             x[:o.batch]),), onnx_path)
