@@ -4,8 +4,9 @@
 // the loss; a reverse sweep over their defining ops accumulates cotangents
 // through DifferentiableOpInterface (DESIGN.md §3; both in ReverseSweep.h,
 // which the ONNX importer's Gradient op shares). This pass adds the
-// parameter folding (--freeze/--train), buffer pass-through and the
-// optional loss-scale seed.
+// parameter folding (--freeze/--train), lmc-lora's frozen base kept as
+// arguments (its bf16 widenings recomputed for the backward pass), buffer
+// pass-through and the optional loss-scale seed.
 //
 //===----------------------------------------------------------------------===//
 

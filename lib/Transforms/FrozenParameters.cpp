@@ -6,7 +6,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
-
 #include <string>
 #include <tuple>
 

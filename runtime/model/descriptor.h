@@ -28,7 +28,8 @@ enum class Role {
   State,
   Buffer,
   /// A model tensor no step updates (lmc --lora's frozen base): one copy,
-  /// from the weights payload, in no file or checkpoint.
+  /// from the weights payload or a base checkpoint (--init), in no --save
+  /// file.
   Frozen,
   Input,
   Hyper,

@@ -5,8 +5,9 @@
 // "next" one; swap() makes the freshly written ones current. A param or
 // state the steps update in place (the descriptor's `inplace` lines) has
 // one block that is both. A frozen tensor (lmc --lora's base) has one
-// block, filled from the weights payload, and is in no file (views,
-// restore, --init): it is the compiled model's.
+// block, the weights payload's bytes where they lie unless --init or a
+// checkpoint replaced them; it is in no --save file, and in checkpoints
+// only once a file replaced it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LMC_RUNTIME_MODEL_STATE_H

@@ -222,8 +222,6 @@ void train(const Config &config, const CompiledModel &model,
   else // all cores, shared with the other local processes
     lmc_rt_set_threads(std::max(
         1, int(std::thread::hardware_concurrency()) / launch.localSize));
-  // A LoRA executable trains the adapters only; its base is constants in
-  // the code (lmc-lora froze it), which no file written here would hold.
   // A LoRA executable's files: the adapters (--save, --save-adapter), or
   // with --merge-adapter the merged model; the ONNX model and a Hugging
   // Face checkpoint have no place for adapters.
