@@ -250,6 +250,9 @@ TensorSpec parseTensorLine(const std::vector<std::string> &fields,
   spec.name = fields[3];
   std::optional<DType> dtype = parseDTypeName(fields[4]);
   LMC_CHECK(dtype, "unknown dtype '", fields[4], "'");
+  LMC_CHECK(*dtype != DType::BF16 || spec.role == Role::Frozen,
+            "dtype bf16 is only for frozen tensors, not ", fields[2], " '",
+            fields[3], "'");
   spec.dtype = *dtype;
   uint64_t rank = parseUnsigned(fields[5], "rank");
   LMC_CHECK(fields.size() == 6 + rank, "rank ", rank, " needs ", rank,

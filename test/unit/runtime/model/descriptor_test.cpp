@@ -264,6 +264,15 @@ TEST(Descriptor, Frozen) {
   EXPECT_EQ(d.frozen()[0]->name, "base");
   ASSERT_EQ(d.inits.size(), 3u); // params, then frozen
   EXPECT_EQ(d.inits[2].name, "base");
+  // bf16 (--base-precision bf16): 2 bytes a value.
+  std::string bf16 = replaceFirst(
+      replaceFirst(replaceFirst(text, "train arg frozen base f32",
+                                "train arg frozen base bf16"),
+                   "eval arg frozen base f32", "eval arg frozen base bf16"),
+      "init base 0 12", "init base 0 6");
+  Descriptor halves = parseDescriptor(bf16, 60);
+  EXPECT_EQ(halves.frozen()[0]->dtype, DType::BF16);
+  EXPECT_EQ(halves.frozen()[0]->byteSize(), 6u);
   const std::pair<std::string, const char *> cases[] = {
       {replaceFirst(text, "init base 0 12\n", ""), "missing init for frozen "
                                                    "'base'"},
@@ -276,6 +285,8 @@ TEST(Descriptor, Frozen) {
        "frozen 'b' has the name of a param or buffer"},
       {replaceFirst(text, "train arg frozen base f32 1 3\n", "") +
            "", "eval frozen 'base' is not a train frozen"},
+      {replaceFirst(text, "train arg param b f32 1 3", "train arg param b bf16 1 3"),
+       "dtype bf16 is only for frozen tensors, not param 'b'"},
   };
   for (const auto &[bad, message] : cases) {
     SCOPED_TRACE(bad);
