@@ -131,6 +131,20 @@ TEST(Descriptor, PrecisionActivationsAndSchedule) {
   EXPECT_FALSE(d.remat);
 }
 
+/// Each (line, message): kValid with `line` after its `flops` line is
+/// refused with `message`.
+template <size_t N>
+void expectErrorsAfterFlops(
+    const std::pair<const char *, const char *> (&cases)[N]) {
+  for (const auto &[line, message] : cases) {
+    SCOPED_TRACE(line);
+    EXPECT_ERROR_CONTAINS(
+        parseDescriptor(mutate("flops 1234", std::string("flops 1234\n") + line),
+                        60),
+        message);
+  }
+}
+
 TEST(Descriptor, Remat) {
   Descriptor d = parseDescriptor(
       mutate("flops 1234", "flops 1234\nactivations 4096\n"
@@ -158,13 +172,7 @@ TEST(Descriptor, Remat) {
       {"remat per-block:2x cuts 1 recomputed 2", "unknown remat policy"},
       {"remat selective:2 cuts 1 recomputed 2", "unknown remat policy"},
   };
-  for (const auto &[line, message] : cases) {
-    SCOPED_TRACE(line);
-    EXPECT_ERROR_CONTAINS(
-        parseDescriptor(mutate("flops 1234", std::string("flops 1234\n") + line),
-                        60),
-        message);
-  }
+  expectErrorsAfterFlops(cases);
 }
 
 TEST(Descriptor, Lora) {
@@ -189,13 +197,7 @@ TEST(Descriptor, Lora) {
       {"lora 8 8 1 plain", "lora dropout must be in [0, 1)"},
       {"lora 8 nan 0 plain", "invalid lora alpha 'nan'"},
   };
-  for (const auto &[line, message] : cases) {
-    SCOPED_TRACE(line);
-    EXPECT_ERROR_CONTAINS(
-        parseDescriptor(mutate("flops 1234", std::string("flops 1234\n") + line),
-                        60),
-        message);
-  }
+  expectErrorsAfterFlops(cases);
   // The weights the adapters are added to, checked against the params.
   std::string adapted = kValid;
   insertBefore(adapted, "train arg input x",

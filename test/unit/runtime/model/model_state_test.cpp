@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
 
 using namespace lmc::rt;
 
@@ -48,15 +49,21 @@ TEST(ModelState, InPlaceTensorsHaveOneBlock) {
   EXPECT_EQ(state.buffer(w, false), state.param(0).data());
 }
 
+/// A param `a` f32[1] at offset 0 and a frozen `base` f32[2] at
+/// `baseOffset` of the weights.
+std::string frozenModel(int baseOffset) {
+  return "lmc-model 1\nloss mse\noptimizer sgd\nhparam lr 0.1\nflops 0\n"
+         "train arg param a f32 1 1\n"
+         "train arg frozen base f32 1 2\n"
+         "train arg input x f32 1 2\n"
+         "train result param a f32 1 1\n"
+         "train result loss loss f32 0\n"
+         "init a 0 4\ninit base " +
+         std::to_string(baseOffset) + " 8\nend\n";
+}
+
 TEST(ModelState, FrozenTensorsHaveOneBlockAndNoFile) {
-  const char *desc = "lmc-model 1\nloss mse\noptimizer sgd\n"
-                     "hparam lr 0.1\nflops 0\n"
-                     "train arg param a f32 1 1\n"
-                     "train arg frozen base f32 1 2\n"
-                     "train arg input x f32 1 2\n"
-                     "train result param a f32 1 1\n"
-                     "train result loss loss f32 0\n"
-                     "init a 0 4\ninit base 4 8\nend\n";
+  const std::string desc = frozenModel(4);
   const unsigned char weights[12] = {0, 0, 128, 63,  // a = 1
                                      0, 0, 0,   64,  // base = 2,
                                      0, 0, 64,  64}; //        3
@@ -77,14 +84,7 @@ TEST(ModelState, FrozenTensorsHaveOneBlockAndNoFile) {
 }
 
 TEST(ModelState, FrozenTensorsAreReadWhereTheyLie) {
-  const char *desc = "lmc-model 1\nloss mse\noptimizer sgd\n"
-                     "hparam lr 0.1\nflops 0\n"
-                     "train arg param a f32 1 1\n"
-                     "train arg frozen base f32 1 2\n"
-                     "train arg input x f32 1 2\n"
-                     "train result param a f32 1 1\n"
-                     "train result loss loss f32 0\n"
-                     "init a 0 4\ninit base 64 8\nend\n";
+  const std::string desc = frozenModel(64);
   alignas(64) static unsigned char weights[72] = {0, 0, 128, 63}; // a = 1
   const float baseValues[2] = {2.0f, 3.0f};
   std::memcpy(weights + 64, baseValues, sizeof baseValues);
