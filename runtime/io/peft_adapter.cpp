@@ -54,6 +54,44 @@ std::string adapterConfig(const PeftLoraConfig &lora,
 
 } // namespace
 
+std::optional<PeftLoraConfig> readPeftLoraConfig(const std::string &directory) {
+  const fs::path path = fs::path(directory) / "adapter_config.json";
+  std::error_code error;
+  if (!fs::is_regular_file(path, error))
+    return std::nullopt;
+  const std::vector<uint8_t> bytes = readFile(path.string());
+  JsonValue config;
+  try {
+    config = parseJson(std::string_view(
+                           reinterpret_cast<const char *>(bytes.data()),
+                           bytes.size()),
+                       JsonSyntax::Full);
+  } catch (const Error &e) {
+    throw Error(concat(path.string(), ": ", e.what()));
+  }
+  auto field = [&](const char *key) -> const JsonValue * {
+    return config.isObject() ? config.find(key) : nullptr;
+  };
+  const JsonValue *type = field("peft_type"), *rank = field("r"),
+                  *alpha = field("lora_alpha");
+  LMC_CHECK(type && type->isString() && type->string == "LORA" && rank &&
+                rank->isInteger() && rank->integer > 0 && alpha &&
+                alpha->isNumeric(),
+            path.string(), ": not a LoRA adapter's config (expected "
+            "peft_type \"LORA\", a positive integer r and a number "
+            "lora_alpha)");
+  PeftLoraConfig lora;
+  lora.rank = rank->integer;
+  lora.alpha = alpha->numeric();
+  if (const JsonValue *rs = field("use_rslora"); rs && rs->isBool())
+    lora.rslora = rs->boolean;
+  if (const JsonValue *p = field("lora_dropout"); p && p->isNumeric())
+    lora.dropout = p->numeric();
+  if (const JsonValue *f = field("fan_in_fan_out"); f && f->isBool())
+    lora.fanInFanOut = f->boolean;
+  return lora;
+}
+
 void writePeftAdapter(const std::string &directory,
                       const std::vector<TensorView> &params,
                       const PeftLoraConfig &lora,

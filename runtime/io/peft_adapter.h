@@ -13,6 +13,7 @@
 
 #include "io/safetensors.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,12 @@ void writePeftAdapter(const std::string &directory,
                       const std::vector<TensorView> &params,
                       const PeftLoraConfig &lora,
                       const std::string &stripPrefix);
+
+/// The hyperparameters of `directory`/adapter_config.json (what
+/// PeftModel.save_pretrained wrote), or nothing when there is none. Throws
+/// Error naming the file when it is not a LoRA config (peft_type, r,
+/// lora_alpha).
+std::optional<PeftLoraConfig> readPeftLoraConfig(const std::string &directory);
 
 } // namespace lmc::rt
 

@@ -299,6 +299,23 @@ void train(const Config &config, const CompiledModel &model,
               "--save-hf copies the config.json of the --init checkpoint, "
               "and '", checkpoint.directory, "' has none: --init the "
               "save_pretrained directory");
+    // A PEFT adapter directory: its scaling must be the executable's (the
+    // shapes, the rank, are checked with the tensors).
+    if (desc.lora)
+      if (std::optional<PeftLoraConfig> adapter =
+              readPeftLoraConfig(checkpoint.directory)) {
+        const LoraSpec &lora = *desc.lora;
+        LMC_CHECK(adapter->rank == lora.rank &&
+                      adapter->alpha == lora.alpha &&
+                      adapter->rslora == lora.rslora,
+                  "--init ", config.initPath, ": the adapters are r ",
+                  adapter->rank, ", lora_alpha ", adapter->alpha,
+                  adapter->rslora ? ", rsLoRA" : "",
+                  "; this executable was compiled with --lora-rank ",
+                  lora.rank, " --lora-alpha ", lora.alpha,
+                  lora.rslora ? " --rslora" : "",
+                  ": compile with the adapter's");
+      }
     init = state.loadParams(checkpoint, config.initPath);
     initDirectory = checkpoint.directory;
     if (isRoot)

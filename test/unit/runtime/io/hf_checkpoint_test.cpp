@@ -1,6 +1,7 @@
 #include "io/hf_checkpoint.h"
 
 #include "io/file_io.h"
+#include "io/peft_adapter.h"
 
 #include "test_util.h"
 
@@ -88,6 +89,52 @@ TEST(HfCheckpoint, ReadsAPeftAdapterDirectory) {
   // A model's weights come first where both are.
   writeSafetensorsFile(dir + "/" + kHfWeightsName, {threeTensors()[0]}, {});
   EXPECT_EQ(readHfCheckpoint(dir).shards[0].tensors.size(), 1u);
+}
+
+TEST(PeftAdapter, ConfigRoundTripAndMalformed) {
+  std::string dir = tempDir();
+  EXPECT_FALSE(readPeftLoraConfig(dir)); // no adapter_config.json
+  std::vector<float> a(8, 0.5f), b(8, 0.25f);
+  writePeftAdapter(dir,
+                   {{"m.l.q_proj.lora_A.weight", DType::F32, {2, 4}, a.data()},
+                    {"m.l.q_proj.lora_B.weight", DType::F32, {4, 2}, b.data()}},
+                   {2, 4.0, 0.05, true, true}, "m.");
+  std::optional<PeftLoraConfig> config = readPeftLoraConfig(dir);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->rank, 2);
+  EXPECT_EQ(config->alpha, 4.0);
+  EXPECT_EQ(config->dropout, 0.05);
+  EXPECT_TRUE(config->rslora);
+  EXPECT_TRUE(config->fanInFanOut);
+  HfCheckpoint adapters = readHfCheckpoint(dir);
+  EXPECT_TRUE(adapters.shards[0].find("base_model.model.l.q_proj.lora_A.weight"));
+  const std::pair<const char *, const char *> bad[] = {
+      {"{\"peft_type\": \"LORA\", \"r\": 2", "invalid JSON"},
+      {"{\"peft_type\": \"IA3\", \"r\": 2, \"lora_alpha\": 4}",
+       "not a LoRA adapter's config"},
+      {"{\"peft_type\": \"LORA\", \"lora_alpha\": 4}",
+       "not a LoRA adapter's config"},
+      {"{\"peft_type\": \"LORA\", \"r\": 2.5, \"lora_alpha\": 4}",
+       "not a LoRA adapter's config"},
+      {"[1]", "not a LoRA adapter's config"},
+  };
+  for (const auto &[text, message] : bad) {
+    SCOPED_TRACE(text);
+    writeText(fs::path(dir) / "adapter_config.json", text);
+    EXPECT_ERROR_CONTAINS(readPeftLoraConfig(dir), message);
+  }
+  // An adapter of another module than its pair, or a trained tensor that
+  // is no adapter, cannot be written.
+  EXPECT_ERROR_CONTAINS(
+      writePeftAdapter(dir, {{"m.l.q_proj.weight", DType::F32, {2, 4},
+                              a.data()}},
+                       {2, 4.0, 0, false, false}, "m."),
+      "trains beside the adapters");
+  EXPECT_ERROR_CONTAINS(
+      writePeftAdapter(dir, {{"m.l.q_proj.lora_A.weight", DType::F32, {2, 4},
+                              a.data()}},
+                       {2, 4.0, 0, false, false}, "m."),
+      "module 'l.q_proj' has only one of lora_A and lora_B");
 }
 
 TEST(HfCheckpoint, RejectsMalformedIndexes) {
