@@ -102,7 +102,7 @@ cl::opt<std::string> freeze(
 cl::opt<std::string> train(
     "train",
     cl::desc("train only parameters whose whole name matches (default: "
-             "all)"),
+             "all; with --lora: those that train beside the adapters)"),
     cl::value_desc("regex"), cl::init(""), cl::cat(trainingCategory));
 
 cl::opt<std::string> lora(
