@@ -51,3 +51,16 @@ def hf_model(name, bf16_matrices=False):
             if bf16_matrices and p.dim() >= 2:
                 p.copy_(p.to(torch.bfloat16).to(p.dtype))
     return model
+
+
+def train_step(model, opt, xb, yb):
+    """One step of PyTorch's own fine-tuning: the causal LM's cross-entropy
+    of the logits against the (already shifted) labels, then `opt`'s
+    update; the loss."""
+    logits = model(xb).logits
+    loss = torch.nn.functional.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]), yb.reshape(-1))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss.item()

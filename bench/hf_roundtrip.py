@@ -26,7 +26,7 @@ import time
 import numpy as np
 import torch
 
-from hf_models import Logits, hf_model
+from hf_models import Logits, hf_model, train_step
 
 BATCH, SEQ, LR, WD = 2, 32, 1e-4, 0.01
 
@@ -90,13 +90,7 @@ def main():
     for step in range(o.steps):
         xb = torch.from_numpy(x[step * BATCH:(step + 1) * BATCH])
         yb = torch.from_numpy(y[step * BATCH:(step + 1) * BATCH])
-        logits = reference(xb).logits
-        loss = torch.nn.functional.cross_entropy(
-            logits.reshape(-1, logits.shape[-1]), yb.reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        torch_losses.append(loss.item())
+        torch_losses.append(train_step(reference, opt, xb, yb))
     for step, (got, want) in enumerate(zip(lmc_losses, torch_losses)):
         print(f"step {step + 1}: loss lmc {got:.7f}, PyTorch {want:.7f}")
     loss_err = max(abs(g - w) / abs(w) for g, w in zip(lmc_losses,

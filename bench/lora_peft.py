@@ -32,7 +32,7 @@ import time
 import numpy as np
 import torch
 
-from hf_models import CONFIGS, Logits, hf_model
+from hf_models import CONFIGS, Logits, hf_model, train_step
 
 LR, WD = 1e-4, 0.01
 
@@ -71,14 +71,8 @@ def peft_train(o):
     losses, ms = [], []
     for xb, yb in batches(o):
         start = time.perf_counter()
-        logits = model(xb).logits
-        loss = torch.nn.functional.cross_entropy(
-            logits.reshape(-1, logits.shape[-1]), yb.reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        losses.append(train_step(model, opt, xb, yb))
         ms.append((time.perf_counter() - start) * 1e3)
-        losses.append(loss.item())
     model.save_pretrained(os.path.join(o.work, "peft-adapter"))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"losses": losses, "ms": statistics.median(ms[1:]),
