@@ -70,68 +70,55 @@ LogicalResult describeEntryPoint(llvm::raw_ostream &os, func::FuncOp func) {
   return success();
 }
 
-/// What attention's separate ops count (so that model FLOPs, and MFU, do
-/// not change with lmc-fuse-attention, nor with the keys a mask skips):
-/// the two products' multiply-adds twice, the scale, mask and softmax one
-/// per score; for the gradient, four products and the softmax's five
-/// elementwise ops per score.
+/// Attention's two products, QK^T and PV (2 FLOPs per multiply-add), over
+/// every score whether the mask keeps it or not, as PaLM's and llm.c's
+/// 12·L·T·d per token counts them; its gradient, four products.
 uint64_t attentionFlops(Value q, Value v, bool gradient) {
   auto qType = cast<RankedTensorType>(q.getType());
   auto vType = cast<RankedTensorType>(v.getType());
   uint64_t scores = uint64_t(qType.getNumElements() / qType.getShape().back()) *
                     uint64_t(vType.getShape()[vType.getRank() - 2]);
   uint64_t d = qType.getShape().back(), dv = vType.getShape().back();
-  return gradient ? scores * (4 * d + 4 * dv + 5)
-                  : scores * (2 * d + 2 * dv + 3);
+  return (gradient ? 2 : 1) * scores * (2 * d + 2 * dv);
 }
 
-/// What a layer normalization's separate ops count (so that model FLOPs do
-/// not change with lmc-fuse-layer-norm): per element the decomposition's
-/// nine elementwise ops and broadcasts, per row its seven row ops; its
-/// gradient eleven and eleven (the benchmark's 4-layer GPT: the fused and
-/// the unfused step's counts 4.6 kFLOP apart in 21.6 GFLOP).
-uint64_t layerNormFlops(Value x, bool gradient) {
-  auto type = cast<RankedTensorType>(x.getType());
-  uint64_t elements = uint64_t(type.getNumElements()),
-           rows = elements / uint64_t(type.getShape().back());
-  return gradient ? 11 * elements + 11 * rows : 9 * elements + 7 * rows;
+/// A convolution's (or one of its gradients') multiply-adds, twice: every
+/// element of the forward result (`outputs`: the result or the incoming
+/// gradient) takes one per weight of its output channel. `weight` is
+/// [C_out, C_in / groups, k...].
+uint64_t convFlops(Value outputs, Type weight) {
+  auto outType = cast<RankedTensorType>(outputs.getType());
+  auto weightType = cast<RankedTensorType>(weight);
+  return 2 * uint64_t(outType.getNumElements()) *
+         uint64_t(weightType.getNumElements() / weightType.getShape().front());
 }
 
-/// Multiply-adds of matmuls count twice; every other op one per element.
+/// Model FLOPs of a step, as MFU counts them in the field (PaLM's 6·N per
+/// token plus attention): the products only — matmuls, convolutions and
+/// attention's, forward and gradient, 2 FLOPs per multiply-add. Elementwise
+/// ops, normalizations and reductions are not counted, nor what
+/// lmc-rematerialize recomputes, so the figure (and MFU) does not change
+/// with --remat, fusion or masks.
 uint64_t countFlops(func::FuncOp func) {
   uint64_t flops = 0;
   func.walk([&](Operation *op) {
-    // Recomputed forward values (lmc-rematerialize) are not model FLOPs.
     if (!isa<LmcDialect>(op->getDialect()) || op->hasAttr(attrs::kRecomputed))
       return;
-    if (auto attention = dyn_cast<AttentionOp>(op)) {
+    if (auto attention = dyn_cast<AttentionOp>(op))
       flops += attentionFlops(attention.getQ(), attention.getV(), false);
-      return;
-    }
-    if (auto grad = dyn_cast<AttentionGradOp>(op)) {
+    else if (auto grad = dyn_cast<AttentionGradOp>(op))
       flops += attentionFlops(grad.getQ(), grad.getV(), true);
-      return;
-    }
-    if (auto norm = dyn_cast<LayerNormOp>(op)) {
-      flops += layerNormFlops(norm.getX(), false);
-      return;
-    }
-    if (auto grad = dyn_cast<LayerNormGradOp>(op)) {
-      flops += layerNormFlops(grad.getX(), true);
-      return;
-    }
-    if (op->getNumResults() != 1)
-      return;
-    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!type)
-      return;
-    uint64_t elements = type.getNumElements();
-    if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    else if (auto conv = dyn_cast<ConvOp>(op))
+      flops += convFlops(conv.getResult(), conv.getWeight().getType());
+    else if (auto inputGrad = dyn_cast<ConvInputGradOp>(op))
+      flops += convFlops(inputGrad.getGrad(), inputGrad.getWeight().getType());
+    else if (auto weightGrad = dyn_cast<ConvWeightGradOp>(op))
+      flops += convFlops(weightGrad.getGrad(), weightGrad.getType());
+    else if (auto matmul = dyn_cast<MatmulOp>(op)) {
       auto lhs = matmul.getLhs().getType();
-      int64_t k = lhs.getDimSize(lhs.getRank() - (matmul.getTransposeLhs() ? 2 : 1));
-      flops += 2 * elements * k;
-    } else {
-      flops += elements;
+      int64_t k =
+          lhs.getDimSize(lhs.getRank() - (matmul.getTransposeLhs() ? 2 : 1));
+      flops += 2 * uint64_t(matmul.getType().getNumElements()) * uint64_t(k);
     }
   });
   return flops;

@@ -108,6 +108,63 @@ void lmc_rt_device_scale_f32(int64_t n, float a, float *x) {
   checkBlas(cublasSscal_64(handle(), n, &a, x, 1), "cublasSscal");
 }
 
+/// Dense FLOPs per streaming multiprocessor per cycle, by compute
+/// capability, of the units the matmuls above run on: f32 on the CUDA
+/// cores (an FMA is 2 FLOPs; CUBLAS_COMPUTE_32F without TF32), bf16/f16
+/// with f32 accumulation on the tensor cores. From NVIDIA's data sheets
+/// (peak TFLOP/s ÷ SMs ÷ boost clock): V100 f16 125, A100 312, L40S 362,
+/// H100 SXM 989, B200 2250 TFLOP/s dense. 0: not known.
+static double flopsPerSmCycle(int major, int minor, const char *precision) {
+  const bool f32 = std::strcmp(precision, "f32") == 0;
+  const bool bf16 = std::strcmp(precision, "bf16") == 0;
+  const int cc = major * 10 + minor;
+  if (f32)
+    return cc >= 86 ? 256 : cc >= 70 ? 128 : 0;
+  if (cc == 70 || cc == 72 || cc == 75)
+    return bf16 ? 0 : 1024; // Volta/Turing tensor cores: f16 only
+  if (cc == 80)
+    return 2048;
+  if (cc == 86 || cc == 87 || cc == 89 || cc == 120)
+    return 1024;
+  if (cc == 90)
+    return 4096;
+  if (cc == 100 || cc == 103)
+    return 8192;
+  return 0;
+}
+
+double lmc_rt_device_peak_flops(const char *precision, char *source,
+                                size_t size) {
+  int device = 0, major = 0, minor = 0, sms = 0, khz = 0;
+  lmc::cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+  lmc::cuda::check(cudaDeviceGetAttribute(
+                       &major, cudaDevAttrComputeCapabilityMajor, device),
+                   "cudaDeviceGetAttribute");
+  lmc::cuda::check(cudaDeviceGetAttribute(
+                       &minor, cudaDevAttrComputeCapabilityMinor, device),
+                   "cudaDeviceGetAttribute");
+  lmc::cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                          device),
+                   "cudaDeviceGetAttribute");
+  lmc::cuda::check(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device),
+                   "cudaDeviceGetAttribute");
+  double perCycle = flopsPerSmCycle(major, minor, precision);
+  if (perCycle == 0) {
+    std::snprintf(source, size,
+                  "no %s peak is known for compute capability %d.%d",
+                  precision, major, minor);
+    return 0;
+  }
+  std::snprintf(source, size,
+                "%d SMs x %.0f %s FLOP/cycle (compute capability %d.%d, %s) "
+                "x %.2f GHz",
+                sms, perCycle, precision, major, minor,
+                std::strcmp(precision, "f32") == 0 ? "CUDA cores"
+                                                   : "tensor cores",
+                khz / 1e6);
+  return sms * perCycle * khz * 1e3;
+}
+
 double lmc_rt_device_matmul_flops(const char *precision) {
   constexpr int64_t n = 4096;
   const bool low =

@@ -15,6 +15,9 @@ __attribute__((weak)) int lmc_rt_device_init(char *message, size_t size);
 __attribute__((weak)) void *lmc_rt_device_alloc(size_t size);
 __attribute__((weak)) void lmc_rt_device_free(void *p);
 __attribute__((weak)) double lmc_rt_device_matmul_flops(const char *precision);
+__attribute__((weak)) double lmc_rt_device_peak_flops(const char *precision,
+                                                    char *source,
+                                                    size_t size);
 __attribute__((weak)) void lmc_rt_device_synchronize();
 __attribute__((weak)) void lmc_rt_device_axpy_f32(int64_t n, float a,
                                                   const float *x, float *y);

@@ -181,6 +181,34 @@ void broadcastState(Communicator &comm, ModelState &state) {
   broadcastBuffers(comm, state);
 }
 
+/// The peak MFU is reported against, printed once with its source:
+/// --peak-flops, else the hardware's (memory/peak.h), with the rate the
+/// matmul kernel achieves beside it; nothing when no peak is known.
+std::optional<double> announcePeakFlops(const Config &config,
+                                        const std::string &precision) {
+  double achieved = measureMatmulFlops(precision);
+  if (config.peakFlops) {
+    std::printf("MFU is against %.1f GFLOP/s (--peak-flops); the %s matmul "
+                "kernel achieves %.1f GFLOP/s here\n",
+                *config.peakFlops / 1e9, precision.c_str(), achieved / 1e9);
+    return config.peakFlops;
+  }
+  PeakFlops peak =
+      hardwarePeakFlops(precision, int(lmc_rt_thread_count()));
+  if (peak.flops <= 0) {
+    std::printf("MFU is not reported: %s (set it with --peak-flops); the %s "
+                "matmul kernel achieves %.1f GFLOP/s here\n",
+                peak.source.c_str(), precision.c_str(), achieved / 1e9);
+    return std::nullopt;
+  }
+  std::printf("MFU is against a peak of %.1f GFLOP/s: %s (set it with "
+              "--peak-flops); the %s matmul kernel achieves %.1f GFLOP/s "
+              "here (%.0f%% of the peak)\n",
+              peak.flops / 1e9, peak.source.c_str(), precision.c_str(),
+              achieved / 1e9, 100 * achieved / peak.flops);
+  return peak.flops;
+}
+
 /// Refuses a run whose estimated memory need exceeds --memory-budget, else
 /// this process's share of the physical memory.
 void checkMemory(const Config &config, const Descriptor &desc,
@@ -382,15 +410,11 @@ void train(const Config &config, const CompiledModel &model,
     sinks = {evaluator.get(), nullptr, nullptr, checkpoints.get()};
   else if (state.stateShard())
     sinks.checkpoints = checkpoints.get();
-  // MFU against --peak-flops, else against the matmul kernel's measured
-  // throughput (only rank 0 reports).
+  // MFU against --peak-flops, else against the hardware's peak, stated
+  // once with where it comes from (only rank 0 reports).
   Config runConfig = config;
-  if (!runConfig.peakFlops && isRoot) {
-    runConfig.peakFlops = measureMatmulFlops(desc.precision);
-    std::printf("MFU is against %.1f GFLOP/s, the measured %s matmul peak "
-                "(set it with --peak-flops)\n",
-                *runConfig.peakFlops / 1e9, desc.precision.c_str());
-  }
+  if (isRoot)
+    runConfig.peakFlops = announcePeakFlops(config, desc.precision);
   StepFns steps{model.trainStep, model.gradStep, model.applyStep,
                 model.chunkStep};
   Trainer trainer(desc, runConfig, steps, dataGroup, state, *data, hyper,

@@ -38,8 +38,16 @@ void lmc_rt_device_axpy_f32(int64_t n, float a, const float *x, float *y);
 void lmc_rt_device_scale_f32(int64_t n, float a, float *x);
 
 /// The best FLOP/s of the device's matmul kernel for `precision` ("f32",
-/// "bf16", "f16") on a large product: the peak MFU is reported against.
+/// "bf16", "f16") on a large product: the achieved BLAS rate printed at
+/// startup.
 double lmc_rt_device_matmul_flops(const char *precision);
+
+/// The device's peak FLOP/s for products in `precision` (the units the
+/// matmul kernel uses: CUDA cores for f32, tensor cores for bf16/f16), the
+/// denominator of MFU; `source` gets how it was found. 0 (and the reason in
+/// `source`) where the device is not known.
+double lmc_rt_device_peak_flops(const char *precision, char *source,
+                                size_t size);
 
 #ifdef __cplusplus
 }
