@@ -116,6 +116,28 @@ public:
   /// 1 when `broadcasts`: Expand's batch broadcast). Otherwise unchanged.
   void rebindBatch(llvm::SmallVectorImpl<int64_t> &shape,
                    mlir::RankedTensorType inputType, bool broadcasts = false);
+  /// Under a BatchRebinding: Reshape's constant `target` for input 0, a
+  /// tensor of `inputType`, rebound where the batch sits in it — at any
+  /// position, possibly merged with its neighbours (the dynamo exporter's
+  /// [B*H, T, d] views, torch.nn.MultiheadAttention's sequence-first
+  /// [T, B, ...]). Only when the input is computed from a rebound input
+  /// (GraphImporter::carriesBatch) and the target does not fit it as it
+  /// is: its exported size was its size × fixed / bound, which resolves a
+  /// -1 as the export did; the leftmost target entry that is a multiple of
+  /// the fixed batch and starts or (scaled) ends where a run of the input's
+  /// dimensions does is scaled by bound / fixed, unless it is the -1, which
+  /// takes the new batch by itself. [fixed, ..., -1] on a [bound, ...]
+  /// input rebinds its leading entry.
+  void rebindReshapeTarget(llvm::SmallVectorImpl<int64_t> &target,
+                           mlir::RankedTensorType inputType);
+  /// Under a BatchRebinding: Gather's constant `indices` into input 0, a
+  /// 1-D tensor of `dataType` computed from a rebound input (the dynamo
+  /// exporter's as_strided over a flattened tensor: torchvision's pooling
+  /// heads), rebound when they read the export's batch at a fixed stride —
+  /// `fixed` leading rows, row b the first row + b × S, S the data's size
+  /// ÷ bound — as `bound` such rows. Null when they do not.
+  mlir::DenseElementsAttr rebindStridedIndices(mlir::DenseElementsAttr indices,
+                                               mlir::RankedTensorType dataType);
 
   const onnx::AttributeProto *attr(llvm::StringRef attrName) const;
   /// The value of tensor attribute `a` (Constant's `value`); external data

@@ -46,13 +46,19 @@ LogicalResult importGather(NodeImporter &n) {
   FailureOr<int64_t> axis = n.normalizeAxis(*axisAttr, dataType->getRank());
   if (failed(axis))
     return failure();
+  DenseElementsAttr indices = n.constantInput(1);
+  DenseElementsAttr reboundIndices =
+      n.rebindStridedIndices(indices, *dataType);
+  if (reboundIndices) {
+    indices = reboundIndices;
+    indicesType = cast<RankedTensorType>(indices.getType());
+  }
   int64_t size = dataType->getDimSize(*axis);
   SmallVector<int64_t> shape(dataType->getShape().take_front(*axis));
   llvm::append_range(shape, indicesType->getShape());
   llvm::append_range(shape, dataType->getShape().drop_front(*axis + 1));
   auto resultType = RankedTensorType::get(shape, dataType->getElementType());
 
-  DenseElementsAttr indices = n.constantInput(1);
   if (indices)
     for (int64_t index : intValues(indices))
       if (index < -size || index >= size)
@@ -75,7 +81,11 @@ LogicalResult importGather(NodeImporter &n) {
     }));
   }
   FailureOr<Value> operand = n.input(0);
-  FailureOr<Value> indexValue = n.input(1);
+  FailureOr<Value> indexValue =
+      reboundIndices
+          ? FailureOr<Value>(
+                arith::ConstantOp::create(n.b, n.loc, reboundIndices))
+          : n.input(1);
   if (failed(operand) || failed(indexValue))
     return failure();
   // A dynamo export's embedding keeps its padding row out of training, as

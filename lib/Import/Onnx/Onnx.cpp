@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -89,6 +90,9 @@ public:
   LogicalResult carryBuffer(NodeImporter &node, StringRef name, Value update);
   /// The forward's random key argument, added on first use.
   Value rngKey();
+  /// Under a BatchRebinding: whether `value` is computed from an input
+  /// whose batch was rebound (its sizes then differ from the export's).
+  bool carriesBatch(Value value);
   /// Rebinds `name`, the mask of a dynamo export's `aten.bernoulli.p`
   /// (dropout, stochastic depth: `x * mask / p`), to its expectation `p`
   /// in an evaluation step (lmc.mode_select): there `x * p / p` is `x`,
@@ -103,6 +107,11 @@ public:
   OnnxExportSource::State *kept;
   /// Set when --batch rebinds a fixed exported batch (findFixedBatch).
   std::optional<BatchRebinding> rebinding;
+  /// The inputs whose leading size was rebound, and carriesBatch's answers.
+  llvm::StringSet<> reboundInputs;
+  llvm::DenseMap<Value, bool> carriesBatchMemo;
+  /// The first node that losesBatch (name, op type), for the message.
+  std::optional<std::pair<std::string, std::string>> batchLostAt;
 
 private:
   LogicalResult checkParamBudget();
@@ -123,6 +132,11 @@ private:
   /// After a node failed under a rebinding: whether one of its inputs still
   /// has the exported batch as its leading size, and what to do about it.
   bool readsFixedBatch(const onnx::NodeProto &node);
+  /// After `node` imported under a rebinding: whether it reads a tensor
+  /// computed from a rebound input and its result starts with the export's
+  /// batch (a constant of the export's batch read at run time, such as a
+  /// gather's indices) — the suspect the graph's output check names.
+  bool losesBatch(const onnx::NodeProto &node);
   void explainRebinding(StringRef node, StringRef opType);
 
   int64_t opset = 0;         // of the default domain; 0: not imported
@@ -342,8 +356,10 @@ GraphImporter::convertInputType(const onnx::ValueInfoProto &info) {
         return error() << "input '" << name << "' has negative dimension "
                        << dim.dim_value();
       int64_t size = dim.dim_value();
-      if (index == 0 && rebinding && size == rebinding->fixed)
+      if (index == 0 && rebinding && size == rebinding->fixed) {
         size = rebinding->bound; // findFixedBatch
+        reboundInputs.insert(name);
+      }
       shape.push_back(size);
       continue;
     }
@@ -449,6 +465,8 @@ LogicalResult GraphImporter::importNodes() {
         explainRebinding(name, node.op_type());
       return failure();
     }
+    if (rebinding && !batchLostAt && losesBatch(node))
+      batchLostAt = {name, node.op_type()};
     if (std::optional<double> p = torchBernoulliResult(node))
       evaluateAtExpectation(node.output(0), *p, loc);
     if (foldKey)
@@ -489,11 +507,71 @@ bool GraphImporter::readsFixedBatch(const onnx::NodeProto &node) {
   return false;
 }
 
+bool GraphImporter::carriesBatch(Value value) {
+  // Iteratively over the operands (a deep model's chain would overflow a
+  // recursion), each value decided once.
+  SmallVector<Value> stack{value};
+  while (!stack.empty()) {
+    Value top = stack.back();
+    if (carriesBatchMemo.count(top)) {
+      stack.pop_back();
+      continue;
+    }
+    if (auto arg = dyn_cast<BlockArgument>(top)) {
+      auto name = forward.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                       attrs::kInput);
+      carriesBatchMemo[top] = name && reboundInputs.contains(name.getValue());
+      stack.pop_back();
+      continue;
+    }
+    Operation *op = top.getDefiningOp();
+    bool pending = false, carries = false;
+    for (Value operand : op->getOperands()) {
+      auto known = carriesBatchMemo.find(operand);
+      if (known == carriesBatchMemo.end()) {
+        stack.push_back(operand);
+        pending = true;
+      } else {
+        carries |= known->second;
+      }
+    }
+    if (!pending) {
+      carriesBatchMemo[top] = carries;
+      stack.pop_back();
+    }
+  }
+  return carriesBatchMemo.lookup(value);
+}
+
+bool GraphImporter::losesBatch(const onnx::NodeProto &node) {
+  auto leading = [&](const std::string &name) -> int64_t {
+    Binding *binding = findBinding(name);
+    if (!binding || !binding->value)
+      return -1;
+    auto type = dyn_cast<RankedTensorType>(binding->value.getType());
+    return type && type.getRank() > 0 ? type.getDimSize(0) : -1;
+  };
+  if (rebinding->fixed == rebinding->bound)
+    return false;
+  bool readsBatch = llvm::any_of(node.input(), [&](const std::string &in) {
+    Binding *binding = findBinding(in);
+    return binding && binding->value && carriesBatch(binding->value);
+  });
+  return readsBatch && llvm::any_of(node.output(), [&](const std::string &out) {
+           return leading(out) == rebinding->fixed;
+         });
+}
+
 void GraphImporter::explainRebinding(StringRef node, StringRef opType) {
-  error() << "input '" << rebinding->input << "' was exported with a fixed "
-          << "batch of " << rebinding->fixed << " and --batch "
-          << rebinding->bound << " rebinds it, but node '" << node << "' ("
-          << opType << ") pins the batch at " << rebinding->fixed
+  InFlightDiagnostic diag = error();
+  diag << "input '" << rebinding->input << "' was exported with a fixed "
+       << "batch of " << rebinding->fixed << " and --batch "
+       << rebinding->bound << " rebinds it, but ";
+  if (node.empty())
+    diag << "a node";
+  else
+    diag << "node '" << node << "' (" << opType << ")";
+  diag << " pins the batch at " << rebinding->fixed
           << ": export with "
           << (torchExport.present()
                   ? "dynamic_shapes=({0: torch.export.Dim('batch')},) "
@@ -540,19 +618,35 @@ LogicalResult GraphImporter::importOutputs(func::FuncOp func) {
                        << " but computes " << type;
       if (declared.has_shape()) {
         bool matches = declared.shape().dim_size() == type.getRank();
+        // Under a rebinding, an output computed from a rebound input has
+        // one declared size that held the export's batch, alone or merged
+        // with others (a sequence-first or [B*H, ...] output): there the
+        // computed size is the declared ÷ fixed × bound — and where the
+        // declared shape starts with the export's batch, it must be there.
+        const bool carries = rebinding && carriesBatch(value);
+        bool rebound = false;
         for (int i = 0; matches && i < declared.shape().dim_size(); ++i) {
           const auto &dim = declared.shape().dim(i);
-          int64_t expected = dim.dim_value();
-          if (i == 0 && rebinding && expected == rebinding->fixed)
-            expected = rebinding->bound; // the export's fixed batch
-          if (dim.has_dim_value() && expected != type.getDimSize(i))
-            matches = false;
+          int64_t expected = dim.dim_value(), computed = type.getDimSize(i);
+          if (!dim.has_dim_value() || expected == computed)
+            continue;
+          matches = carries && !rebound && expected % rebinding->fixed == 0 &&
+                    expected / rebinding->fixed * rebinding->bound == computed;
+          rebound = true;
         }
-        if (!matches)
-          return error() << "graph output '" << name
-                         << "' has a declared shape that does not match the "
-                            "computed "
-                         << type;
+        if (matches && carries && !rebound && type.getRank() > 0 &&
+            declared.shape().dim(0).dim_value() == rebinding->fixed)
+          matches = false;
+        if (!matches) {
+          error() << "graph output '" << name
+                  << "' has a declared shape that does not match the "
+                     "computed "
+                  << type;
+          if (carries)
+            explainRebinding(batchLostAt ? batchLostAt->first : "",
+                             batchLostAt ? batchLostAt->second : "");
+          return failure();
+        }
       }
     }
     results.push_back(value);
@@ -868,6 +962,95 @@ void NodeImporter::rebindBatch(SmallVectorImpl<int64_t> &shape,
   int64_t leading = inputType.getDimSize(0);
   if (leading == rebinding->bound || (broadcasts && leading == 1))
     shape[0] = rebinding->bound;
+}
+
+void NodeImporter::rebindReshapeTarget(SmallVectorImpl<int64_t> &target,
+                                       RankedTensorType inputType) {
+  const std::optional<BatchRebinding> &rebinding = graph.rebinding;
+  if (!rebinding || llvm::is_contained(target, 0))
+    return;
+  FailureOr<Binding *> input = lookup(0);
+  if (failed(input) || !(*input)->value ||
+      !graph.carriesBatch((*input)->value))
+    return;
+  const int64_t inputElements = inputType.getNumElements();
+  if (inputElements % rebinding->bound != 0)
+    return;
+  const int64_t exported = inputElements / rebinding->bound * rebinding->fixed;
+  SmallVector<int64_t> resolved(target.begin(), target.end());
+  auto inferred = llvm::find(resolved, -1);
+  int64_t known = 1;
+  for (int64_t dim : resolved)
+    if (dim != -1)
+      known *= dim;
+  if (inferred != resolved.end()) {
+    // [fixed, -1] flattening a [bound, ...] tensor: -1 is not the batch.
+    if (target.front() == rebinding->fixed &&
+        inputType.getDimSize(0) == rebinding->bound) {
+      target.front() = rebinding->bound;
+      return;
+    }
+    // A target the legacy exporter computed from Shape (already the new
+    // batch's) resolves as it is.
+    if (known == 0 || inputElements % known == 0 || exported % known != 0)
+      return;
+    *inferred = exported / known; // the target as the export resolved it
+  } else if (known == inputElements || known != exported) {
+    return; // this input's shape already, or not a rebinding's to make
+  }
+  // Where runs of the input's dimensions start: products of its leading
+  // dimensions.
+  llvm::SmallDenseSet<int64_t> starts{1};
+  int64_t product = 1;
+  for (int64_t dim : inputType.getShape())
+    starts.insert(product *= dim);
+  product = 1;
+  for (auto [i, dim] : llvm::enumerate(resolved)) {
+    int64_t rebound = dim / rebinding->fixed * rebinding->bound;
+    if (dim % rebinding->fixed == 0 &&
+        (starts.contains(product) || starts.contains(product * rebound))) {
+      if (target[i] != -1)
+        target[i] = rebound;
+      return;
+    }
+    product *= dim;
+  }
+}
+
+DenseElementsAttr
+NodeImporter::rebindStridedIndices(DenseElementsAttr indices,
+                                   RankedTensorType dataType) {
+  const std::optional<BatchRebinding> &rebinding = graph.rebinding;
+  if (!rebinding || !indices || dataType.getRank() != 1)
+    return nullptr;
+  auto indicesType = cast<RankedTensorType>(indices.getType());
+  FailureOr<Binding *> data = lookup(0);
+  if (indicesType.getRank() == 0 ||
+      indicesType.getDimSize(0) != rebinding->fixed || failed(data) ||
+      !(*data)->value || !graph.carriesBatch((*data)->value) ||
+      dataType.getDimSize(0) % rebinding->bound != 0)
+    return nullptr;
+  const int64_t stride = dataType.getDimSize(0) / rebinding->bound;
+  const int64_t exported = stride * rebinding->fixed;
+  SmallVector<int64_t> values = intValues(indices);
+  const int64_t row = int64_t(values.size()) / rebinding->fixed;
+  for (int64_t &index : values)
+    if (index < 0)
+      index += exported; // Gather's negative indices, at the export's size
+  for (int64_t b = 0; b < rebinding->fixed; ++b)
+    for (int64_t j = 0; j < row; ++j)
+      if (values[b * row + j] != values[j] + b * stride)
+        return nullptr;
+  SmallVector<int64_t> shape(indicesType.getShape());
+  shape[0] = rebinding->bound;
+  auto type = RankedTensorType::get(shape, indicesType.getElementType());
+  auto width = cast<IntegerType>(indicesType.getElementType()).getWidth();
+  SmallVector<APInt> rebound;
+  rebound.reserve(rebinding->bound * row);
+  for (int64_t b = 0; b < rebinding->bound; ++b)
+    for (int64_t j = 0; j < row; ++j)
+      rebound.push_back(APInt(width, values[j] + b * stride, /*isSigned=*/true));
+  return DenseElementsAttr::get(type, rebound);
 }
 
 const onnx::AttributeProto *NodeImporter::attr(StringRef attrName) const {

@@ -47,7 +47,7 @@ LogicalResult importReshape(NodeImporter &n) {
   FailureOr<SmallVector<int64_t>> requested = n.intsInput(1, "shape");
   if (failed(allowZero) || failed(type) || failed(requested))
     return failure();
-  n.rebindBatch(*requested, *type);
+  n.rebindReshapeTarget(*requested, *type);
 
   SmallVector<int64_t> shape;
   int64_t inferred = -1, known = 1;
