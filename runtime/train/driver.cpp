@@ -209,6 +209,23 @@ std::optional<double> announcePeakFlops(const Config &config,
   return peak.flops;
 }
 
+/// The products' parts are compiled in (lmc --matmul-parts, by default the
+/// compiling machine's cores): on a machine with more threads they use no
+/// more than that many, which is said once instead of left to be found.
+void noteMatmulParts(int64_t parts, int64_t threads, bool report) {
+  if (!report || threads <= parts || parts >= 16)
+    return;
+  int64_t wanted = 1;
+  while (wanted * 2 <= std::min<int64_t>(threads, 16))
+    wanted *= 2;
+  std::printf("note: a matrix product runs on at most %lld of the %lld "
+              "threads: this executable was compiled with --matmul-parts "
+              "%lld (the compiling machine's cores by default); compile with "
+              "--matmul-parts %lld to share products among more\n",
+              (long long)parts, (long long)threads, (long long)parts,
+              (long long)wanted);
+}
+
 /// Refuses a run whose estimated memory need exceeds --memory-budget, else
 /// this process's share of the physical memory.
 void checkMemory(const Config &config, const Descriptor &desc,
@@ -250,6 +267,7 @@ void train(const Config &config, const CompiledModel &model,
   else // all cores, shared with the other local processes
     lmc_rt_set_threads(std::max(
         1, int(std::thread::hardware_concurrency()) / launch.localSize));
+  noteMatmulParts(desc.matmulParts, lmc_rt_thread_count(), comm.rank() == 0);
   // A LoRA executable's files: the adapters (--save, --save-adapter), or
   // with --merge-adapter the merged model; the ONNX model and a Hugging
   // Face checkpoint have no place for adapters.

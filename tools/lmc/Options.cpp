@@ -88,7 +88,8 @@ cl::opt<double> eps("eps", cl::desc("adam/adamw epsilon (default 1e-8)"),
                     cl::init(1e-8), cl::cat(trainingCategory));
 cl::opt<double> weightDecay(
     "weight-decay",
-    cl::desc("weight decay: decoupled for adamw, L2 otherwise (default 0)"),
+    cl::desc("weight decay: decoupled for adamw, L2 otherwise (default 0, "
+             "as the Hugging Face Trainer's; torch.optim.AdamW's is 0.01)"),
     cl::init(0.0), cl::cat(trainingCategory));
 cl::opt<double> clipGradNorm(
     "clip-grad-norm",
