@@ -79,7 +79,8 @@ def main():
                "`expected-pass.txt` stops passing.\n")
     out.append(f"**{len(rows)} tests: {status['PASS']} pass, {status['FAIL']} fail, "
                f"{status['UNSUPPORTED']} unsupported.** {bound} of the passes bind "
-               "integer shape-like inputs (axes, shape, k, starts, …) as constants: "
+               "shape-like inputs (axes, shape, k, starts, …, Resize's float "
+               "scales) as constants: "
                "lmc compiles for static shapes, so such operands must be known at "
                "compile time, and the tests pass them as inputs.\n")
     out.append("Cases Debian's data lacks run from checked-in directories in the "
@@ -93,7 +94,11 @@ def main():
                "tests mostly feed as constants (`integer-runtime.test`: "
                "RoBERTa's position ids, CumSum's modes, wrapping int32 "
                "arithmetic, integer data movement; the `onnx.reference` "
-               "evaluator; 8 pass).\n")
+               "evaluator; 8 pass) and Resize's opset 18 attributes "
+               "(`resize-opset18.test`: antialias, axes, "
+               "keep_aspect_ratio_policy, half_pixel_symmetric, "
+               "exclude_outside, DINOv2's bicubic position grid; "
+               "`onnx.reference`; 8 pass).\n")
     out.append("## Per op\n")
     out.append("A test counts for every op its graph uses.\n")
     out.append("| op | pass | fail | unsupported |")

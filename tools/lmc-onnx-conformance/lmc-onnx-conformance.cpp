@@ -167,13 +167,16 @@ bool isIntegerOrBool(int32_t dataType) {
 
 /// Which test inputs a second import binds as constants: the integer and
 /// boolean ones (shape-like operands) and, when the importer asked for a
-/// float scalar (Dropout's ratio), the float scalars.
+/// float scalar (Dropout's ratio), the float scalars, or for a float
+/// vector (Resize's scales), the float tensors of rank 0 or 1.
 struct ConstantInputs {
   bool floatScalars = false;
+  bool floatVectors = false;
 
   bool contains(const onnx::TensorProto &value) const {
     return isIntegerOrBool(value.data_type()) ||
-           (floatScalars && value.dims_size() == 0);
+           (floatScalars && value.dims_size() == 0) ||
+           (floatVectors && value.dims_size() <= 1);
   }
 };
 
@@ -206,6 +209,7 @@ bool needsConstantOperands(StringRef error) {
   return error.contains("must be a compile-time constant integer tensor") ||
          error.contains("must be a compile-time scalar") ||
          error.contains("must be a compile-time float scalar") ||
+         error.contains("must be a compile-time constant float tensor") ||
          (error.contains("training_mode") &&
           error.contains("must be a compile-time constant"));
 }
@@ -281,16 +285,21 @@ Outcome runTest(const DialectRegistry &registry, const std::string &dir) {
        ++retry) {
     bool floatScalars = StringRef(firstError).contains(
         "must be a compile-time float scalar");
-    if (retry > 0 && !floatScalars)
+    bool floatVectors = StringRef(firstError).contains(
+        "must be a compile-time constant float tensor");
+    if (retry > 0 && !floatScalars && !floatVectors)
       break;
     bound.floatScalars = floatScalars;
+    bound.floatVectors = floatVectors;
     std::string specialized = bindInputs(*model, dir, bound);
     firstError.clear();
     inputs = readTensors(context, dir, "input", &bound);
     module = lmc::importOnnxBuffer(context, specialized, modelPath, options);
-    note = bound.floatScalars ? "with its integer and scalar inputs as "
-                                "constants"
-                              : "with its integer inputs as constants";
+    note = bound.floatScalars   ? "with its integer and scalar inputs as "
+                                  "constants"
+           : bound.floatVectors ? "with its integer inputs and float "
+                                  "vectors as constants"
+                                : "with its integer inputs as constants";
   }
   if (!module)
     return fail(Status::Unsupported, "import");

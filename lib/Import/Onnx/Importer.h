@@ -193,6 +193,7 @@ void registerLossOps(OpTable &table);
 void registerIndexingOps(OpTable &table);
 void registerNormalizationOps(OpTable &table);
 void registerReductionOps(OpTable &table);
+void registerResizeOps(OpTable &table);
 void registerShapeOps(OpTable &table);
 /// The optimizers of `ai.onnx.preview.training` (a table of their own).
 void registerTrainingOps(OpTable &table);
@@ -296,6 +297,16 @@ mlir::Value buildIndexHits(mlir::OpBuilder &b, mlir::Location loc,
 /// Constants larger than this are not folded (a larger folded result of shape
 /// arithmetic means a malformed model).
 constexpr int64_t kMaxFoldedElements = 1 << 20;
+
+/// `value`, built by a node's handler from compile-time constants,
+/// evaluated as the compiled code would (float arithmetic, comparisons,
+/// selects, broadcasts, conversions: ConstantEvaluation.cpp); null where
+/// it holds another op or more than `maxElements` elements.
+mlir::DenseElementsAttr evaluateConstant(mlir::Value value,
+                                         int64_t maxElements);
+/// The largest float result evaluated at import (index arithmetic, not
+/// tensors of data).
+constexpr int64_t kMaxEvaluatedElements = 1 << 16;
 
 } // namespace lmc::onnx_import
 

@@ -24,6 +24,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -132,6 +133,10 @@ private:
   /// After a node failed under a rebinding: whether one of its inputs still
   /// has the exported batch as its leading size, and what to do about it.
   bool readsFixedBatch(const onnx::NodeProto &node);
+  /// After `node` imported: when its inputs are all constants, its results
+  /// that its handler built as ops are evaluated (evaluateConstant) and
+  /// bound as constants, the ops erased.
+  void evaluateBuiltResults(const onnx::NodeProto &node);
   /// After `node` imported under a rebinding: whether it reads a tensor
   /// computed from a rebound input and its result starts with the export's
   /// batch (a constant of the export's batch read at run time, such as a
@@ -467,6 +472,7 @@ LogicalResult GraphImporter::importNodes() {
     }
     if (rebinding && !batchLostAt && losesBatch(node))
       batchLostAt = {name, node.op_type()};
+    evaluateBuiltResults(node);
     if (std::optional<double> p = torchBernoulliResult(node))
       evaluateAtExpectation(node.output(0), *p, loc);
     if (foldKey)
@@ -489,6 +495,39 @@ void GraphImporter::rememberFold(const onnx::NodeProto &node,
     results.push_back(value);
   }
   folds.insert(std::move(key), std::move(results));
+}
+
+void GraphImporter::evaluateBuiltResults(const onnx::NodeProto &node) {
+  for (const std::string &input : node.input()) {
+    Binding *binding = input.empty() ? nullptr : findBinding(input);
+    if (!input.empty() && (!binding || !binding->constant))
+      return;
+  }
+  for (const std::string &output : node.output()) {
+    Binding *binding = output.empty() ? nullptr : findBinding(output);
+    if (!binding || !binding->value || binding->constant)
+      continue;
+    DenseElementsAttr value =
+        evaluateConstant(binding->value, kMaxEvaluatedElements);
+    if (!value)
+      continue;
+    Operation *built = binding->value.getDefiningOp();
+    *binding = Binding{Value(), value};
+    // The node's own ops; the constants they read may be bound to other
+    // names, and stay for canonicalization to drop.
+    SmallVector<Operation *> dead{built};
+    llvm::SmallPtrSet<Operation *, 8> erased; // an op may be queued twice
+    while (!dead.empty()) {
+      Operation *op = dead.pop_back_val();
+      if (!op || erased.contains(op) || isa<arith::ConstantOp>(op) ||
+          !isOpTriviallyDead(op))
+        continue;
+      for (Value operand : op->getOperands())
+        dead.push_back(operand.getDefiningOp());
+      erased.insert(op);
+      op->erase();
+    }
+  }
 }
 
 bool GraphImporter::readsFixedBatch(const onnx::NodeProto &node) {
@@ -731,6 +770,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   registerLossOps(ops);
   registerNormalizationOps(ops);
   registerReductionOps(ops);
+  registerResizeOps(ops);
   registerShapeOps(ops);
   registerTrainingOps(trainingOps);
 

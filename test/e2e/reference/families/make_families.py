@@ -210,6 +210,19 @@ def swin():
                            num_classes=5, stochastic_depth_prob=0.0), False
 
 
+def dinov2():
+    from transformers import Dinov2Config, Dinov2ForImageClassification
+    # Position embeddings made for 12 x 12 images (3 x 3 patches), trained
+    # on 16 x 16 ones: interpolate_pos_encoding resizes them bicubically to
+    # 4 x 4 in every step (ONNX Resize, cubic, trained through).
+    config = Dinov2Config(hidden_size=32, num_hidden_layers=2,
+                          num_attention_heads=2, mlp_ratio=2, image_size=12,
+                          patch_size=4, num_labels=5, hidden_dropout_prob=0.0,
+                          attention_probs_dropout_prob=0.0,
+                          drop_path_rate=0.0)
+    return Dinov2ForImageClassification(config), True
+
+
 # name: (builder, input kind, batch)
 MODELS = {
     "llama": (llama, "tokens", 2),
@@ -235,6 +248,7 @@ MODELS = {
     "vit": (vit, "image", 4),
     "convnext": (convnext, "image", 4),
     "swin": (swin, "image", 4),
+    "dinov2": (dinov2, "image", 4),
 }
 SEQ = 8
 PAD_ID = 1
