@@ -2,7 +2,7 @@
 //
 // Activity analysis picks the values on a path from a trainable parameter to
 // the loss; a reverse sweep over their defining ops accumulates cotangents
-// through DifferentiableOpInterface (DESIGN.md §3; both in ReverseSweep.h,
+// through DifferentiableOpInterface (docs/design.md §3; both in ReverseSweep.h,
 // which the ONNX importer's Gradient op shares). This pass adds the
 // parameter folding (--freeze/--train), lmc-lora's frozen base kept as
 // arguments (its bf16 widenings recomputed for the backward pass), buffer

@@ -4,7 +4,7 @@
 // kernels written against CBLAS call it unchanged. oneDNN stores C without
 // OpenBLAS's separate pass zeroing it when beta = 0, and is faster on the
 // training steps' shapes and on the attention kernel's blocks
-// (docs/perf.md, 2026-12-05). Called inside an OpenMP region, or with one
+// (measured 2026-12-05; the history of docs/perf.md). Called inside an OpenMP region, or with one
 // OpenMP thread, it runs on the calling thread alone.
 //
 //===----------------------------------------------------------------------===//

@@ -3,7 +3,7 @@
 // The core of lmc-autodiff, also used by the ONNX importer for the
 // ai.onnx.preview.training Gradient op: activity analysis over a list of
 // ops, then a reverse sweep that builds each op's VJP
-// (DifferentiableOpInterface) and sums fan-in (DESIGN.md §3).
+// (DifferentiableOpInterface) and sums fan-in (docs/design.md §3).
 //
 //===----------------------------------------------------------------------===//
 
