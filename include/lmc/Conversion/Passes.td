@@ -22,9 +22,11 @@ def ConvertLmcToLinalg : Pass<"convert-lmc-to-linalg", "::mlir::ModuleOp"> {
            "linalg.generic instead of tensor.extract_slice">,
     Option<"checkIndices", "check-indices", "bool", /*default=*/"false",
            "A gather index outside [-size, size) calls the runtime's "
-           "lmc_rt_index_out_of_range (which ends the run, naming the "
-           "gather's ONNX node or DSL position) instead of being clamped: "
-           "CPU steps only (a GPU kernel cannot call the host)">];
+           "lmc_rt_index_out_of_range instead of being clamped, and an "
+           "integer division by zero lmc_rt_integer_division_by_zero "
+           "instead of giving 0 (each ends the run, naming the op's ONNX "
+           "node or DSL position): CPU steps only (a GPU kernel cannot "
+           "call the host)">];
 }
 
 def LmcMatmulToRuntime : Pass<"lmc-matmul-to-runtime", "::mlir::ModuleOp"> {

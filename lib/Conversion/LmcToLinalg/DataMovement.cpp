@@ -293,28 +293,6 @@ Value normalizeIndex(OpBuilder &b, Location l, Value raw, int64_t size) {
   return clampIndex(b, l, i, size);
 }
 
-/// Where a gather came from, for lmc_rt_index_out_of_range's message: its
-/// ONNX node's name or DSL position, else "gather".
-std::string siteOf(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return ("Gather '" + name.getName().getValue() + "'").str();
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    if (file.getLine() != 0)
-      return (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
-              ":" + Twine(file.getColumn()) + ": gather")
-          .str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations()) {
-      std::string site = siteOf(inner);
-      if (site != "gather")
-        return site;
-    }
-  // The forward pass inlined into the steps.
-  if (auto call = dyn_cast<CallSiteLoc>(loc))
-    return siteOf(call.getCallee());
-  return "gather";
-}
-
 /// `indices` as i64 in [0, size): a negative index counts from the end
 /// once; one still outside calls lmc_rt_index_out_of_range with the
 /// gather's site, which ends the run (the clamp after the call only keeps
@@ -329,21 +307,8 @@ Value checkedIndices(OpBuilder &b, Location loc, Value indices, int64_t size) {
   func::FuncOp callee = declareRuntimeFunction(
       module, b, "lmc_rt_index_out_of_range",
       FunctionType::get(ctx, {i64, i64, ptr}, {}));
-  // The site's name as a NUL-terminated constant.
-  std::string site = siteOf(loc);
-  site.push_back('\0');
-  SymbolTable symbols(module);
-  std::string symbol = "lmc_index_site";
-  for (int n = 0; symbols.lookup(symbol); ++n)
-    symbol = "lmc_index_site_" + std::to_string(n);
-  auto text = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), site.size());
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(b, loc, text, /*isConstant=*/true,
-                           LLVM::Linkage::Internal, symbol,
-                           b.getStringAttr(site));
-  }
+  std::string symbol =
+      declareSiteText(b, module, loc, siteOf(loc, "Gather"), "lmc_index_site");
   auto resultType = RankedTensorType::get(type.getShape(), i64);
   return buildGeneric(
       b, loc, resultType, buildEmpty(b, loc, resultType), indices,

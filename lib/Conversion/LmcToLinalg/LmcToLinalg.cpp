@@ -313,5 +313,6 @@ void lmc::populateLmcToLinalgPatterns(RewritePatternSet &patterns,
                TransposeLowering>(patterns.getContext());
   populateReductionLoweringPatterns(patterns, shardable);
   populateDataMovementLoweringPatterns(patterns, shardable, checkIndices);
+  populateIntegerDivisionPatterns(patterns, checkIndices);
   populateConvolutionLoweringPatterns(patterns);
 }

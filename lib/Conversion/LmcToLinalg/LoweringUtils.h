@@ -83,6 +83,19 @@ void populateReductionLoweringPatterns(mlir::RewritePatternSet &patterns,
 /// the run through lmc_rt_index_out_of_range.
 void populateDataMovementLoweringPatterns(mlir::RewritePatternSet &patterns,
                                           bool shardable, bool checkIndices);
+/// Where an op came from, for a run-time check's message: "KIND 'node'"
+/// for an ONNX node, "file:line:col: kind" for a DSL position, else "kind".
+std::string siteOf(mlir::Location loc, llvm::StringRef kind);
+/// `site` as a NUL-terminated constant global of `module` (a fresh symbol
+/// starting with `prefix`); returns the symbol.
+std::string declareSiteText(mlir::OpBuilder &b, mlir::ModuleOp module,
+                            mlir::Location loc, std::string site,
+                            llvm::StringRef prefix);
+/// Integer lmc.div: truncating, `min / -1` wrapping; a zero divisor ends
+/// the run through lmc_rt_integer_division_by_zero with `checkDivisors`
+/// (CPU steps), else gives 0 (GPU kernels cannot call the host).
+void populateIntegerDivisionPatterns(mlir::RewritePatternSet &patterns,
+                                     bool checkDivisors);
 /// lmc.conv, conv_input_grad, conv_weight_grad, max_pool, max_pool_grad.
 void populateConvolutionLoweringPatterns(mlir::RewritePatternSet &patterns);
 

@@ -3,9 +3,9 @@
 // Add, Sub, Mul, Div, Max, Min, Sum, Mean (numpy broadcasting), Pow
 // (constant exponent), Clip, Gelu (decomposed into erf/tanh), Reciprocal
 // and the unary float ops. Integer operands are folded when they are
-// compile-time constants (shape arithmetic); otherwise Add, Sub, Mul, Max,
-// Min, Neg and Abs compute on int32/int64 at run time (index arithmetic,
-// no gradient) and Div and Mod are refused.
+// compile-time constants (shape arithmetic); otherwise Add, Sub, Mul, Div,
+// Mod, Max, Min, Neg and Abs compute on int32/int64 at run time (index
+// arithmetic, no gradient).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,11 +33,7 @@ enum class IntBinary { Add, Sub, Mul, Div, Mod, FMod };
 LogicalResult foldIntBinary(NodeImporter &n, IntBinary kind,
                             ArrayRef<int64_t> shape) {
   DenseElementsAttr lhs = n.constantInput(0), rhs = n.constantInput(1);
-  if (!lhs || !rhs)
-    return n.error() << "integer division and modulo are only supported on "
-                        "compile-time constants (Add, Sub, Mul, Max, Min, "
-                        "Neg, Abs and CumSum also run on integers computed "
-                        "at run time)";
+  assert(lhs && rhs && "folds constants only");
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   SmallVector<int64_t> l = intValues(lhs), r = intValues(rhs);
@@ -112,12 +108,11 @@ LogicalResult importBinary(NodeImporter &n) {
       broadcastOperands(n, *lhsType, *rhsType);
   if (failed(shape))
     return failure();
-  // Integer arithmetic on constants is folded (shape arithmetic); Add, Sub
-  // and Mul are also computed at run time (position ids from a mask).
+  // Integer arithmetic on constants is folded (shape arithmetic); otherwise
+  // it is computed at run time (position ids from a mask; Div truncating,
+  // a zero divisor ending the run).
   bool integer = isa<IntegerType>(lhsType->getElementType());
-  if (integer && ((n.constantInput(0) && n.constantInput(1)) ||
-                  (kind != IntBinary::Add && kind != IntBinary::Sub &&
-                   kind != IntBinary::Mul)))
+  if (integer && n.constantInput(0) && n.constantInput(1))
     return foldIntBinary(n, kind, *shape);
 
   FailureOr<Value> lhs = n.numericInput(0), rhs = n.numericInput(1);
@@ -392,6 +387,38 @@ template <bool mean> LogicalResult importSum(NodeImporter &n) {
 
 /// Mod of floats (fmod = 1, as the spec requires for them): C's fmod,
 /// x - y trunc(x / y), the sign of the dividend.
+/// Mod of integers computed at run time: x - y * trunc(x / y) (C's `%`,
+/// fmod = 1), moved to the divisor's sign where it differs (Python's `%`,
+/// fmod = 0); lmc.div's zero divisor ends the run.
+LogicalResult buildIntegerMod(NodeImporter &n, ArrayRef<int64_t> shape,
+                              bool fmod) {
+  FailureOr<Value> lhs = n.numericInput(0), rhs = n.numericInput(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Value x = buildNumpyBroadcast(b, loc, *lhs, shape);
+  Value y = buildNumpyBroadcast(b, loc, *rhs, shape);
+  Value r = SubOp::create(b, loc, x,
+                          MulOp::create(b, loc, y, DivOp::create(b, loc, x, y)));
+  if (fmod)
+    return n.setResult(r);
+  Value zero = buildSplatLike(b, loc, r, 0.0);
+  auto is = [&](StringRef predicate, Value v) {
+    return buildCompare(b, loc, predicate, v, zero);
+  };
+  // One statement each: the IR's order does not depend on the compiler's
+  // order of evaluating arguments.
+  Value rNegative = is("lt", r), yPositive = is("gt", y);
+  Value negativeAgainstPositive = AndOp::create(b, loc, rNegative, yPositive);
+  Value rPositive = is("gt", r), yNegative = is("lt", y);
+  Value positiveAgainstNegative = AndOp::create(b, loc, rPositive, yNegative);
+  Value signsDiffer = OrOp::create(b, loc, negativeAgainstPositive,
+                                   positiveAgainstNegative);
+  return n.setResult(
+      buildSelect(b, loc, signsDiffer, AddOp::create(b, loc, r, y), r));
+}
+
 LogicalResult importMod(NodeImporter &n) {
   if (failed(n.checkArity(2, 2)) || failed(n.checkAttributes({"fmod"})))
     return failure();
@@ -405,7 +432,10 @@ LogicalResult importMod(NodeImporter &n) {
         broadcastOperands(n, *lhsType, *rhsType);
     if (failed(shape))
       return failure();
-    return foldIntBinary(n, *fmod ? IntBinary::FMod : IntBinary::Mod, *shape);
+    if (n.constantInput(0) && n.constantInput(1))
+      return foldIntBinary(n, *fmod ? IntBinary::FMod : IntBinary::Mod,
+                           *shape);
+    return buildIntegerMod(n, *shape, *fmod != 0);
   }
   if (*fmod != 1)
     return n.error() << "Mod of floats needs fmod = 1";

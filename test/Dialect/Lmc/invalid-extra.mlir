@@ -203,11 +203,11 @@ func.func @cumsum_float(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Integer division stays a compile-time fold (a zero divisor would trap).
-func.func @div_integer(%x: tensor<4xi64>) -> tensor<4xi64> {
-  // expected-error @+1 {{operand #0 must be ranked tensor of floating-point values}}
-  %0 = lmc.div %x, %x : tensor<4xi64>
-  return %0 : tensor<4xi64>
+// Integer division takes i32 and i64 (index arithmetic), not booleans.
+func.func @div_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of floating-point or 32-bit signless integer or 64-bit signless integer values}}
+  %0 = lmc.div %x, %x : tensor<4xi1>
+  return %0 : tensor<4xi1>
 }
 
 // -----

@@ -28,6 +28,8 @@ inline std::vector<std::pair<const char *, void *>> kernelSymbols() {
            reinterpret_cast<void *>(&lmc_rt_thread_count)},
           {"lmc_rt_index_out_of_range",
            reinterpret_cast<void *>(&lmc_rt_index_out_of_range)},
+          {"lmc_rt_integer_division_by_zero",
+           reinterpret_cast<void *>(&lmc_rt_integer_division_by_zero)},
           // The CPU pipeline always takes the step's scratch from the
           // runtime (lmc-plan-buffers{arena-from-runtime}).
           {"lmc_rt_step_arena", reinterpret_cast<void *>(&lmc_rt_step_arena)}};

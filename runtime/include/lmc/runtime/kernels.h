@@ -132,6 +132,12 @@ void *lmc_rt_step_arena(int64_t bytes);
 /// process with status 1, as PyTorch raises IndexError. Never returns.
 void lmc_rt_index_out_of_range(int64_t value, int64_t size, const char *site);
 
+/// An integer division or modulo the model computes has a zero divisor
+/// (convert-lmc-to-linalg{check-indices}): prints `error: SITE: integer
+/// division by zero ...` and ends the process with status 1, as PyTorch
+/// raises ZeroDivisionError. Never returns.
+void lmc_rt_integer_division_by_zero(const char *site);
+
 /// Gradient `gradient` (in the order of grad_step's gradients) is final:
 /// nothing later in the step writes it (lmc-mark-gradients-ready). A
 /// data-parallel runtime starts all-reducing a bucket of gradients once all

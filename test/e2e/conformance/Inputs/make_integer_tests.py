@@ -3,7 +3,7 @@
 (the ONNX reference evaluator, onnx.reference, writes the expected
 outputs): the position ids RoBERTa computes from its tokens, CumSum's four
 modes on int32 and int64, Add/Sub/Mul/Neg/Abs/Max/Min with broadcasting and
-wrapping, Where, Concat, Slice, Transpose and Gather of integers, and
+wrapping, Div and Mod (both fmod modes, signs mixed, min / -1), Where, Concat, Slice, Transpose and Gather of integers, and
 GatherElements of integer data at run-time indices.
 
 usage: make_integer_tests.py OUT_DIR
@@ -96,6 +96,25 @@ def gather_elements():
     return nodes, {"data": data, "idx": idx}, [("y", I64, idx.shape)]
 
 
+def division(dtype):
+    """Div truncating toward zero, Mod with the divisor's sign (fmod 0) and
+    the dividend's (fmod 1), on signs mixed and broadcast; min / -1 wraps."""
+    kind = I32 if dtype == np.int32 else I64
+    low = np.iinfo(dtype).min
+    a = np.array([[7, -7, 7, -7, 0, low], [9, -9, 2, -3, 13, low]], dtype)
+    b = np.array([[2, 2, -2, -2, 5, -1], [4, 4, -4, -4, 5, 7]], dtype)
+    c = np.array([3, -3, 5, -5, 7, -7], dtype)
+    nodes = [
+        helper.make_node("Div", ["a", "b"], ["quotient"]),
+        helper.make_node("Mod", ["a", "b"], ["python_mod"], fmod=0),
+        helper.make_node("Mod", ["a", "b"], ["c_mod"], fmod=1),
+        helper.make_node("Div", ["a", "c"], ["broadcast"]),
+    ]
+    return nodes, {"a": a, "b": b, "c": c}, [
+        ("quotient", kind, a.shape), ("python_mod", kind, a.shape),
+        ("c_mod", kind, a.shape), ("broadcast", kind, a.shape)]
+
+
 CASES = {
     "position_ids": position_ids,
     "cumsum_int64": lambda: cumsum(0, 0, 1, np.int64),
@@ -105,6 +124,8 @@ CASES = {
     "arithmetic_int32": arithmetic,
     "data_movement_int64": data_movement,
     "gather_elements_int64": gather_elements,
+    "division_int64": lambda: division(np.int64),
+    "division_int32": lambda: division(np.int32),
 }
 
 
@@ -121,7 +142,8 @@ def main():
         model = helper.make_model(
             graph, opset_imports=[helper.make_opsetid("", 17)])
         model.ir_version = 8
-        expected = ReferenceEvaluator(model).run(None, inputs)
+        with np.errstate(over="ignore"):  # min / -1 wraps, as intended
+            expected = ReferenceEvaluator(model).run(None, inputs)
         test = os.path.join(out, f"test_integer_{name}")
         data = os.path.join(test, "test_data_set_0")
         os.makedirs(data, exist_ok=True)

@@ -91,7 +91,13 @@ def Lmc_SubOp : Lmc_BinaryOp<"sub", "Computes `lhs - rhs`.",
                              Lmc_NumericTensor>;
 def Lmc_MulOp : Lmc_BinaryOp<"mul", "Computes `lhs * rhs`.",
                              Lmc_NumericTensor>;
-def Lmc_DivOp : Lmc_BinaryOp<"div", "Computes `lhs / rhs`.">;
+def Lmc_DivOp : Lmc_BinaryOp<"div", [{Computes `lhs / rhs`. On signed
+  integers (index arithmetic an export computes at run time; no gradient)
+  the quotient truncates toward zero, as C and ONNX's integer Div do, and
+  `min / -1` wraps to `min`. A zero divisor ends a CPU run naming the op's
+  ONNX node (`lmc-to-linalg{check-indices}`, as PyTorch raises
+  ZeroDivisionError); a GPU kernel, which cannot call the host, gives 0.}],
+  Lmc_NumericTensor>;
 def Lmc_PowOp : Lmc_BinaryOp<"pow", "Computes `lhs ^ rhs`.">;
 def Lmc_MaxOp : Lmc_BinaryOp<"max", [{Computes `max(lhs, rhs)` (NaN
   propagating). The cotangent goes to the larger operand; on ties each
