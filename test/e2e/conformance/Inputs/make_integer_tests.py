@@ -8,13 +8,12 @@ GatherElements of integer data at run-time indices.
 
 usage: make_integer_tests.py OUT_DIR
 """
-import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
+
+from backend_test import write_reference_test
 
 I32, I64 = TensorProto.INT32, TensorProto.INT64
 
@@ -133,27 +132,8 @@ def main():
     out = sys.argv[1]
     for name, case in CASES.items():
         nodes, inputs, outputs = case()
-        graph = helper.make_graph(
-            nodes, "g",
-            [helper.make_tensor_value_info(
-                n, helper.np_dtype_to_tensor_dtype(x.dtype), x.shape)
-             for n, x in inputs.items()],
-            [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs])
-        model = helper.make_model(
-            graph, opset_imports=[helper.make_opsetid("", 17)])
-        model.ir_version = 8
-        with np.errstate(over="ignore"):  # min / -1 wraps, as intended
-            expected = ReferenceEvaluator(model).run(None, inputs)
-        test = os.path.join(out, f"test_integer_{name}")
-        data = os.path.join(test, "test_data_set_0")
-        os.makedirs(data, exist_ok=True)
-        onnx.save(model, os.path.join(test, "model.onnx"))
-        for i, (n, x) in enumerate(inputs.items()):
-            onnx.save_tensor(numpy_helper.from_array(x, n),
-                             os.path.join(data, f"input_{i}.pb"))
-        for i, ((n, _, _), y) in enumerate(zip(outputs, expected)):
-            onnx.save_tensor(numpy_helper.from_array(np.asarray(y), n),
-                             os.path.join(data, f"output_{i}.pb"))
+        write_reference_test(out, "integer_" + name, nodes, inputs, outputs,
+                             opset=17)
 
 
 if __name__ == "__main__":

@@ -9,13 +9,12 @@ pytorch_half_pixel, cubic_coeff_a -0.75), and exclude_outside.
 
 usage: make_resize_tests.py OUT_DIR
 """
-import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
+
+from backend_test import write_reference_test
 
 F32 = TensorProto.FLOAT
 
@@ -75,27 +74,8 @@ def main():
     out = sys.argv[1]
     for name, case in CASES.items():
         nodes, inputs, outputs = case()
-        graph = helper.make_graph(
-            nodes, "g",
-            [helper.make_tensor_value_info(n, F32, x.shape)
-             for n, x in inputs.items()],
-            [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs])
-        model = helper.make_model(
-            graph, opset_imports=[helper.make_opsetid("", 18)])
-        model.ir_version = 8
-        expected = ReferenceEvaluator(model).run(None, inputs)
-        for (n, _, shape), y in zip(outputs, expected):
-            assert tuple(y.shape) == tuple(shape), (name, y.shape, shape)
-        test = os.path.join(out, f"test_resize18_{name}")
-        data = os.path.join(test, "test_data_set_0")
-        os.makedirs(data, exist_ok=True)
-        onnx.save(model, os.path.join(test, "model.onnx"))
-        for i, (n, x) in enumerate(inputs.items()):
-            onnx.save_tensor(numpy_helper.from_array(x, n),
-                             os.path.join(data, f"input_{i}.pb"))
-        for i, ((n, _, _), y) in enumerate(zip(outputs, expected)):
-            onnx.save_tensor(numpy_helper.from_array(np.asarray(y), n),
-                             os.path.join(data, f"output_{i}.pb"))
+        write_reference_test(out, "resize18_" + name, nodes, inputs, outputs,
+                             opset=18)
 
 
 if __name__ == "__main__":
