@@ -72,96 +72,82 @@ double measureHertz() {
   return 8.0 * kIterations / fastest(kWindows, [] { addChain(kIterations); });
 }
 
-// Twelve independent accumulators: more than the FMA latency (4 cycles)
-// × the FMA units (2) of any x86-64 core, so the loop is throughput-bound.
-#define LMC_TWELVE(S)                                                          \
-  S(0) S(1) S(2) S(3) S(4) S(5) S(6) S(7) S(8) S(9) S(10) S(11)
+// One throughput loop: twelve independent accumulators of type VEC (more
+// than the FMA latency, 4 cycles, × the FMA units, 2, of any x86-64 core:
+// the loop is bound by throughput), each started at SPLAT(1 + k) and
+// updated by STEP(a) every iteration, then summed with ADD and one lane
+// kept through FIRST, so that nothing is optimized away. Used inside
+// functions with the loop's target attribute (the intrinsics need it).
+#define LMC_THROUGHPUT_LOOP(VEC, SPLAT, STEP, ADD, FIRST, iterations)          \
+  do {                                                                         \
+    VEC a[12];                                                                 \
+    for (int k = 0; k < 12; ++k)                                               \
+      a[k] = SPLAT(1.0f + float(k));                                           \
+    for (int64_t i = 0; i < (iterations); ++i) {                               \
+      a[0] = STEP(a[0]); a[1] = STEP(a[1]); a[2] = STEP(a[2]);                 \
+      a[3] = STEP(a[3]); a[4] = STEP(a[4]); a[5] = STEP(a[5]);                 \
+      a[6] = STEP(a[6]); a[7] = STEP(a[7]); a[8] = STEP(a[8]);                 \
+      a[9] = STEP(a[9]); a[10] = STEP(a[10]); a[11] = STEP(a[11]);             \
+    }                                                                          \
+    VEC sum = a[0];                                                            \
+    for (int k = 1; k < 12; ++k)                                               \
+      sum = ADD(sum, a[k]);                                                    \
+    volatile float keep = FIRST(sum);                                          \
+    (void)keep;                                                                \
+  } while (false)
+
+__attribute__((target("avx512f"))) float firstLane512(__m512 v) {
+  return _mm512_cvtss_f32(v);
+}
 
 /// FLOPs of `iterations` of twelve independent 512-bit f32 FMAs.
 __attribute__((target("avx512f"))) double fma512(int64_t iterations) {
-#define DECL(k) __m512 a##k = _mm512_set1_ps(1.0f + k);
-#define STEP(k) a##k = _mm512_fmadd_ps(a##k, m, c);
-#define SUM(k) s = _mm512_add_ps(s, a##k);
   const __m512 m = _mm512_set1_ps(0.9999999f), c = _mm512_set1_ps(1e-7f);
-  LMC_TWELVE(DECL)
-  for (int64_t i = 0; i < iterations; ++i) {
-    LMC_TWELVE(STEP)
-  }
-  __m512 s = _mm512_setzero_ps();
-  LMC_TWELVE(SUM)
-  volatile float keep = _mm512_reduce_add_ps(s);
-  (void)keep;
+  auto step = [&](__m512 v) __attribute__((target("avx512f"))) {
+    return _mm512_fmadd_ps(v, m, c);
+  };
+  LMC_THROUGHPUT_LOOP(__m512, _mm512_set1_ps, step, _mm512_add_ps,
+                      firstLane512, iterations);
   return double(iterations) * 12 * 16 * 2;
-#undef DECL
-#undef STEP
-#undef SUM
 }
 
 /// FLOPs of `iterations` of twelve independent 256-bit f32 FMAs.
 __attribute__((target("avx2,fma"))) double fma256(int64_t iterations) {
-#define DECL(k) __m256 a##k = _mm256_set1_ps(1.0f + k);
-#define STEP(k) a##k = _mm256_fmadd_ps(a##k, m, c);
-#define SUM(k) s = _mm256_add_ps(s, a##k);
   const __m256 m = _mm256_set1_ps(0.9999999f), c = _mm256_set1_ps(1e-7f);
-  LMC_TWELVE(DECL)
-  for (int64_t i = 0; i < iterations; ++i) {
-    LMC_TWELVE(STEP)
-  }
-  __m256 s = _mm256_setzero_ps();
-  LMC_TWELVE(SUM)
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, s);
-  volatile float keep = lanes[0];
-  (void)keep;
+  auto step = [&](__m256 v) __attribute__((target("avx2,fma"))) {
+    return _mm256_fmadd_ps(v, m, c);
+  };
+  auto first = [](__m256 v) __attribute__((target("avx2,fma"))) {
+    return _mm256_cvtss_f32(v);
+  };
+  LMC_THROUGHPUT_LOOP(__m256, _mm256_set1_ps, step, _mm256_add_ps, first,
+                      iterations);
   return double(iterations) * 12 * 8 * 2;
-#undef DECL
-#undef STEP
-#undef SUM
 }
 
 /// FLOPs of `iterations` of twelve independent bf16 dot products (each
 /// f32 lane adds two products: 64 FLOPs per instruction).
-__attribute__((target("avx512f,avx512bf16"))) double dotBf16(
-    int64_t iterations) {
-#define DECL(k) __m512 a##k = _mm512_set1_ps(1.0f + k);
-#define STEP(k) a##k = _mm512_dpbf16_ps(a##k, x, x);
-#define SUM(k) s = _mm512_add_ps(s, a##k);
+__attribute__((target("avx512f,avx512bf16"))) double
+dotBf16(int64_t iterations) {
   const __m512bh x =
       _mm512_cvtne2ps_pbh(_mm512_set1_ps(1e-3f), _mm512_set1_ps(1e-3f));
-  LMC_TWELVE(DECL)
-  for (int64_t i = 0; i < iterations; ++i) {
-    LMC_TWELVE(STEP)
-  }
-  __m512 s = _mm512_setzero_ps();
-  LMC_TWELVE(SUM)
-  volatile float keep = _mm512_reduce_add_ps(s);
-  (void)keep;
+  auto step = [&](__m512 v) __attribute__((target("avx512f,avx512bf16"))) {
+    return _mm512_dpbf16_ps(v, x, x);
+  };
+  LMC_THROUGHPUT_LOOP(__m512, _mm512_set1_ps, step, _mm512_add_ps,
+                      firstLane512, iterations);
   return double(iterations) * 12 * 16 * 4;
-#undef DECL
-#undef STEP
-#undef SUM
 }
 
 /// SSE2's multiply and add, for an x86-64 core without FMA.
 double mulAdd128(int64_t iterations) {
-#define DECL(k) __m128 a##k = _mm_set1_ps(1.0f + k);
-#define STEP(k) a##k = _mm_add_ps(_mm_mul_ps(a##k, m), c);
-#define SUM(k) s = _mm_add_ps(s, a##k);
   const __m128 m = _mm_set1_ps(0.9999999f), c = _mm_set1_ps(1e-7f);
-  LMC_TWELVE(DECL)
-  for (int64_t i = 0; i < iterations; ++i) {
-    LMC_TWELVE(STEP)
-  }
-  __m128 s = _mm_setzero_ps();
-  LMC_TWELVE(SUM)
-  volatile float keep = _mm_cvtss_f32(s);
-  (void)keep;
+  auto step = [&](__m128 v) { return _mm_add_ps(_mm_mul_ps(v, m), c); };
+  LMC_THROUGHPUT_LOOP(__m128, _mm_set1_ps, step, _mm_add_ps, _mm_cvtss_f32,
+                      iterations);
   return double(iterations) * 12 * 4 * 2;
-#undef DECL
-#undef STEP
-#undef SUM
 }
-#undef LMC_TWELVE
+#undef LMC_THROUGHPUT_LOOP
 
 /// CPUID leaf 7's AMX bits (not in kCpuFeatures: compiled loops never use
 /// AMX, only libraries' kernels do).
