@@ -206,6 +206,8 @@ private:
                                          const Elements &rhs, Elements out) {
     for (size_t i = 0; i < lhs.size(); ++i) {
       double l = lhs.asDouble(i), r = rhs.asDouble(i);
+      // As lmc.cmp lowers floats: NaN compares false, but for `ne` (C++'s
+      // operators are the same: ordered, and != unordered).
       bool v;
       if (predicate == "lt")
         v = l < r;

@@ -524,6 +524,9 @@ void GraphImporter::evaluateBuiltResults(const onnx::NodeProto &node) {
         continue;
       for (Value operand : op->getOperands())
         dead.push_back(operand.getDefiningOp());
+      // A later op may be allocated where this one was: no stale answer.
+      for (Value result : op->getResults())
+        carriesBatchMemo.erase(result);
       erased.insert(op);
       op->erase();
     }
