@@ -82,6 +82,10 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for name in names:
             entry = refs[name]
+            if "lora" in entry:  # the adapters' trajectory, not full training
+                print(f"{name:12s} lora      see test/e2e/training/lora.test "
+                      "(PEFT's trajectory of the adapters)", flush=True)
+                continue
             exports = entry.get("exports", {"dynamo": True})
             for export in ("dynamo", "legacy", "optimized"):
                 if exports.get(export):
