@@ -293,12 +293,14 @@ expect_ok tb_first "$LM" --tokens train.bin --steps 10 --log-every 1 \
   --metrics tb1.jsonl --log-dir tb_resume --checkpoint-dir ck_tb
 expect_ok tb_resumed "$LM" --tokens train.bin --steps 20 --log-every 1 \
   --metrics tb2.jsonl --log-dir tb_resume --checkpoint-dir ck_tb --resume
+# TensorBoard's own reader is the oracle; scripts/install-deps.sh installs
+# it, so its absence fails the check instead of skipping it unseen.
 if python3 -c 'import tensorboard' 2>/dev/null; then
   check tensorboard python3 "$HERE/check_tb.py" tb lm.jsonl
   check tensorboard_resume python3 "$HERE/check_tb_resume.py" tb_resume \
     tb1.jsonl tb2.jsonl
 else
-  echo "SKIP: tensorboard python package not installed"
+  fail "tensorboard: the python package is not installed (scripts/install-deps.sh installs it)"
 fi
 
 echo "runtime training e2e: $passes passed, $failures failed"

@@ -15,6 +15,9 @@
       the two runs logged the same steps with the same losses and norms
       (--loss-only: losses; --first N: the first N steps).
   compare.py loss-value METRICS.jsonl VALUE [--rtol R]
+      the first logged loss equals VALUE.
+  compare.py loss-differs METRICS.jsonl VALUE [--rtol R]
+      the first logged loss is finite and not VALUE (another model's).
   compare.py eval-loss METRICS.jsonl LOSSES.json [--rtol R] [--entry NAME]
       the last eval loss equals LOSSES.json's "eval_loss".
   compare.py dropped METRICS.jsonl [--rtol R]
@@ -32,6 +35,7 @@ Exits 1 with the worst mismatch on failure.
 """
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -166,6 +170,14 @@ def main():
         if abs(got - want) > o.rtol * abs(want):
             fail(f"loss {got} vs {want}")
         print(f"loss {got} matches {want}")
+    elif o.mode == "loss-differs":
+        # The other direction of loss-value, as its own check: a test that
+        # wrote `not compare.py loss-value` would pass on any crash too.
+        got = read_metrics(o.args[0])[0]["loss"]
+        want = float(o.args[1])
+        if not math.isfinite(got) or abs(got - want) <= o.rtol * abs(want):
+            fail(f"loss {got} is {want} within {o.rtol} relative")
+        print(f"loss {got} differs from {want}")
     elif o.mode == "loss-falls":
         rows = read_metrics(o.args[0])
         first, last = rows[0]["loss"], rows[-1]["loss"]
