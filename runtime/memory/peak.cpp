@@ -40,6 +40,14 @@ template <typename Run> double fastest(int windows, Run run) {
   return best;
 }
 
+/// FLOPs one core retires per cycle and its clock in Hz, as the register
+/// loops below read them (0, 0 where they cannot: not x86-64).
+struct CorePeak {
+  double flopsPerCycle = 0;
+  double hertz = 0;
+  std::string units; // "AVX-512 FMA", "AVX2 FMA", "AVX512-BF16 dot products"
+};
+
 /// The cores this process may run on (its affinity mask), at least 1.
 int usableCores() {
   cpu_set_t set;
@@ -164,8 +172,7 @@ double nearestPowerOfTwo(double x) { return std::exp2(std::round(std::log2(x)));
 
 #endif // __x86_64__
 
-} // namespace
-
+/// This core's FLOPs per cycle for `precision`'s products, and its clock.
 CorePeak measureCorePeak(const std::string &precision) {
   CorePeak core;
 #if defined(__x86_64__)
@@ -198,6 +205,8 @@ CorePeak measureCorePeak(const std::string &precision) {
 #endif
   return core;
 }
+
+} // namespace
 
 PeakFlops hardwarePeakFlops(const std::string &precision, int threads) {
   PeakFlops peak;

@@ -34,15 +34,6 @@ struct PeakFlops {
 /// this process may run on).
 PeakFlops hardwarePeakFlops(const std::string &precision, int threads);
 
-/// FLOPs one core retires per cycle and its clock in Hz, as
-/// hardwarePeakFlops measures them (0, 0 where it cannot: not x86-64).
-struct CorePeak {
-  double flopsPerCycle = 0;
-  double hertz = 0;
-  std::string units; // "AVX-512 FMA", "AVX2 FMA", "AVX512-BF16 dot products"
-};
-CorePeak measureCorePeak(const std::string &precision);
-
 /// Best FLOP/s of a few 512x512x512 lmc_rt_matmul_f32 calls (bf16 or f16:
 /// the matching kernel; the GPU's cuBLAS on 4096^3 in a `--target cuda`
 /// executable), after one warm-up call; about 50 ms on one thread, 200 on
