@@ -181,6 +181,10 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
   // dimension): those keep the clamp.
   toLinalg.checkIndices =
       !target.cuda && !target.gpuLoopsOnCpu && sharding.mesh.empty();
+  // The runtime's convolution kernels run on the host; sharded steps keep
+  // loop nests that sharding propagation sees through.
+  toLinalg.convolutionsToRuntime =
+      !target.cuda && !target.gpuLoopsOnCpu && sharding.mesh.empty();
   pm.addPass(createConvertLmcToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   if (!sharding.mesh.empty()) {
@@ -220,6 +224,7 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       "lmc-untie-fills,"
       "lmc-attention-to-runtime,"
       "lmc-layer-norm-to-runtime,"
+      "lmc-convolution-to-runtime,"
       "lmc-drop-optimization-barriers,"
       "lmc-untie-results,"
       // Params and optimizer state updated over their old values: one copy

@@ -29,12 +29,7 @@ namespace {
 using lmc::rt::bf16ToFloat;
 using lmc::rt::f16ToFloat;
 
-/// Under a million multiply-adds: such a product runs on the calling thread
-/// in one call (a parallel region costs more than it saves), and f32 ones
-/// on OpenBLAS (lmc_rt_matmul_f32).
-bool isSmallProduct(int64_t batch, int64_t M, int64_t N, int64_t K) {
-  return double(batch) * M * N * K < double(1 << 20);
-}
+using lmc::rt::isSmallProduct;
 
 /// The most parts a product is cut into (matmulPartCount): set by
 /// lmc_rt_set_matmul_parts(), which the executable calls with its
@@ -225,6 +220,8 @@ __attribute__((weak)) void *lmc_rt_step_arena(int64_t bytes) {
 // Weak: the runtime's data-parallel step defines the one that starts
 // all-reduces (split_step.cpp); a JIT-run step needs none.
 __attribute__((weak)) void lmc_rt_gradient_ready(int64_t) {}
+
+int64_t lmc::rt::matmulPartBudget() { return maxParts; }
 
 void lmc_rt_set_matmul_parts(int64_t parts) {
   maxParts = std::clamp<int64_t>(parts, 1, 16);

@@ -32,6 +32,18 @@ inline int64_t matmulPartCount(int64_t extent, int64_t maxParts) {
   return parts == 1 && maxParts >= 2 && extent >= 2 * kMinHalf ? 2 : parts;
 }
 
+/// Under a million multiply-adds: such a product runs on the calling thread
+/// in one call (a parallel region costs more than it saves), and f32 ones
+/// on OpenBLAS (lmc_rt_matmul_f32).
+inline bool isSmallProduct(int64_t batch, int64_t M, int64_t N, int64_t K) {
+  return double(batch) * M * N * K < double(1 << 20);
+}
+
+/// The most parts a product is cut into (matmulPartCount's `maxParts`):
+/// the executable's compiled-in budget, set by lmc_rt_set_matmul_parts()
+/// (lmc --matmul-parts); defined in matmul.cpp.
+int64_t matmulPartBudget();
+
 } // namespace lmc::rt
 
 #endif // LMC_RUNTIME_KERNELS_MATMUL_PARTS_H

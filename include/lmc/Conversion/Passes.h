@@ -41,6 +41,11 @@ void populateLmcToLinalgPatterns(mlir::RewritePatternSet &patterns,
                                  bool shardable = false,
                                  bool checkIndices = false);
 
+/// Whether `op` is a convolution lmc-convolution-to-runtime lowers to a
+/// runtime call: lmc.conv, lmc.conv_input_grad or lmc.conv_weight_grad
+/// with f32 operands and result.
+bool isRuntimeConvolution(mlir::Operation *op);
+
 } // namespace lmc
 
 #endif // LMC_CONVERSION_PASSES_H

@@ -134,17 +134,7 @@ Value layoutTable(OpBuilder &b, Location loc, ModuleOp module,
     MatrixLayout l = m.value_or(MatrixLayout{0, {0, 0}, 0, 0});
     values.append({l.offset, l.pair[0], l.pair[1], l.row, l.col});
   }
-  auto type = MemRefType::get({int64_t(values.size())}, b.getI64Type());
-  auto init = DenseIntElementsAttr::get(
-      RankedTensorType::get(type.getShape(), b.getI64Type()), values);
-  OpBuilder detached(b.getContext());
-  auto table = memref::GlobalOp::create(
-      detached, loc, "__lmc_attention_layout", b.getStringAttr("private"),
-      type, init, /*constant=*/true, /*alignment=*/IntegerAttr());
-  // At the module's start, renamed if the name is taken.
-  SymbolTable(module).insert(table, module.getBody()->begin());
-  Value address = memref::GetGlobalOp::create(b, loc, type, table.getName());
-  return bufferPointer(b, loc, address);
+  return constantTable(b, loc, module, "__lmc_attention_layout", values);
 }
 
 struct Lowering {

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
 
@@ -43,6 +44,20 @@ Value readOnlyPointer(OpBuilder &b, Location loc, Value tensor) {
       b, loc,
       bufferization::ToBufferOp::create(b, loc, denseBufferType(tensor.getType()),
                                         tensor, /*read_only=*/true));
+}
+
+Value constantTable(OpBuilder &b, Location loc, ModuleOp module, StringRef name,
+                    ArrayRef<int64_t> values) {
+  auto type = MemRefType::get({int64_t(values.size())}, b.getI64Type());
+  auto init = DenseIntElementsAttr::get(
+      RankedTensorType::get(type.getShape(), b.getI64Type()), values);
+  OpBuilder detached(b.getContext());
+  auto table = memref::GlobalOp::create(
+      detached, loc, name, b.getStringAttr("private"), type, init,
+      /*constant=*/true, /*alignment=*/IntegerAttr());
+  SymbolTable(module).insert(table, module.getBody()->begin());
+  Value address = memref::GetGlobalOp::create(b, loc, type, table.getName());
+  return bufferPointer(b, loc, address);
 }
 
 } // namespace lmc

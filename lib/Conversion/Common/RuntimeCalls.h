@@ -2,7 +2,8 @@
 //
 // Shared by the passes that replace ops with runtime calls
 // (lmc-matmul-to-runtime, lmc-shard-to-runtime, lmc-linalg-to-gpu-loops,
-// lmc-attention-to-runtime, lmc-layer-norm-to-runtime).
+// lmc-attention-to-runtime, lmc-layer-norm-to-runtime,
+// lmc-convolution-to-runtime).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +37,13 @@ mlir::MemRefType denseBufferType(mlir::Type tensor);
 /// pointer for a null value (an optional operand the op does not have).
 mlir::Value readOnlyPointer(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value tensor);
+
+/// The address of a constant i64 table holding `values` (a private
+/// `memref.global` named `name` at the module's start, renamed if the name
+/// is taken): how a call hands the runtime a struct of sizes.
+mlir::Value constantTable(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::ModuleOp module, llvm::StringRef name,
+                          llvm::ArrayRef<int64_t> values);
 
 } // namespace lmc
 

@@ -292,6 +292,10 @@ struct ConvertLmcToLinalgPass
     // (lmc-attention-to-runtime, lmc-layer-norm-to-runtime).
     target.addLegalOp<AttentionOp, AttentionGradOp, LayerNormOp,
                       LayerNormGradOp>();
+    // And, on the CPU, f32 convolutions (lmc-convolution-to-runtime).
+    if (convolutionsToRuntime)
+      target.addDynamicallyLegalOp<ConvOp, ConvInputGradOp, ConvWeightGradOp>(
+          isRuntimeConvolution);
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            scf::SCFDialect, func::FuncDialect,

@@ -113,6 +113,35 @@ void lmc_rt_layer_norm_grad_f32(const float *x, const float *scale,
                                 float *dscale, float *dbias, int64_t rows,
                                 int64_t C);
 
+/// The geometry of a convolution (lmc.conv and its two adjoints) on
+/// dense row-major tensors: input [batch, channels, input...], weight
+/// [filters, channels / groups, kernel...], output [batch, filters,
+/// output...]. Three spatial dimensions, the last ones used: a 2-D
+/// convolution has input[0] = kernel[0] = output[0] = strides[0] =
+/// dilations[0] = 1 and pad_low[0] = 0. Output position o reads input
+/// position o * stride + k * dilation - pad_low (zero outside).
+typedef struct {
+  int64_t batch, channels, filters, groups;
+  int64_t input[3], kernel[3], output[3], strides[3], dilations[3],
+      pad_low[3];
+} lmc_rt_conv_geometry;
+
+/// y = conv(x, w) (lmc.conv). Results do not depend on the thread count.
+void lmc_rt_conv_f32(const float *x, const float *w, float *y,
+                     const lmc_rt_conv_geometry *geometry);
+
+/// dx = the convolution's adjoint in its input, from the output's
+/// cotangent dy and the weight (lmc.conv_input_grad). Results do not
+/// depend on the thread count.
+void lmc_rt_conv_input_grad_f32(const float *dy, const float *w, float *dx,
+                                const lmc_rt_conv_geometry *geometry);
+
+/// dw = the convolution's adjoint in its weight, from its input x and the
+/// output's cotangent dy, summed over the batch in order
+/// (lmc.conv_weight_grad). Results do not depend on the thread count.
+void lmc_rt_conv_weight_grad_f32(const float *x, const float *dy, float *dw,
+                                 const lmc_rt_conv_geometry *geometry);
+
 /// Copies `bytes` from `src` (a constant table in the executable) to `dst`
 /// (a buffer of the step): memcpy here; the CUDA support library replaces
 /// it with a copy in the GPU stream's order (`--target cuda`).

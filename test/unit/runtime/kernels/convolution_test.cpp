@@ -1,0 +1,202 @@
+// lmc_rt_conv_f32 and its two adjoints against the definition computed in
+// double by direct loops over (n, f, o..., c, k...) — the forward's sum, and
+// each adjoint as the scatter of that same sum onto the input or the weight
+// — over 1-D to 3-D geometries with strides, dilations, asymmetric
+// padding, groups and depthwise channels, 1 x 1 kernels read in place and
+// products big enough for oneDNN and parts; and the same bits on 1 and 2
+// threads.
+#include "on_threads.h"
+#include "lmc/runtime/kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace {
+
+struct Case {
+  const char *name;
+  int64_t batch, channels, filters, groups;
+  std::vector<int64_t> input, kernel, strides, dilations, padLow, padHigh;
+};
+
+lmc_rt_conv_geometry geometryOf(const Case &c) {
+  lmc_rt_conv_geometry g{};
+  g.batch = c.batch;
+  g.channels = c.channels;
+  g.filters = c.filters;
+  g.groups = c.groups;
+  const size_t spatial = c.input.size(), first = 3 - spatial;
+  for (int d = 0; d < 3; ++d) {
+    g.input[d] = g.kernel[d] = g.output[d] = g.strides[d] = g.dilations[d] = 1;
+    g.pad_low[d] = 0;
+  }
+  for (size_t i = 0; i < spatial; ++i) {
+    const size_t d = first + i;
+    g.input[d] = c.input[i];
+    g.kernel[d] = c.kernel[i];
+    g.strides[d] = c.strides[i];
+    g.dilations[d] = c.dilations[i];
+    g.pad_low[d] = c.padLow[i];
+    int64_t extent = c.dilations[i] * (c.kernel[i] - 1) + 1;
+    g.output[d] =
+        (c.input[i] + c.padLow[i] + c.padHigh[i] - extent) / c.strides[i] + 1;
+  }
+  return g;
+}
+
+int64_t volume(const int64_t (&dims)[3]) { return dims[0] * dims[1] * dims[2]; }
+
+struct Sizes {
+  size_t x, w, y;
+};
+
+Sizes sizesOf(const lmc_rt_conv_geometry &g) {
+  return {size_t(g.batch * g.channels * volume(g.input)),
+          size_t(g.filters * (g.channels / g.groups) * volume(g.kernel)),
+          size_t(g.batch * g.filters * volume(g.output))};
+}
+
+/// Calls visit(xIndex, wIndex, yIndex) for every term of the convolution's
+/// sum: y[yIndex] += x[xIndex] * w[wIndex], padding terms left out.
+template <typename Visit>
+void forEachTerm(const lmc_rt_conv_geometry &g, Visit visit) {
+  const int64_t Cg = g.channels / g.groups, Fg = g.filters / g.groups;
+  for (int64_t n = 0; n < g.batch; ++n)
+    for (int64_t f = 0; f < g.filters; ++f)
+      for (int64_t o0 = 0; o0 < g.output[0]; ++o0)
+        for (int64_t o1 = 0; o1 < g.output[1]; ++o1)
+          for (int64_t o2 = 0; o2 < g.output[2]; ++o2)
+            for (int64_t c = 0; c < Cg; ++c)
+              for (int64_t k0 = 0; k0 < g.kernel[0]; ++k0)
+                for (int64_t k1 = 0; k1 < g.kernel[1]; ++k1)
+                  for (int64_t k2 = 0; k2 < g.kernel[2]; ++k2) {
+                    const int64_t i0 = o0 * g.strides[0] +
+                                       k0 * g.dilations[0] - g.pad_low[0];
+                    const int64_t i1 = o1 * g.strides[1] +
+                                       k1 * g.dilations[1] - g.pad_low[1];
+                    const int64_t i2 = o2 * g.strides[2] +
+                                       k2 * g.dilations[2] - g.pad_low[2];
+                    if (i0 < 0 || i0 >= g.input[0] || i1 < 0 ||
+                        i1 >= g.input[1] || i2 < 0 || i2 >= g.input[2])
+                      continue;
+                    const int64_t channel = (f / Fg) * Cg + c;
+                    const int64_t xi =
+                        (((n * g.channels + channel) * g.input[0] + i0) *
+                             g.input[1] +
+                         i1) *
+                            g.input[2] +
+                        i2;
+                    const int64_t wi =
+                        (((f * Cg + c) * g.kernel[0] + k0) * g.kernel[1] +
+                         k1) *
+                            g.kernel[2] +
+                        k2;
+                    const int64_t yi =
+                        (((n * g.filters + f) * g.output[0] + o0) *
+                             g.output[1] +
+                         o1) *
+                            g.output[2] +
+                        o2;
+                    visit(xi, wi, yi);
+                  }
+}
+
+std::vector<float> random(size_t n, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> v(n);
+  for (float &e : v)
+    e = dist(rng);
+  return v;
+}
+
+/// Every element of `got` within `tolerance` (relative to the reference's
+/// largest magnitude) of `want`, NaN failing.
+void expectClose(const std::vector<float> &got, const std::vector<double> &want,
+                 const char *what, const char *name) {
+  ASSERT_EQ(got.size(), want.size());
+  double scale = 1e-30;
+  for (double v : want)
+    scale = std::max(scale, std::abs(v));
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_TRUE(std::abs(double(got[i]) - want[i]) <= 1e-5 * scale)
+        << name << " " << what << "[" << i << "]: " << got[i] << " vs "
+        << want[i];
+}
+
+const std::vector<Case> &cases() {
+  static const std::vector<Case> all = {
+      {"3x3 same", 2, 3, 4, 1, {6, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+      {"stride 2, asymmetric pad", 2, 3, 5, 1, {7, 8}, {3, 2}, {2, 2}, {1, 1},
+       {1, 0}, {0, 1}},
+      {"dilation 2", 1, 2, 3, 1, {9, 7}, {3, 3}, {1, 2}, {2, 2}, {2, 1},
+       {2, 1}},
+      {"groups 2", 2, 4, 6, 2, {5, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+      {"depthwise 7x7", 2, 4, 4, 4, {9, 9}, {7, 7}, {1, 1}, {1, 1}, {3, 3},
+       {3, 3}},
+      {"1-D", 3, 2, 3, 1, {11}, {4}, {3}, {1}, {2}, {1}},
+      {"3-D", 1, 2, 3, 1, {4, 5, 4}, {2, 3, 2}, {1, 2, 1}, {1, 1, 2}, {1, 0, 1},
+       {0, 1, 1}},
+      {"1x1 read in place", 2, 5, 3, 1, {4, 6}, {1, 1}, {1, 1}, {1, 1}, {0, 0},
+       {0, 0}},
+      {"1x1 stride 2", 2, 5, 3, 1, {5, 6}, {1, 1}, {2, 2}, {1, 1}, {0, 0},
+       {0, 0}},
+      {"window past the padding", 1, 1, 2, 1, {3, 3}, {3, 3}, {4, 4}, {1, 1},
+       {2, 2}, {2, 2}},
+      // Over a million multiply-adds per image: oneDNN, the weight
+      // gradient in parts.
+      {"oneDNN, parts", 3, 32, 64, 1, {24, 24}, {3, 3}, {1, 1}, {1, 1}, {1, 1},
+       {1, 1}},
+  };
+  return all;
+}
+
+TEST(Convolution, MatchesTheDefinition) {
+  for (const Case &c : cases()) {
+    const lmc_rt_conv_geometry g = geometryOf(c);
+    const Sizes n = sizesOf(g);
+    std::mt19937 rng(7);
+    auto x = random(n.x, rng), w = random(n.w, rng), dy = random(n.y, rng);
+    std::vector<double> y(n.y), dx(n.x), dw(n.w);
+    forEachTerm(g, [&](int64_t xi, int64_t wi, int64_t yi) {
+      y[yi] += double(x[xi]) * w[wi];
+      dx[xi] += double(dy[yi]) * w[wi];
+      dw[wi] += double(dy[yi]) * x[xi];
+    });
+    // NaN in the results' places: every element must be written.
+    const float nan = std::nanf("");
+    std::vector<float> gotY(n.y, nan), gotDx(n.x, nan), gotDw(n.w, nan);
+    lmc_rt_conv_f32(x.data(), w.data(), gotY.data(), &g);
+    lmc_rt_conv_input_grad_f32(dy.data(), w.data(), gotDx.data(), &g);
+    lmc_rt_conv_weight_grad_f32(x.data(), dy.data(), gotDw.data(), &g);
+    expectClose(gotY, y, "y", c.name);
+    expectClose(gotDx, dx, "dx", c.name);
+    expectClose(gotDw, dw, "dw", c.name);
+  }
+}
+
+TEST(Convolution, SameBitsOnOneAndTwoThreads) {
+  for (const Case &c : cases()) {
+    const lmc_rt_conv_geometry g = geometryOf(c);
+    const Sizes n = sizesOf(g);
+    std::mt19937 rng(11);
+    auto x = random(n.x, rng), w = random(n.w, rng), dy = random(n.y, rng);
+    auto all = [&] {
+      std::vector<float> y(n.y), dx(n.x), dw(n.w);
+      lmc_rt_conv_f32(x.data(), w.data(), y.data(), &g);
+      lmc_rt_conv_input_grad_f32(dy.data(), w.data(), dx.data(), &g);
+      lmc_rt_conv_weight_grad_f32(x.data(), dy.data(), dw.data(), &g);
+      return std::vector<std::vector<float>>{y, dx, dw};
+    };
+    auto one = lmc::test::onThreads(1, all), two = lmc::test::onThreads(2, all);
+    for (size_t i = 0; i < one.size(); ++i)
+      EXPECT_EQ(0, std::memcmp(one[i].data(), two[i].data(),
+                               one[i].size() * sizeof(float)))
+          << c.name << " result " << i;
+  }
+}
+
+} // namespace
