@@ -270,8 +270,9 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       "reconcile-unrealized-casts",
       target.gpuLoopsOnCpu ? "lmc-linalg-to-gpu-loops"
       : multithreaded
-          ? "convert-linalg-to-parallel-loops,lmc-parallelize-loops"
-          : "convert-linalg-to-loops",
+          ? "lmc-collapse-inner-loops,convert-linalg-to-parallel-loops,"
+            "lmc-parallelize-loops"
+          : "lmc-collapse-inner-loops,convert-linalg-to-loops",
       // canonicalize inlines the alloca scope the conversion wraps each
       // iteration in (the bodies allocate nothing; scf-to-cf would leave
       // the scope with several blocks, which it cannot have).

@@ -1,29 +1,31 @@
 //===- convolution.cpp - Convolutions as GEMMs over gathered windows -----===//
 //
 // lmc.conv and its two adjoints on dense [N, C, spatial...] tensors, as
-// im2col + GEMM: for one image and one group, the windows the output
-// positions read are gathered into a matrix col [C/groups * kernel volume,
-// output positions] (zero where a window overhangs the padding), and
+// im2col + GEMM. The windows the output positions of a tile of images
+// read are gathered, per group, into a matrix col [C/groups * kernel
+// volume, tile * O] (O the output positions of one image; zero where a
+// window overhangs the padding), and
 //
-//   forward          y[n, g]  = W[g] col                  (Fg x O)
-//   input gradient   dcol     = W[g]^T dy[n, g], then scattered back onto
-//                    dx[n, g] (col2im: each window adds to what it read)
-//   weight gradient  dW[g]    = sum over n of dy[n, g] col^T
+//   forward          y'     = W[g] col        then y[n, f, o] = y'[f, i O + o]
+//   input gradient   dcol   = W[g]^T dy'      then each window adds its
+//                    column back onto dx (col2im)
+//   weight gradient  dW[g]  = sum over the tiles, in order, of dy' col^T
 //
-// each product one single-threaded call of the GEMM lmc_rt_matmul_f32
-// uses (oneDNN; OpenBLAS below a million multiply-adds). A 1 x 1 kernel
-// with stride 1 and no padding reads the input as it lies: no gather.
+// with dy' [F, tile * O] the cotangent laid out as y'. A tile holds one
+// image when O is at least kMinColumns, else the fewest images that reach
+// it: the late layers of a network, a few positions per image, still make
+// products wide enough for the GEMM.
 //
-// The generated loop nests this replaces ran a ResNet's convolutions at
-// about 1 GFLOP/s (docs/perf.md); the products here run at the GEMM's rate
-// and the gathers are a pass over the windows' bytes.
+// Threads, with results the same bits on any count: with two tiles or
+// more, the forward and the input gradient share the (tile, group) pairs,
+// each gathered and multiplied by one thread in its own scratch (which
+// stays in its cache); with one tile, its products are lmc_rt_matmul_f32
+// calls, which cut them into parts by shape alone. The weight gradient's
+// output is cut into parts by its shape alone (matmulPartCount), each part
+// summing the tiles in order.
 //
-// Threads: the forward and the input gradient share the (image, group)
-// pairs, each computed alone by one call. The weight gradient sums over
-// the images: its output is cut into parts by its shape alone
-// (matmulPartCount), each part accumulating the images in order, so the
-// sum runs in the same order on any thread count, and the results are the
-// same bits on 1 or 16 threads.
+// Measured per layer shape with bench/conv_kernel.sh. The generated loop
+// nests this replaces ran a ResNet's convolutions at about 1 GFLOP/s.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,52 +42,55 @@ extern "C" int omp_get_max_threads(void);
 
 namespace {
 
-using Gemm = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint,
-                      blasint, blasint, float, const float *, blasint,
-                      const float *, blasint, float, float *, blasint);
-
 /// The sizes the three kernels derive from a geometry.
 struct Shape {
   const lmc_rt_conv_geometry &g;
   int64_t groupChannels, groupFilters; // C / groups, F / groups
   int64_t kernelVolume, inputVolume, outputVolume;
-  int64_t windowRows; // col's rows: groupChannels * kernelVolume
+  int64_t windowRows; // col's rows per group: groupChannels * kernelVolume
+  int64_t tile;       // images side by side in one product (the last
+                      // tile may have fewer)
+  int64_t tiles;      // ceil(batch / tile)
+  int64_t chunkTiles; // tiles whose windows the weight gradient gathers
+                      // at once
 
-  explicit Shape(const lmc_rt_conv_geometry &geometry) : g(geometry) {
-    groupChannels = g.channels / g.groups;
-    groupFilters = g.filters / g.groups;
-    kernelVolume = g.kernel[0] * g.kernel[1] * g.kernel[2];
-    inputVolume = g.input[0] * g.input[1] * g.input[2];
-    outputVolume = g.output[0] * g.output[1] * g.output[2];
-    windowRows = groupChannels * kernelVolume;
-  }
-
-  /// A 1 x 1 window at stride 1 without padding: col is the input itself.
-  bool readsInputAsItLies() const {
-    for (int d = 0; d < 3; ++d)
-      if (g.kernel[d] != 1 || g.strides[d] != 1 || g.pad_low[d] != 0 ||
-          g.input[d] != g.output[d])
-        return false;
-    return true;
-  }
+  explicit Shape(const lmc_rt_conv_geometry &geometry);
 
   bool empty() const {
     return g.batch <= 0 || groupChannels <= 0 || groupFilters <= 0 ||
            kernelVolume <= 0 || outputVolume <= 0;
   }
-
-  /// Image n's group g of a [N, channels, volume] tensor.
-  template <typename T>
-  T *group(T *base, int64_t n, int64_t group, int64_t channels,
-           int64_t perGroup, int64_t volume) const {
-    return base + (n * channels + group * perGroup) * volume;
-  }
 };
 
-/// The GEMM of an M x N x K product, on the calling thread (see the file
-/// comment).
-Gemm gemmFor(int64_t M, int64_t N, int64_t K) {
-  return lmc::rt::isSmallProduct(1, M, N, K) ? cblas_sgemm : lmc::rt::f32Gemm;
+/// Bytes of gathered windows the weight gradient holds at once.
+constexpr size_t kWindowBudgetBytes = size_t(64) << 20;
+
+/// Columns (output positions) a product should have: below, images are
+/// put side by side. ResNet-18's 3 x 3 layers, batch 4, two threads
+/// (bench/conv_kernel.sh): one image per product at 16 x 16 positions
+/// (256), 1.45 ms for the three kernels against 3.26 for the whole batch in
+/// one; at 2 x 2 positions, 4.3 ms against 2.2.
+constexpr int64_t kMinColumns = 256;
+
+Shape::Shape(const lmc_rt_conv_geometry &geometry) : g(geometry) {
+  groupChannels = g.channels / g.groups;
+  groupFilters = g.filters / g.groups;
+  kernelVolume = g.kernel[0] * g.kernel[1] * g.kernel[2];
+  inputVolume = g.input[0] * g.input[1] * g.input[2];
+  outputVolume = g.output[0] * g.output[1] * g.output[2];
+  windowRows = groupChannels * kernelVolume;
+  const int64_t batch = std::max<int64_t>(g.batch, 1);
+  const int64_t wanted = std::clamp<int64_t>(
+      (kMinColumns + outputVolume - 1) / std::max<int64_t>(outputVolume, 1), 1,
+      batch);
+  // As many tiles as `wanted` gives, their images shared evenly.
+  tiles = (batch + wanted - 1) / wanted;
+  tile = (batch + tiles - 1) / tiles;
+  const size_t perTile =
+      std::max<size_t>(size_t(g.groups * windowRows * outputVolume * tile), 1) *
+      sizeof(float);
+  chunkTiles =
+      std::clamp<int64_t>(int64_t(kWindowBudgetBytes / perTile), 1, tiles);
 }
 
 /// The output positions o in [0, size) along one dimension whose input
@@ -139,15 +144,17 @@ void walkWindows(const Shape &s, Run run, Outside outside) {
         }
 }
 
-/// col [windowRows, O] of one image's group (x points at its first
-/// channel).
-void gather(const Shape &s, const float *x, float *col) {
-  const int64_t O = s.outputVolume;
+/// Image `n`'s windows for group `gr` into its columns of col (row
+/// stride `ld`).
+void gather(const Shape &s, const float *x, int64_t n, int64_t gr, float *col,
+            int64_t ld) {
+  const float *in =
+      x + (n * s.g.channels + gr * s.groupChannels) * s.inputVolume;
   walkWindows(
       s,
-      [&](int64_t row, int64_t o, int64_t in, int64_t count, int64_t stride) {
-        float *dst = col + row * O + o;
-        const float *src = x + in;
+      [&](int64_t row, int64_t o, int64_t at, int64_t count, int64_t stride) {
+        float *dst = col + row * ld + o;
+        const float *src = in + at;
         if (stride == 1) {
           std::memcpy(dst, src, size_t(count) * sizeof(float));
           return;
@@ -156,19 +163,20 @@ void gather(const Shape &s, const float *x, float *col) {
           dst[i] = src[i * stride];
       },
       [&](int64_t row, int64_t o, int64_t count) {
-        std::fill(col + row * O + o, col + row * O + o + count, 0.0f);
+        std::fill(col + row * ld + o, col + row * ld + o + count, 0.0f);
       });
 }
 
-/// dx (one image's group, zeroed by the caller) += every window's share
-/// of dcol [windowRows, O], in a fixed order.
-void scatter(const Shape &s, const float *dcol, float *dx) {
-  const int64_t O = s.outputVolume;
+/// Adds every window's column of dcol (row stride `ld`) onto image `n`'s
+/// group `gr` of dx, in a fixed order.
+void scatter(const Shape &s, const float *dcol, int64_t ld, int64_t n,
+             int64_t gr, float *dx) {
+  float *out = dx + (n * s.g.channels + gr * s.groupChannels) * s.inputVolume;
   walkWindows(
       s,
-      [&](int64_t row, int64_t o, int64_t in, int64_t count, int64_t stride) {
-        const float *src = dcol + row * O + o;
-        float *dst = dx + in;
+      [&](int64_t row, int64_t o, int64_t at, int64_t count, int64_t stride) {
+        const float *src = dcol + row * ld + o;
+        float *dst = out + at;
         for (int64_t i = 0; i < count; ++i)
           dst[i * stride] += src[i];
       },
@@ -176,25 +184,79 @@ void scatter(const Shape &s, const float *dcol, float *dx) {
 }
 
 /// The OpenMP threads (if any) run `body(job)` for job in [0, jobs), each
-/// on one thread.
+/// on one thread. Always inside a parallel region when there are threads,
+/// even for one job: oneDNN called outside one starts threads of its own,
+/// and its sums would then depend on their count.
 template <typename Body> void shareJobs(int64_t jobs, Body body) {
   const int threads = omp_get_max_threads();
-#pragma omp parallel for schedule(static) if (threads > 1 && jobs > 1)
+#pragma omp parallel for schedule(static) if (threads > 1)
   for (int64_t job = 0; job < jobs; ++job)
     body(job);
 }
 
-/// A per-thread scratch matrix of at least `count` floats.
-float *scratch(size_t count) {
-  thread_local std::vector<float> buffer;
+/// The images [first, first + count) of tile `t`.
+void tileImages(const Shape &s, int64_t t, int64_t &first, int64_t &count) {
+  first = t * s.tile;
+  count = std::min(s.tile, s.g.batch - first);
+}
+
+/// The gathered windows of tiles [firstTile, firstTile + tileCount) into
+/// `windows`: tile k's, group g's matrix [windowRows, its images * O] at
+/// ((k - firstTile) * groups + g) * windowRows * tile * O.
+void gatherTiles(const Shape &s, const float *x, int64_t firstTile,
+                 int64_t tileCount, std::vector<float> &windows) {
+  const int64_t block = s.windowRows * s.tile * s.outputVolume;
+  windows.resize(size_t(tileCount * s.g.groups * block));
+  const int64_t firstImage = firstTile * s.tile;
+  const int64_t images =
+      std::min(tileCount * s.tile, s.g.batch - firstImage);
+  shareJobs(images * s.g.groups, [&](int64_t job) {
+    const int64_t n = firstImage + job / s.g.groups, gr = job % s.g.groups;
+    int64_t first, count;
+    tileImages(s, n / s.tile, first, count);
+    float *matrix =
+        windows.data() +
+        ((n / s.tile - firstTile) * s.g.groups + gr) * block;
+    gather(s, x, n, gr, matrix + (n - first) * s.outputVolume,
+           count * s.outputVolume);
+  });
+}
+
+/// Copies images [first, first + count) of a [N, F, O] tensor to a
+/// [F, count * O] matrix (`toMatrix`), or back.
+void copyImages(const Shape &s, int64_t first, int64_t count, bool toMatrix,
+                const float *from, float *to) {
+  const int64_t O = s.outputVolume, F = s.g.filters;
+  shareJobs(count, [&](int64_t i) {
+    for (int64_t f = 0; f < F; ++f) {
+      const int64_t tensor = ((first + i) * F + f) * O;
+      const int64_t matrix = f * count * O + i * O;
+      std::memcpy(to + (toMatrix ? matrix : tensor),
+                  from + (toMatrix ? tensor : matrix),
+                  size_t(O) * sizeof(float));
+    }
+  });
+}
+
+using Gemm = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint,
+                      blasint, blasint, float, const float *, blasint,
+                      const float *, blasint, float, float *, blasint);
+
+/// The GEMM of one M x N x K product on the calling thread: oneDNN's, or
+/// OpenBLAS below a million multiply-adds (as lmc_rt_matmul_f32 chooses).
+Gemm gemmFor(int64_t M, int64_t N, int64_t K) {
+  return lmc::rt::isSmallProduct(1, M, N, K) ? cblas_sgemm : lmc::rt::f32Gemm;
+}
+
+/// A per-thread scratch matrix of at least `count` floats; `which` tells
+/// a thread's two apart.
+float *scratch(int which, size_t count) {
+  thread_local std::vector<float> buffers[2];
+  std::vector<float> &buffer = buffers[which];
   if (buffer.size() < count)
     buffer.resize(count);
   return buffer.data();
 }
-
-/// Bytes of gathered windows the weight gradient holds at once (images
-/// are taken in chunks that fit, in order).
-constexpr size_t kWindowBudgetBytes = size_t(64) << 20;
 
 } // namespace
 
@@ -206,22 +268,35 @@ extern "C" void lmc_rt_conv_f32(const float *x, const float *w, float *y,
     std::fill(y, y + g.batch * g.filters * s.outputVolume, 0.0f);
     return;
   }
-  const int64_t M = s.groupFilters, N = s.outputVolume, K = s.windowRows;
-  const Gemm gemm = gemmFor(M, N, K);
-  const bool direct = s.readsInputAsItLies();
-  shareJobs(g.batch * g.groups, [&](int64_t job) {
-    const int64_t n = job / g.groups, gr = job % g.groups;
-    const float *in = s.group(x, n, gr, g.channels, s.groupChannels,
-                              s.inputVolume);
-    const float *col = in;
-    if (!direct) {
-      float *gathered = scratch(size_t(K * N));
-      gather(s, in, gathered);
-      col = gathered;
-    }
-    gemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(M), blasint(N),
-         blasint(K), 1.0f, w + gr * M * K, blasint(K), col, blasint(N), 0.0f,
-         s.group(y, n, gr, g.filters, M, N), blasint(N));
+  const int64_t M = s.groupFilters, K = s.windowRows, O = s.outputVolume;
+  if (s.tiles == 1) {
+    static std::vector<float> windows, product;
+    gatherTiles(s, x, 0, 1, windows);
+    product.resize(size_t(g.filters * g.batch * O));
+    lmc_rt_matmul_f32(w, windows.data(), product.data(), g.groups, M,
+                      g.batch * O, K, 0, 0, 0);
+    copyImages(s, 0, g.batch, /*toMatrix=*/false, product.data(), y);
+    return;
+  }
+  shareJobs(s.tiles * g.groups, [&](int64_t job) {
+    const int64_t gr = job % g.groups;
+    int64_t first, count;
+    tileImages(s, job / g.groups, first, count);
+    const int64_t N = count * O;
+    float *col = scratch(0, size_t(K * N));
+    for (int64_t i = 0; i < count; ++i)
+      gather(s, x, first + i, gr, col + i * O, N);
+    // One image: straight into y; more: through a scratch matrix.
+    float *out = count == 1 ? y + (first * g.filters + gr * M) * O
+                            : scratch(1, size_t(M * N));
+    gemmFor(M, N, K)(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(M),
+                     blasint(N), blasint(K), 1.0f, w + gr * M * K, blasint(K),
+                     col, blasint(N), 0.0f, out, blasint(N));
+    if (count > 1)
+      for (int64_t i = 0; i < count; ++i)
+        for (int64_t f = 0; f < M; ++f)
+          std::memcpy(y + ((first + i) * g.filters + gr * M + f) * O,
+                      out + f * N + i * O, size_t(O) * sizeof(float));
   });
 }
 
@@ -230,26 +305,46 @@ extern "C" void lmc_rt_conv_input_grad_f32(
     const lmc_rt_conv_geometry *geometry) {
   const Shape s(*geometry);
   const lmc_rt_conv_geometry &g = *geometry;
-  if (s.empty()) {
-    std::fill(dx, dx + g.batch * g.channels * s.inputVolume, 0.0f);
+  std::fill(dx, dx + g.batch * g.channels * s.inputVolume, 0.0f);
+  if (s.empty())
+    return;
+  const int64_t M = s.windowRows, K = s.groupFilters, O = s.outputVolume;
+  if (s.tiles == 1) {
+    const int64_t ld = g.batch * O;
+    static std::vector<float> grad, windows;
+    grad.resize(size_t(g.filters * ld));
+    copyImages(s, 0, g.batch, /*toMatrix=*/true, dy, grad.data());
+    windows.resize(size_t(g.groups * M * ld));
+    lmc_rt_matmul_f32(w, grad.data(), windows.data(), g.groups, M, ld, K,
+                      /*transA=*/1, 0, 0);
+    shareJobs(g.batch * g.groups, [&](int64_t job) {
+      const int64_t i = job / g.groups, gr = job % g.groups;
+      scatter(s, windows.data() + gr * M * ld + i * O, ld, i, gr, dx);
+    });
     return;
   }
-  const int64_t M = s.windowRows, N = s.outputVolume, K = s.groupFilters;
-  const Gemm gemm = gemmFor(M, N, K);
-  const bool direct = s.readsInputAsItLies();
-  shareJobs(g.batch * g.groups, [&](int64_t job) {
-    const int64_t n = job / g.groups, gr = job % g.groups;
-    float *out = s.group(dx, n, gr, g.channels, s.groupChannels,
-                         s.inputVolume);
-    float *dcol = direct ? out : scratch(size_t(M * N));
-    gemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(M), blasint(N),
-         blasint(K), 1.0f, w + gr * K * M, blasint(M),
-         s.group(dy, n, gr, g.filters, K, N), blasint(N), 0.0f, dcol,
-         blasint(N));
-    if (direct)
-      return;
-    std::fill(out, out + s.groupChannels * s.inputVolume, 0.0f);
-    scatter(s, dcol, out);
+  shareJobs(s.tiles * g.groups, [&](int64_t job) {
+    const int64_t gr = job % g.groups;
+    int64_t first, count;
+    tileImages(s, job / g.groups, first, count);
+    const int64_t N = count * O;
+    // dy' of the tile: the images' rows side by side (one image: dy).
+    const float *grad = dy + (first * g.filters + gr * K) * O;
+    if (count > 1) {
+      float *tiled = scratch(1, size_t(K * N));
+      for (int64_t i = 0; i < count; ++i)
+        for (int64_t f = 0; f < K; ++f)
+          std::memcpy(tiled + f * N + i * O,
+                      dy + ((first + i) * g.filters + gr * K + f) * O,
+                      size_t(O) * sizeof(float));
+      grad = tiled;
+    }
+    float *dcol = scratch(0, size_t(M * N));
+    gemmFor(M, N, K)(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(M),
+                     blasint(N), blasint(K), 1.0f, w + gr * K * M, blasint(M),
+                     grad, blasint(N), 0.0f, dcol, blasint(N));
+    for (int64_t i = 0; i < count; ++i)
+      scatter(s, dcol + i * O, N, first + i, gr, dx);
   });
 }
 
@@ -258,59 +353,58 @@ extern "C" void lmc_rt_conv_weight_grad_f32(
     const lmc_rt_conv_geometry *geometry) {
   const Shape s(*geometry);
   const lmc_rt_conv_geometry &g = *geometry;
-  const int64_t M = s.groupFilters, N = s.windowRows, K = s.outputVolume;
+  const int64_t M = s.groupFilters, N = s.windowRows, O = s.outputVolume;
   if (s.empty()) {
     std::fill(dw, dw + g.filters * N, 0.0f);
     return;
   }
-  const Gemm gemm = gemmFor(M, N, K);
-  const bool direct = s.readsInputAsItLies();
-  // dW[g] is cut into parts along its longer side, by shape alone.
+  // dW[g] is cut into parts along its longer side, by shape alone; each
+  // part sums the tiles in order.
   const bool byRows = M >= N;
   const int64_t extent = byRows ? M : N;
   const int64_t parts =
-      lmc::rt::isSmallProduct(1, M, N, K)
+      lmc::rt::isSmallProduct(1, M, N, s.tile * O)
           ? 1
           : lmc::rt::matmulPartCount(extent, lmc::rt::matmulPartBudget());
-  // The images whose windows are gathered at once.
-  const size_t perImage = size_t(g.groups * N * K) * sizeof(float);
-  const int64_t chunk =
-      direct ? g.batch
-             : std::clamp<int64_t>(int64_t(kWindowBudgetBytes / perImage), 1,
-                                   g.batch);
-  static std::vector<float> windows; // the chunk's col matrices
-  if (!direct && windows.size() < size_t(chunk * g.groups * N * K))
-    windows.resize(size_t(chunk * g.groups * N * K));
-  for (int64_t first = 0; first < g.batch; first += chunk) {
-    const int64_t count = std::min(chunk, g.batch - first);
-    if (!direct)
-      shareJobs(count * g.groups, [&](int64_t job) {
-        const int64_t n = first + job / g.groups, gr = job % g.groups;
-        gather(s,
-               s.group(x, n, gr, g.channels, s.groupChannels, s.inputVolume),
-               windows.data() + job * N * K);
-      });
+  const Gemm gemm = gemmFor(M, N, s.tile * O);
+  const int64_t block = s.tile * O; // columns of a full tile
+  static std::vector<float> windows, grads;
+  for (int64_t firstTile = 0; firstTile < s.tiles; firstTile += s.chunkTiles) {
+    const int64_t tileCount = std::min(s.chunkTiles, s.tiles - firstTile);
+    gatherTiles(s, x, firstTile, tileCount, windows);
+    // dy' per tile, [F, its images * O] (one image: dy itself).
+    if (s.tile > 1) {
+      grads.resize(size_t(tileCount * g.filters * block));
+      for (int64_t k = 0; k < tileCount; ++k) {
+        int64_t first, count;
+        tileImages(s, firstTile + k, first, count);
+        copyImages(s, first, count, /*toMatrix=*/true, dy,
+                   grads.data() + k * g.filters * block);
+      }
+    }
     shareJobs(g.groups * parts, [&](int64_t job) {
       const int64_t gr = job / parts, part = job % parts;
       const int64_t lo = extent * part / parts,
                     hi = extent * (part + 1) / parts;
       float *out = dw + gr * M * N;
-      for (int64_t i = 0; i < count; ++i) {
-        const int64_t n = first + i;
-        const float *col =
-            direct ? s.group(x, n, gr, g.channels, s.groupChannels,
-                             s.inputVolume)
-                   : windows.data() + (i * g.groups + gr) * N * K;
-        const float *grad = s.group(dy, n, gr, g.filters, M, K);
-        const float beta = n == 0 ? 0.0f : 1.0f;
-        if (byRows) // rows lo..hi of dW[g] and of dy[n, g]
+      for (int64_t k = 0; k < tileCount; ++k) {
+        int64_t first, count;
+        tileImages(s, firstTile + k, first, count);
+        const int64_t K = count * O; // also the matrices' row length
+        const float *a =
+            (s.tile > 1 ? grads.data() + k * g.filters * block
+                        : dy + first * g.filters * O) +
+            gr * M * K;
+        const float *b = windows.data() + (k * g.groups + gr) * N * block;
+        const float beta = firstTile + k == 0 ? 0.0f : 1.0f;
+        if (byRows) // rows lo..hi of dW[g] and of dy'[g]
           gemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(hi - lo),
-               blasint(N), blasint(K), 1.0f, grad + lo * K, blasint(K), col,
+               blasint(N), blasint(K), 1.0f, a + lo * K, blasint(K), b,
                blasint(K), beta, out + lo * N, blasint(N));
         else // columns lo..hi of dW[g]: rows lo..hi of col
           gemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(M),
-               blasint(hi - lo), blasint(K), 1.0f, grad, blasint(K),
-               col + lo * K, blasint(K), beta, out + lo, blasint(N));
+               blasint(hi - lo), blasint(K), 1.0f, a, blasint(K),
+               b + lo * K, blasint(K), beta, out + lo, blasint(N));
       }
     });
   }

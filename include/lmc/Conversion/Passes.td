@@ -398,6 +398,29 @@ def LmcScatterAddsToLoops
                            "::mlir::arith::ArithDialect"];
 }
 
+def LmcCollapseInnerLoops : Pass<"lmc-collapse-inner-loops"> {
+  let summary = "Folds the short trailing loops of elementwise linalg ops into one";
+  let description = [{
+    On buffers, before `convert-linalg-to-parallel-loops`: a
+    `linalg.generic` with only parallel loops (three or more), no
+    `linalg.index`, and dense static operands (identity layouts) whose
+    innermost loop has fewer than `min-inner` iterations gets its
+    trailing loops folded into one (`linalg::collapseOpIterationDims`,
+    operands through `memref.collapse_shape`): the fewest trailing loops
+    that reach `min-inner` iterations, never the first, and only loops
+    every indexing map keeps adjacent. [512, 512, 3, 3] becomes [512,
+    4608], [4, 64, 16, 16] becomes [4, 64, 256]: a long innermost loop
+    vectorizes, and lmc-parallelize-loops still shares the leading ones.
+    The order in which each element is computed does not matter (no
+    reductions), so results are unchanged.
+  }];
+  let options = [
+    Option<"minInner", "min-inner", "int64_t", /*default=*/"256",
+           "Innermost iterations below which trailing loops are folded">];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def LmcParallelizeLoops : Pass<"lmc-parallelize-loops"> {
   let summary = "Keeps the scf.parallel loops worth running on several threads";
   let description = [{

@@ -2,8 +2,9 @@
 // double by direct loops over (n, f, o..., c, k...) — the forward's sum, and
 // each adjoint as the scatter of that same sum onto the input or the weight
 // — over 1-D to 3-D geometries with strides, dilations, asymmetric
-// padding, groups and depthwise channels, 1 x 1 kernels read in place and
-// products big enough for oneDNN and parts; and the same bits on 1 and 2
+// padding, groups and depthwise channels, 1 x 1 kernels, products big
+// enough for oneDNN and parts, images side by side in one product, and the
+// weight gradient's windows in chunks; and the same bits on 1 and 2
 // threads.
 #include "on_threads.h"
 #include "lmc/runtime/kernels.h"
@@ -140,16 +141,22 @@ const std::vector<Case> &cases() {
       {"1-D", 3, 2, 3, 1, {11}, {4}, {3}, {1}, {2}, {1}},
       {"3-D", 1, 2, 3, 1, {4, 5, 4}, {2, 3, 2}, {1, 2, 1}, {1, 1, 2}, {1, 0, 1},
        {0, 1, 1}},
-      {"1x1 read in place", 2, 5, 3, 1, {4, 6}, {1, 1}, {1, 1}, {1, 1}, {0, 0},
-       {0, 0}},
+      {"1x1", 2, 5, 3, 1, {4, 6}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
       {"1x1 stride 2", 2, 5, 3, 1, {5, 6}, {1, 1}, {2, 2}, {1, 1}, {0, 0},
        {0, 0}},
       {"window past the padding", 1, 1, 2, 1, {3, 3}, {3, 3}, {4, 4}, {1, 1},
        {2, 2}, {2, 2}},
       // Over a million multiply-adds per image: oneDNN, the weight
-      // gradient in parts.
+      // gradient in parts; one image per product (576 positions).
       {"oneDNN, parts", 3, 32, 64, 1, {24, 24}, {3, 3}, {1, 1}, {1, 1}, {1, 1},
        {1, 1}},
+      // 81 positions: tiles of 3 and 2 images side by side.
+      {"tiles of images", 5, 4, 6, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1},
+       {1, 1}},
+      // 38 MB of windows per image: the weight gradient gathers one image
+      // at a time and sums them across chunks.
+      {"chunks of windows", 3, 64, 2, 1, {128, 128}, {3, 3}, {1, 1}, {1, 1},
+       {1, 1}, {1, 1}},
   };
   return all;
 }
