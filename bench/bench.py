@@ -1,7 +1,7 @@
 """Side-by-side training-step benchmark: lmc's executable vs PyTorch eager
 and torch.compile.
 
-    bash bench/run.sh [--threads 1,2] [--runs R] [--models digits,mlp,gpt]
+    bash bench/run.sh [--threads 1,2] [--runs R] [--models digits,mlp,gpt,cnn]
 
 For each model: export from PyTorch to ONNX, compile with build/bin/lmc,
 then alternate R runs of lmc's executable, of PyTorch's own training loop
@@ -54,6 +54,24 @@ class MLP(torch.nn.Module):
         return x
 
 
+class VggCnn(torch.nn.Module):
+    """A plain VGG-style CNN on 32 x 32 images: conv 3->64, 64->64, pool,
+    64->128, pool, linear (3 x 3 convolutions, padding 1)."""
+
+    def __init__(self):
+        super().__init__()
+        conv = torch.nn.Conv2d
+        self.features = torch.nn.Sequential(
+            conv(3, 64, 3, padding=1), torch.nn.ReLU(),
+            conv(64, 64, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+            conv(64, 128, 3, padding=1), torch.nn.ReLU(),
+            torch.nn.MaxPool2d(2))
+        self.head = torch.nn.Linear(128 * 8 * 8, 10)
+
+    def forward(self, x):
+        return self.head(torch.flatten(self.features(x), 1))
+
+
 def gpt_module():
     """examples/gpt-char's GPT at issue 9's size: 4 layers, width 256, 4
     heads, context 128, vocabulary 256 (its classes read these module
@@ -66,11 +84,12 @@ def gpt_module():
 
 PEERS = ("eager", "compile")
 
-# name: (layer sizes, or "gpt"; batch; steps per run)
+# name: (layer sizes, or "gpt" / "cnn"; batch; steps per run)
 MODELS = {
     "digits": ([64, 64, 10], 32, 2000),
     "mlp": ([784, 2048, 2048, 10], 256, 30),
     "gpt": ("gpt", 8, 20),
+    "cnn": ("cnn", 32, 10),
 }
 
 
@@ -78,6 +97,8 @@ def make_model(name):
     """The model with its initial weights (torch.manual_seed(0))."""
     sizes = MODELS[name][0]
     torch.manual_seed(0)
+    if sizes == "cnn":
+        return VggCnn()
     return gpt_module().GPT() if sizes == "gpt" else MLP(sizes)
 
 
@@ -99,6 +120,12 @@ def export(name, work):
                           do_constant_folding=False)
         x = rng.integers(0, gpt.VOCAB, (batch * 8, gpt.CTX)).astype(np.int64)
         y = rng.integers(0, gpt.VOCAB, (batch * 8, gpt.CTX)).astype(np.int64)
+    elif sizes == "cnn":
+        torch.onnx.export(model, torch.zeros(batch, 3, 32, 32), path,
+                          dynamo=False, opset_version=17, input_names=["x"],
+                          output_names=["logits"])
+        x = rng.standard_normal((batch * 8, 3, 32, 32)).astype(np.float32)
+        y = rng.integers(0, 10, batch * 8).astype(np.int64)
     else:
         torch.onnx.export(model, torch.zeros(batch, sizes[0]), path,
                           dynamo=False, opset_version=17, input_names=["x"],
@@ -256,9 +283,12 @@ def gemm_shapes(name, work):
     return "\n".join(lines) + "\n"
 
 
-def gemm_floor_ms(shapes, work, threads):
+def gemm_floor_ms(name, shapes, work, threads):
     """The step's matmuls (gemm_shapes) timed alone through the faster of
-    OpenBLAS and oneDNN (bench/gemm_floor.c)."""
+    OpenBLAS and oneDNN (bench/gemm_floor.c); None for the CNN, whose
+    products are mostly convolutions (bench/conv_kernel.sh times those)."""
+    if MODELS[name][0] == "cnn":
+        return None
     return run_blas_tool(work, "gemm_floor", threads, stdin=shapes)
 
 
@@ -288,7 +318,9 @@ def row(name, work, prepared, threads, runs, peak):
     med = {k: statistics.median(v) for k, v in ms.items()}
     best = min(med[mode] for mode in PEERS)
     gflops = flops / (med["lmc"] * 1e-3) / 1e9
-    floor = gemm_floor_ms(prepared.shapes, work, threads)
+    floor = gemm_floor_ms(name, prepared.shapes, work, threads)
+    floor_cells = ("– | –" if floor is None
+                   else f"{floor:.4g} | {floor / best:.2f}")
     rss = {"lmc": peak_rss_mib(lmc_command(name, work, exe, threads))}
     for mode in PEERS:
         rss[mode] = peak_rss_mib([sys.executable, __file__, "--threads",
@@ -298,7 +330,7 @@ def row(name, work, prepared, threads, runs, peak):
             f"| {med['eager']:.4g} | {med['compile']:.4g} "
             f"({sides['compile'].compile_s:.0f} s) | {med['lmc'] / best:.2f} "
             f"| {gflops:.1f} | {100 * gflops / peak[threads]:.0f}% "
-            f"| {floor:.4g} | {floor / best:.2f} | {compile_s:.1f} "
+            f"| {floor_cells} | {compile_s:.1f} "
             f"| {rss['lmc']:.0f} | {rss['eager']:.0f} | {rss['compile']:.0f} |")
 
 

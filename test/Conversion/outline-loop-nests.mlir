@@ -2,8 +2,9 @@
 
 // Each top-level loop nest moves into a private function of its own, called
 // in its place. Constants and views are cloned in with their operands; the
-// buffers (each once) and scalars become arguments, and the buffer the
-// caller allocated is noalias, its argument not.
+// buffers (each once) and scalars become arguments. The buffer the caller
+// allocated and the caller's own buffer argument (a tensor the runtime
+// passes in a buffer of its own) are noalias.
 // CHECK-LABEL: func.func @step
 // CHECK-SAME: (%[[ARG:.*]]: memref<4x8xf32>, %[[SCALE:.*]]: f32)
 // CHECK: %[[ALLOC:.*]] = memref.alloc() : memref<32xf32>
@@ -11,7 +12,7 @@
 // CHECK: call @step_loop1(%[[ALLOC]]) : (memref<32xf32>) -> ()
 // CHECK-NOT: scf.for
 // CHECK: return
-// CHECK: func.func private @step_loop0(%[[IN:.*]]: memref<4x8xf32>, %[[S:.*]]: f32, %[[BUF:.*]]: memref<32xf32> {llvm.noalias}) attributes {lmc.outlined}
+// CHECK: func.func private @step_loop0(%[[IN:.*]]: memref<4x8xf32> {llvm.noalias}, %[[S:.*]]: f32, %[[BUF:.*]]: memref<32xf32> {llvm.noalias}) attributes {lmc.outlined}
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[VIEW:.*]] = memref.expand_shape %[[BUF]] {{\[\[}}0, 1]] output_shape [4, 8]
@@ -92,7 +93,7 @@ func.func private @f_loop0()
 // A parallel nest (an OpenMP loop later) is outlined the same way.
 // CHECK-LABEL: func.func @parallel
 // CHECK: call @parallel_loop0(%{{.*}}) : (memref<64xf32>) -> ()
-// CHECK: func.func private @parallel_loop0(%{{.*}}: memref<64xf32>) attributes {lmc.outlined}
+// CHECK: func.func private @parallel_loop0(%{{.*}}: memref<64xf32> {llvm.noalias}) attributes {lmc.outlined}
 // CHECK: scf.parallel
 func.func @parallel(%a: memref<64xf32>) {
   %c0 = arith.constant 0 : index
@@ -118,6 +119,25 @@ func.func @viewed() {
   %zero = arith.constant 0.0 : f32
   %byte = arith.constant 0 : i8
   %buf = memref.alloc() : memref<128xi8>
+  %v = memref.view %buf[%c0][] : memref<128xi8> to memref<32xf32>
+  scf.for %i = %c0 to %c32 step %c1 {
+    memref.store %byte, %buf[%i] : memref<128xi8>
+    memref.store %zero, %v[%i] : memref<32xf32>
+  }
+  return
+}
+
+// -----
+
+// The same for a buffer argument of the caller that another argument views.
+// CHECK-LABEL: func.func @viewed_argument
+// CHECK: func.func private @viewed_argument_loop0(%{{.*}}: memref<128xi8>, %{{.*}}: memref<32xf32>) attributes {lmc.outlined}
+func.func @viewed_argument(%buf: memref<128xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %byte = arith.constant 0 : i8
   %v = memref.view %buf[%c0][] : memref<128xi8> to memref<32xf32>
   scf.for %i = %c0 to %c32 step %c1 {
     memref.store %byte, %buf[%i] : memref<128xi8>

@@ -406,7 +406,8 @@ def LmcCollapseInnerLoops : Pass<"lmc-collapse-inner-loops"> {
     `linalg.index`, and dense static operands (identity layouts) whose
     innermost loop has fewer than `min-inner` iterations gets its
     trailing loops folded into one (`linalg::collapseOpIterationDims`,
-    operands through `memref.collapse_shape`): the fewest trailing loops
+    operands through `memref.collapse_shape`, one per buffer even when
+    the op reads and writes it): the fewest trailing loops
     that reach `min-inner` iterations, never the first, and only loops
     every indexing map keeps adjacent. [512, 512, 3, 3] becomes [512,
     4608], [4, 64, 16, 16] becomes [4, 64, 256]: a long innermost loop
@@ -620,9 +621,12 @@ def LmcOutlineLoopNests : Pass<"lmc-outline-loop-nests", "::mlir::ModuleOp"> {
     and memref views (`expand_shape`, `collapse_shape`, `subview`, casts,
     `get_global`), which are cloned in with their operands: arguments are
     then scalars and identity-layout buffers, as the bare-pointer calling
-    convention needs, each passed once. A buffer the caller allocated is
-    `llvm.noalias` (no other argument can reach fresh memory), which spares
-    the vectorizer runtime alias checks. Nests that read a strided buffer
+    convention needs, each passed once. A buffer the caller allocated, or
+    one of the caller's own buffer arguments (the runtime passes every
+    tensor of a step in a buffer of its own), is `llvm.noalias` unless
+    another argument views it, which spares the vectorizer runtime alias
+    checks and lets lmc-hoist-invariant-loads move a hyperparameter's read
+    out of the optimizer's loops. Nests that read a strided buffer
     that is not a view stay where they are.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect",

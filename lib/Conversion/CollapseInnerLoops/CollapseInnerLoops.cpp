@@ -85,6 +85,32 @@ struct CollapseInnerLoops
       if (failed(collapsed))
         continue; // left as it is: correct, only slower
       rewriter.eraseOp(op);
+      shareViews(collapsed->collapsedOp, rewriter);
+    }
+  }
+
+  /// One collapse_shape per buffer: the op reads and writes an in-place
+  /// update's buffer (AdamW's parameter and moments) through two views
+  /// that OpenMP's outlining would pass apart, and LLVM's vectorizer,
+  /// unable to prove that two pointers that are equal do not overlap,
+  /// would then keep the loop scalar.
+  static void shareViews(linalg::LinalgOp op, IRRewriter &rewriter) {
+    SmallVector<memref::CollapseShapeOp> seen;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto view = operand.get().getDefiningOp<memref::CollapseShapeOp>();
+      if (!view)
+        continue;
+      auto same = llvm::find_if(seen, [&](memref::CollapseShapeOp other) {
+        return other.getSrc() == view.getSrc() &&
+               other.getReassociation() == view.getReassociation();
+      });
+      if (same == seen.end()) {
+        seen.push_back(view);
+        continue;
+      }
+      rewriter.modifyOpInPlace(op, [&] { operand.set(*same); });
+      if (view->use_empty())
+        rewriter.eraseOp(view);
     }
   }
 };

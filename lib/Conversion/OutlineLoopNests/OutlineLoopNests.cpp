@@ -85,10 +85,19 @@ FailureOr<Captures> findCaptures(Operation *loop) {
   return captures;
 }
 
-/// Whether `value` is a buffer of its own: an allocation, or a buffer
+/// Whether `value` is a buffer of its own: an allocation, a buffer
 /// lmc-plan-buffers placed in an arena (disjoint from every buffer live
-/// at the same time, as any two that one loop nest reads are).
+/// at the same time, as any two that one loop nest reads are), or an
+/// argument of the step function (the runtime passes every tensor in a
+/// buffer of its own: docs/runtime-abi.md). The last lets the hypers a
+/// nest reads (AdamW's step size) leave its loops
+/// (lmc-hoist-invariant-loads), so that the optimizer's update vectorizes.
 bool isDistinctBuffer(Value value) {
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    auto function = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
+    return function && argument.getOwner()->isEntryBlock() &&
+           isa<MemRefType>(value.getType());
+  }
   Operation *def = value.getDefiningOp();
   return def && (isa<memref::AllocOp>(def) ||
                  (isa<memref::ViewOp>(def) && def->hasAttr(attrs::kPlanned)));
