@@ -29,7 +29,9 @@ echo "$(lscpu | sed -n 's/^Model name: *//p'), $THREADS thread(s), batch $BATCH,
 echo "| model | parameters | loss vs PyTorch | lmc ms | PyTorch eager ms | torch.compile ms | lmc / best | lmc RSS MiB | PyTorch eager RSS MiB | compile s |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for name in $MODELS; do
-  dir=$WORK/$name-$SIZE-b$BATCH
+  # The export writes STEPS batches of data: a cached one is reused only
+  # for the same batch and step count (PyTorch regenerates its data).
+  dir=$WORK/$name-$SIZE-b$BATCH-s$STEPS
   common=(--size "$SIZE" --dir "$dir" --batch "$BATCH" --steps "$STEPS")
   [ -f "$dir/model.onnx" ] ||
     "${FAMILIES[@]}" export "$name" "${common[@]}" > "$dir.export.log" 2>&1

@@ -104,6 +104,27 @@ func.func @reads_global(%out: memref<4xf32>) {
 
 // -----
 
+// A boolean global (a folded mask) takes a byte per element in its
+// buffer: all 32 bytes are copied, not 32 bits.
+// CHECK-LABEL: func.func @reads_mask
+// CHECK: memref.get_global @mask : memref<4x8xi1>
+// CHECK: %[[BYTES:.*]] = arith.constant 32 : i64
+// CHECK: call @lmc_rt_copy_in(%{{.*}}, %{{.*}}, %[[BYTES]])
+
+memref.global "private" constant @mask : memref<4x8xi1> = dense<true>
+func.func @reads_mask(%x: memref<4x8xf32>, %out: memref<4x8xf32>) {
+  %m = memref.get_global @mask : memref<4x8xi1>
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m, %x : memref<4x8xi1>, memref<4x8xf32>) outs(%out : memref<4x8xf32>) {
+  ^bb0(%keep: i1, %in: f32, %o: f32):
+    %v = arith.select %keep, %in, %zero : f32
+    linalg.yield %v : f32
+  }
+  return
+}
+
+// -----
+
 // A copy into a step's result becomes a kernel, and a loop nest over
 // buffers (a scatter-add built before bufferization) runs on one thread.
 // CHECK-LABEL: func.func @copy_and_loop

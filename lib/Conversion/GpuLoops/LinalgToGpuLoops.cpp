@@ -124,7 +124,10 @@ LogicalResult copyGlobalsForKernels(RewriterBase &rewriter,
     rewriter.setInsertionPointAfter(read);
     Value copy = memref::AllocOp::create(rewriter, loc, type,
                                          rewriter.getI64IntegerAttr(64));
-    int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    // A buffer holds each element in whole bytes: an i1 (a folded
+    // boolean mask) takes one, not an eighth.
+    int64_t bytes =
+        type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
     func::CallOp::create(
         rewriter, loc, copyIn,
         ValueRange{bufferPointer(rewriter, loc, copy),
