@@ -100,3 +100,28 @@ func.func @conv_input_grad_bf16(%g: tensor<1x3x4x4xbf16>, %w: tensor<3x2x3x3xbf1
   %0 = lmc.conv_input_grad %g, %w, strides = [1, 1], dilations = [1, 1], pad_low = [1, 1], pad_high = [1, 1], groups = 1 : tensor<1x3x4x4xbf16>, tensor<3x2x3x3xbf16> -> tensor<1x2x4x4xf32>
   return %0 : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// Windows that tile the input (2 x 2, stride 2): after the argmax, one
+// elementwise pass over dx, each position reading its own window's argmax
+// and cotangent (i floordiv 2) and comparing the argmax with its offset in
+// the window ((i mod 2) * 2 + j mod 2); no gather.
+// CHECK-DAG: #[[WINDOW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
+// CHECK-LABEL: func.func @max_pool_tiles
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK: %[[GRAD:.*]] = linalg.generic {indexing_maps = [#[[WINDOW]], #[[WINDOW]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<2x3x2x3xi64>, tensor<2x3x2x3xf32>) outs(%{{.*}} : tensor<2x3x4x6xf32>)
+// CHECK: ^bb0(%[[AT:.*]]: i64, %[[G:.*]]: f32, %{{.*}}: f32):
+// CHECK: linalg.index 2
+// CHECK: arith.remsi
+// CHECK: linalg.index 3
+// CHECK: arith.remsi
+// CHECK: %[[HIT:.*]] = arith.cmpi eq, %[[AT]]
+// CHECK: arith.select %[[HIT]], %[[G]]
+// CHECK-NOT: tensor.extract
+// CHECK: return
+func.func @max_pool_tiles(%x: tensor<2x3x4x6xf32>, %g: tensor<2x3x2x3xf32>) -> tensor<2x3x4x6xf32> {
+  %1 = lmc.max_pool_grad %x, %g, kernel = [2, 2], strides = [2, 2], dilations = [1, 1], pad_low = [0, 0], pad_high = [0, 0] : tensor<2x3x4x6xf32>, tensor<2x3x2x3xf32> -> tensor<2x3x4x6xf32>
+  return %1 : tensor<2x3x4x6xf32>
+}

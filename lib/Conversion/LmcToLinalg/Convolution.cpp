@@ -19,7 +19,9 @@
 // - lmc.max_pool_grad: an argmax generic (value and first kernel offset,
 //   ties to the smaller offset so the result does not depend on the loop
 //   order), then a gather like conv_input_grad that adds the cotangent of
-//   every window whose argmax is this position.
+//   every window whose argmax is this position; when the windows tile the
+//   input (kernel = stride: a 2 x 2 pool of stride 2), one elementwise
+//   pass instead, each position reading its own window.
 //
 //===----------------------------------------------------------------------===//
 
@@ -367,6 +369,18 @@ Value buildKernelOffsets(OpBuilder &b, Location loc, ArrayRef<int64_t> kernel) {
       b, loc, DenseElementsAttr::get(type, ArrayRef<int64_t>(offsets)));
 }
 
+/// Whether the pooling windows of `op` tile its input: kernel = stride,
+/// no dilation or padding, and the windows cover every position.
+bool tilesInput(MaxPoolGradOp op, RankedTensorType input,
+                RankedTensorType output) {
+  for (size_t i = 0; i < op.getKernel().size(); ++i)
+    if (op.getKernel()[i] != op.getStrides()[i] || op.getDilations()[i] != 1 ||
+        op.getPadLow()[i] != 0 || op.getPadHigh()[i] != 0 ||
+        input.getDimSize(2 + i) != output.getDimSize(2 + i) * op.getStrides()[i])
+      return false;
+  return true;
+}
+
 struct MaxPoolGradLowering : public OpConversionPattern<MaxPoolGradOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -422,6 +436,46 @@ struct MaxPoolGradLowering : public OpConversionPattern<MaxPoolGradOp> {
                          arith::SelectOp::create(b, l, wins, k, at)});
         });
     Value argmaxOffsets = argmax.getResult(1);
+
+    // 2a. Windows that tile the input (kernel = stride, no dilation, no
+    // padding: a 2 x 2 pool of stride 2): each position lies in one
+    // window, at offset i mod s of window i floordiv s, and takes its
+    // cotangent when it is that window's argmax. One pass over dx.
+    if (tilesInput(op, type, gradType)) {
+      ArrayRef<int64_t> kernel = op.getKernel();
+      SmallVector<AffineExpr> windowExprs = {d(0), d(1)};
+      for (unsigned i = 0; i < s; ++i)
+        windowExprs.push_back(d(2 + i).floorDiv(w.strides[i]));
+      AffineMap windowMap = AffineMap::get(2 + s, 0, windowExprs, ctx);
+      Value grad = adaptor.getGrad();
+      Value result = buildGeneric(
+          rewriter, loc, type, buildEmpty(rewriter, loc, type),
+          {argmaxOffsets, grad}, {windowMap, windowMap},
+          rewriter.getMultiDimIdentityMap(2 + s), iterators(2 + s, 0),
+          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            // The row-major offset within the window (buildKernelOffsets).
+            Value offset = arith::ConstantIntOp::create(b, l, 0, 64);
+            for (unsigned i = 0; i < s; ++i) {
+              Value at = arith::IndexCastOp::create(
+                  b, l, b.getI64Type(), linalg::IndexOp::create(b, l, 2 + i));
+              Value within = arith::RemSIOp::create(
+                  b, l, at,
+                  arith::ConstantIntOp::create(b, l, w.strides[i], 64));
+              offset = arith::AddIOp::create(
+                  b, l,
+                  arith::MulIOp::create(
+                      b, l, offset,
+                      arith::ConstantIntOp::create(b, l, kernel[i], 64)),
+                  within);
+            }
+            Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                              a[0], offset);
+            return arith::SelectOp::create(b, l, hit, a[1],
+                                           buildFloat(b, l, element, 0.0));
+          });
+      rewriter.replaceOp(op, result);
+      return success();
+    }
 
     // 2. Per input position: the cotangents of the windows whose argmax it
     // is. Loops: n, c, i..., k...

@@ -77,6 +77,25 @@ func.func @max_pool2d_overlap(%x: tensor<2x2x7x7xf64> {lmc.param = "x"}, %c: ten
   return %l : tensor<f64>
 }
 
+// Windows that tile the input in 3-D (2 x 3 x 2 of stride 2 x 3 x 2: one
+// elementwise pass over dx), and a 7-wide 1-D input whose last position no
+// 2-wide window covers (the general lowering).
+// CHECK: @max_pool3d_tiles x: {{.*}} ok
+func.func @max_pool3d_tiles(%x: tensor<1x2x4x6x4xf64> {lmc.param = "x"}, %c: tensor<1x2x2x2x2xf64>) -> tensor<f64> {
+  %y = lmc.max_pool %x, kernel = [2, 3, 2], strides = [2, 3, 2], dilations = [1, 1, 1], pad_low = [0, 0, 0], pad_high = [0, 0, 0] : tensor<1x2x4x6x4xf64> -> tensor<1x2x2x2x2xf64>
+  %p = lmc.mul %y, %c : tensor<1x2x2x2x2xf64>
+  %l = lmc.reduce_sum %p, axes = [0, 1, 2, 3, 4] : tensor<1x2x2x2x2xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
+
+// CHECK: @max_pool1d_uncovered x: {{.*}} ok
+func.func @max_pool1d_uncovered(%x: tensor<2x2x7xf64> {lmc.param = "x"}, %c: tensor<2x2x3xf64>) -> tensor<f64> {
+  %y = lmc.max_pool %x, kernel = [2], strides = [2], dilations = [1], pad_low = [0], pad_high = [0] : tensor<2x2x7xf64> -> tensor<2x2x3xf64>
+  %p = lmc.mul %y, %c : tensor<2x2x3xf64>
+  %l = lmc.reduce_sum %p, axes = [0, 1, 2] : tensor<2x2x3xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
+
 // CHECK: @max_pool1d_dilation x: {{.*}} ok
 func.func @max_pool1d_dilation(%x: tensor<2x2x9xf64> {lmc.param = "x"}, %c: tensor<2x2x5xf64>) -> tensor<f64> {
   %y = lmc.max_pool %x, kernel = [3], strides = [1], dilations = [2], pad_low = [0], pad_high = [0] : tensor<2x2x9xf64> -> tensor<2x2x5xf64>
