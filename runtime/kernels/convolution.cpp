@@ -215,6 +215,19 @@ void tileImages(const Shape &s, int64_t t, int64_t &first, int64_t &count) {
   count = std::min(s.tile, s.g.batch - first);
 }
 
+/// A job of the (tile, group) pairs: its group, its tile's images
+/// [first, first + count) and its product's columns (count * O).
+struct TileJob {
+  int64_t group, first, count, columns;
+};
+
+TileJob tileJob(const Shape &s, int64_t job) {
+  TileJob t{job % s.g.groups, 0, 0, 0};
+  tileImages(s, job / s.g.groups, t.first, t.count);
+  t.columns = t.count * s.outputVolume;
+  return t;
+}
+
 /// The gathered windows of tiles [firstTile, firstTile + tileCount) into
 /// `windows`: tile k's, group g's matrix [windowRows, its images * O] at
 /// ((k - firstTile) * groups + g) * windowRows * tile * O.
@@ -319,10 +332,7 @@ extern "C" void lmc_rt_conv_f32(const float *x, const float *w, float *y,
     return;
   }
   shareJobs(s.tiles * g.groups, [&](int64_t job) {
-    const int64_t gr = job % g.groups;
-    int64_t first, count;
-    tileImages(s, job / g.groups, first, count);
-    const int64_t N = count * O;
+    const auto [gr, first, count, N] = tileJob(s, job);
     float *col = scratch(0, size_t(K * N));
     for (int64_t i = 0; i < count; ++i)
       gather(s, x, first + i, gr, col + i * O, N);
@@ -364,10 +374,7 @@ extern "C" void lmc_rt_conv_input_grad_f32(
     return;
   }
   shareJobs(s.tiles * g.groups, [&](int64_t job) {
-    const int64_t gr = job % g.groups;
-    int64_t first, count;
-    tileImages(s, job / g.groups, first, count);
-    const int64_t N = count * O;
+    const auto [gr, first, count, N] = tileJob(s, job);
     // dy' of the tile: the images' rows side by side (one image: dy).
     const float *grad = dy + (first * g.filters + gr * K) * O;
     if (count > 1) {

@@ -61,6 +61,13 @@ Sizes sizesOf(const lmc_rt_conv_geometry &g) {
           size_t(g.batch * g.filters * volume(g.output))};
 }
 
+/// The row-major index of element (i0, i1, i2) of slice `outer` of a
+/// [..., dims[0], dims[1], dims[2]] tensor.
+int64_t flat(int64_t outer, const int64_t (&dims)[3], int64_t i0, int64_t i1,
+             int64_t i2) {
+  return ((outer * dims[0] + i0) * dims[1] + i1) * dims[2] + i2;
+}
+
 /// Calls visit(xIndex, wIndex, yIndex) for every term of the convolution's
 /// sum: y[yIndex] += x[xIndex] * w[wIndex], padding terms left out.
 template <typename Visit>
@@ -85,24 +92,9 @@ void forEachTerm(const lmc_rt_conv_geometry &g, Visit visit) {
                         i1 >= g.input[1] || i2 < 0 || i2 >= g.input[2])
                       continue;
                     const int64_t channel = (f / Fg) * Cg + c;
-                    const int64_t xi =
-                        (((n * g.channels + channel) * g.input[0] + i0) *
-                             g.input[1] +
-                         i1) *
-                            g.input[2] +
-                        i2;
-                    const int64_t wi =
-                        (((f * Cg + c) * g.kernel[0] + k0) * g.kernel[1] +
-                         k1) *
-                            g.kernel[2] +
-                        k2;
-                    const int64_t yi =
-                        (((n * g.filters + f) * g.output[0] + o0) *
-                             g.output[1] +
-                         o1) *
-                            g.output[2] +
-                        o2;
-                    visit(xi, wi, yi);
+                    visit(flat(n * g.channels + channel, g.input, i0, i1, i2),
+                          flat(f * Cg + c, g.kernel, k0, k1, k2),
+                          flat(n * g.filters + f, g.output, o0, o1, o2));
                   }
 }
 
@@ -165,44 +157,54 @@ const std::vector<Case> &cases() {
   return all;
 }
 
+/// A case's geometry and random operands.
+struct Problem {
+  lmc_rt_conv_geometry g;
+  Sizes n;
+  std::vector<float> x, w, dy;
+};
+
+Problem problemOf(const Case &c, unsigned seed) {
+  Problem p{geometryOf(c), {}, {}, {}, {}};
+  p.n = sizesOf(p.g);
+  std::mt19937 rng(seed);
+  p.x = random(p.n.x, rng);
+  p.w = random(p.n.w, rng);
+  p.dy = random(p.n.y, rng);
+  return p;
+}
+
+/// y, dx and dw from the three kernels, into buffers filled with `fill`.
+std::vector<std::vector<float>> runKernels(const Problem &p, float fill) {
+  std::vector<float> y(p.n.y, fill), dx(p.n.x, fill), dw(p.n.w, fill);
+  lmc_rt_conv_f32(p.x.data(), p.w.data(), y.data(), &p.g);
+  lmc_rt_conv_input_grad_f32(p.dy.data(), p.w.data(), dx.data(), &p.g);
+  lmc_rt_conv_weight_grad_f32(p.x.data(), p.dy.data(), dw.data(), &p.g);
+  return {y, dx, dw};
+}
+
 TEST(Convolution, MatchesTheDefinition) {
   for (const Case &c : cases()) {
-    const lmc_rt_conv_geometry g = geometryOf(c);
-    const Sizes n = sizesOf(g);
-    std::mt19937 rng(7);
-    auto x = random(n.x, rng), w = random(n.w, rng), dy = random(n.y, rng);
-    std::vector<double> y(n.y), dx(n.x), dw(n.w);
-    forEachTerm(g, [&](int64_t xi, int64_t wi, int64_t yi) {
-      y[yi] += double(x[xi]) * w[wi];
-      dx[xi] += double(dy[yi]) * w[wi];
-      dw[wi] += double(dy[yi]) * x[xi];
+    const Problem p = problemOf(c, 7);
+    std::vector<double> y(p.n.y), dx(p.n.x), dw(p.n.w);
+    forEachTerm(p.g, [&](int64_t xi, int64_t wi, int64_t yi) {
+      y[yi] += double(p.x[xi]) * p.w[wi];
+      dx[xi] += double(p.dy[yi]) * p.w[wi];
+      dw[wi] += double(p.dy[yi]) * p.x[xi];
     });
     // NaN in the results' places: every element must be written.
-    const float nan = std::nanf("");
-    std::vector<float> gotY(n.y, nan), gotDx(n.x, nan), gotDw(n.w, nan);
-    lmc_rt_conv_f32(x.data(), w.data(), gotY.data(), &g);
-    lmc_rt_conv_input_grad_f32(dy.data(), w.data(), gotDx.data(), &g);
-    lmc_rt_conv_weight_grad_f32(x.data(), dy.data(), gotDw.data(), &g);
-    expectClose(gotY, y, "y", c.name);
-    expectClose(gotDx, dx, "dx", c.name);
-    expectClose(gotDw, dw, "dw", c.name);
+    auto got = runKernels(p, std::nanf(""));
+    expectClose(got[0], y, "y", c.name);
+    expectClose(got[1], dx, "dx", c.name);
+    expectClose(got[2], dw, "dw", c.name);
   }
 }
 
 TEST(Convolution, SameBitsOnOneAndTwoThreads) {
   for (const Case &c : cases()) {
-    const lmc_rt_conv_geometry g = geometryOf(c);
-    const Sizes n = sizesOf(g);
-    std::mt19937 rng(11);
-    auto x = random(n.x, rng), w = random(n.w, rng), dy = random(n.y, rng);
-    auto all = [&] {
-      std::vector<float> y(n.y), dx(n.x), dw(n.w);
-      lmc_rt_conv_f32(x.data(), w.data(), y.data(), &g);
-      lmc_rt_conv_input_grad_f32(dy.data(), w.data(), dx.data(), &g);
-      lmc_rt_conv_weight_grad_f32(x.data(), dy.data(), dw.data(), &g);
-      return std::vector<std::vector<float>>{y, dx, dw};
-    };
-    auto one = lmc::test::onThreads(1, all), two = lmc::test::onThreads(2, all);
+    const Problem p = problemOf(c, 11);
+    auto one = lmc::test::onThreads(1, [&] { return runKernels(p, 0); });
+    auto two = lmc::test::onThreads(2, [&] { return runKernels(p, 0); });
     for (size_t i = 0; i < one.size(); ++i)
       EXPECT_EQ(0, std::memcmp(one[i].data(), two[i].data(),
                                one[i].size() * sizeof(float)))
