@@ -18,7 +18,7 @@
 // CHECK-DAG: func.func private @lmc_rt_conv_input_grad_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr)
 // CHECK-DAG: func.func private @lmc_rt_conv_weight_grad_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: func.func @step
-// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x6x9x8xf32>, %[[W:[^:]*]]: tensor<8x3x3x2xf32>, %[[DY:[^:]*]]: tensor<4x8x5x7xf32>, %[[S:[^:]*]]: tensor<2x3x11xf32>, %[[K:[^:]*]]: tensor<5x3x4xf32>
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x6x9x8xf32>, %[[W:[^:]*]]: tensor<8x3x3x2xf32>, %[[DY:[^:]*]]: tensor<4x8x5x7xf32>, %[[S:[^:]*]]: tensor<2x3x11xf32>, %[[K:[^:]*]]: tensor<5x3x4xf32>, %[[XB:[^:]*]]: tensor<2x3x11xbf16>, %[[KB:[^:]*]]: tensor<5x3x4xbf16>
 // Operands read only, then a fresh result buffer, then the table.
 // CHECK: bufferization.to_buffer %[[X]] read_only
 // CHECK: bufferization.to_buffer %[[W]] read_only
@@ -45,20 +45,26 @@
 // CHECK: memref.get_global @[[G1]]
 // CHECK: call @lmc_rt_conv_f32(
 // CHECK: %[[Y1:.*]] = bufferization.to_tensor
-// bf16 operands (mixed precision) are left to convert-lmc-to-linalg.
-// CHECK: %[[YB:.*]] = lmc.conv %{{.*}}, %{{.*}}, {{.*}} : tensor<2x3x11xbf16>, tensor<5x3x4xbf16> -> tensor<2x5x4xf32>
+// bf16 operands (mixed precision) are widened to f32 first (exactly), by
+// an elementwise generic each, then read by the same call.
+// CHECK: %[[XW:.*]] = linalg.generic {{.*}} ins(%[[XB]] : tensor<2x3x11xbf16>) outs(%{{.*}} : tensor<2x3x11xf32>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: bufferization.to_buffer %[[XW]] read_only
+// CHECK: %[[KW:.*]] = linalg.generic {{.*}} ins(%[[KB]] : tensor<5x3x4xbf16>) outs(%{{.*}} : tensor<5x3x4xf32>)
+// CHECK: bufferization.to_buffer %[[KW]] read_only
+// CHECK: call @lmc_rt_conv_f32(
+// CHECK: %[[YB:.*]] = bufferization.to_tensor
 // CHECK: return %[[YT]], %[[DXT]], %[[DWT]], %[[Y1]], %[[YB]]
 
-// convert-lmc-to-linalg{convolutions-to-runtime} keeps the f32 ones and
-// lowers the bf16 one to loops.
+// convert-lmc-to-linalg{convolutions-to-runtime} keeps them all (f32
+// results); a convolution with a bf16 result would be lowered to loops.
 // KEEP-LABEL: func.func @step
 // KEEP: lmc.conv {{.*}} -> tensor<4x8x5x7xf32>
 // KEEP: lmc.conv_input_grad {{.*}} -> tensor<4x6x9x8xf32>
 // KEEP: lmc.conv_weight_grad {{.*}} -> tensor<8x3x3x2xf32>
 // KEEP: lmc.conv {{.*}} -> tensor<2x5x4xf32>
-// KEEP-NOT: lmc.conv
-// KEEP: linalg.generic
-// KEEP-NOT: lmc.conv
+// KEEP: lmc.conv {{.*}} : tensor<2x3x11xbf16>, tensor<5x3x4xbf16> -> tensor<2x5x4xf32>
+// KEEP-NOT: linalg.generic
 func.func @step(%x: tensor<4x6x9x8xf32>, %w: tensor<8x3x3x2xf32>, %dy: tensor<4x8x5x7xf32>,
                 %s: tensor<2x3x11xf32>, %k: tensor<5x3x4xf32>,
                 %xb: tensor<2x3x11xbf16>, %kb: tensor<5x3x4xbf16>)

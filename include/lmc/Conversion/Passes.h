@@ -43,7 +43,7 @@ void populateLmcToLinalgPatterns(mlir::RewritePatternSet &patterns,
 
 /// Whether `op` is a convolution lmc-convolution-to-runtime lowers to a
 /// runtime call: lmc.conv, lmc.conv_input_grad or lmc.conv_weight_grad
-/// with f32 operands and result.
+/// with an f32 result and f32, bf16 or f16 operands.
 bool isRuntimeConvolution(mlir::Operation *op);
 
 } // namespace lmc

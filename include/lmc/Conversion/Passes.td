@@ -29,8 +29,8 @@ def ConvertLmcToLinalg : Pass<"convert-lmc-to-linalg", "::mlir::ModuleOp"> {
            "call the host)">,
     Option<"convolutionsToRuntime", "convolutions-to-runtime", "bool",
            /*default=*/"false",
-           "Keep f32 lmc.conv, lmc.conv_input_grad and "
-           "lmc.conv_weight_grad for lmc-convolution-to-runtime (the "
+           "Keep lmc.conv, lmc.conv_input_grad and lmc.conv_weight_grad "
+           "with an f32 result for lmc-convolution-to-runtime (the "
            "runtime's im2col + GEMM kernels) instead of lowering them to "
            "loop nests: CPU steps only">];
 }
@@ -497,24 +497,27 @@ def LmcLayerNormToRuntime : Pass<"lmc-layer-norm-to-runtime", "::mlir::ModuleOp"
 }
 
 def LmcConvolutionToRuntime : Pass<"lmc-convolution-to-runtime", "::mlir::ModuleOp"> {
-  let summary = "Lowers f32 convolutions to the runtime's im2col + GEMM kernels";
+  let summary = "Lowers convolutions to the runtime's im2col + GEMM kernels";
   let description = [{
-    Each f32 `lmc.conv`, `lmc.conv_input_grad` and `lmc.conv_weight_grad`
-    (kept by `convert-lmc-to-linalg{convolutions-to-runtime}`) becomes a
-    call of `lmc_rt_conv_f32`, `lmc_rt_conv_input_grad_f32` or
+    Each `lmc.conv`, `lmc.conv_input_grad` and `lmc.conv_weight_grad`
+    with an f32 result (kept by
+    `convert-lmc-to-linalg{convolutions-to-runtime}`) becomes a call of
+    `lmc_rt_conv_f32`, `lmc_rt_conv_input_grad_f32` or
     `lmc_rt_conv_weight_grad_f32` (runtime/kernels/convolution.cpp) with
-    its operands' buffers (`bufferization.to_buffer`, read only), a fresh
+    its operands' buffers (`bufferization.to_buffer`, read only; a bf16 or
+    f16 operand of mixed precision widened to f32 first by an elementwise
+    `linalg.generic`, exactly: the products are the same), a fresh
     buffer for its result (`memref.alloc`, back to a tensor with
     `bufferization.to_tensor restrict`) and the address of a constant
     `lmc_rt_conv_geometry` table (`memref.global`): batch, channels,
     filters, groups, then per spatial dimension (three, the leading unused
     ones of size 1) the input, kernel and output sizes, strides,
     dilations and low paddings. Run after the last CSE, right before
-    one-shot bufferization, as lmc-attention-to-runtime. Convolutions
-    with a bf16/f16 operand are left alone (convert-lmc-to-linalg lowers
-    them to loops).
+    one-shot bufferization, as lmc-attention-to-runtime.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect",

@@ -3,8 +3,9 @@
 // runtime/kernels/convolution.cpp runs a convolution and its two adjoints
 // as GEMMs over gathered windows, at the GEMM's rate; the loop nests
 // convert-lmc-to-linalg would make of them run at about 1 GFLOP/s. Each
-// f32 op becomes one call on dense buffers, its geometry a constant
-// lmc_rt_conv_geometry table. Run where lmc-layer-norm-to-runtime runs,
+// op with an f32 result becomes one call on dense f32 buffers (bf16/f16
+// operands widened first), its geometry a constant lmc_rt_conv_geometry
+// table. Run where lmc-layer-norm-to-runtime runs,
 // after the last CSE.
 //
 //===----------------------------------------------------------------------===//
@@ -14,9 +15,12 @@
 #include "../Common/RuntimeCalls.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace lmc {
 #define GEN_PASS_DEF_LMCCONVOLUTIONTORUNTIME
@@ -30,11 +34,16 @@ namespace lmc {
 bool isRuntimeConvolution(Operation *op) {
   if (!isa<ConvOp, ConvInputGradOp, ConvWeightGradOp>(op))
     return false;
-  auto isF32 = [](Type type) {
-    return cast<RankedTensorType>(type).getElementType().isF32();
+  auto elementOf = [](Type type) {
+    return cast<RankedTensorType>(type).getElementType();
   };
-  return llvm::all_of(op->getOperandTypes(), isF32) &&
-         llvm::all_of(op->getResultTypes(), isF32);
+  return llvm::all_of(op->getOperandTypes(),
+                      [&](Type type) {
+                        Type element = elementOf(type);
+                        return element.isF32() || element.isBF16() ||
+                               element.isF16();
+                      }) &&
+         elementOf(op->getResult(0).getType()).isF32();
 }
 
 namespace {
@@ -69,6 +78,32 @@ SmallVector<int64_t> geometryOf(OpTy op, ArrayRef<int64_t> input,
   return table;
 }
 
+/// `v` in f32: itself, or a bf16/f16 tensor widened (exactly) by an
+/// elementwise linalg.generic. Products of two widened values are exact
+/// in f32, so the kernels sum the same products as the loop nests of a
+/// mixed-precision convolution (docs/mixed-precision.md).
+Value widened(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType().isF32())
+    return v;
+  auto wide = RankedTensorType::get(type.getShape(), b.getF32Type());
+  Value init = tensor::EmptyOp::create(b, loc, wide.getShape(),
+                                       wide.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  return linalg::GenericOp::create(
+             b, loc, wide, v, init, {identity, identity},
+             SmallVector<utils::IteratorType>(type.getRank(),
+                                              utils::IteratorType::parallel),
+             [](OpBuilder &nested, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nested, l,
+                   arith::ExtFOp::create(nested, l, nested.getF32Type(),
+                                         args[0])
+                       .getResult());
+             })
+      .getResult(0);
+}
+
 /// Replaces `op` by a call of `callee` on the buffers of `operands`, a
 /// fresh buffer for its result, and the geometry table.
 void lowerToCall(Operation *op, StringRef callee, ValueRange operands,
@@ -79,7 +114,7 @@ void lowerToCall(Operation *op, StringRef callee, ValueRange operands,
   auto module = op->getParentOfType<ModuleOp>();
   SmallVector<Value> args;
   for (Value operand : operands)
-    args.push_back(readOnlyPointer(b, loc, operand));
+    args.push_back(readOnlyPointer(b, loc, widened(b, loc, operand)));
   Value result = op->getResult(0);
   Value buffer =
       memref::AllocOp::create(b, loc, denseBufferType(result.getType()));
