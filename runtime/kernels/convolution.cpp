@@ -17,9 +17,10 @@
 // products wide enough for the GEMM.
 //
 // Threads, with results the same bits on any count: with two tiles or
-// more, the forward and the input gradient share the (tile, group) pairs,
-// each gathered and multiplied by one thread in its own scratch (which
-// stays in its cache); with one tile, its products are lmc_rt_matmul_f32
+// more, the forward and the input gradient share the (tile, group) pairs
+// (a one-image forward: blocks of its output rows), each gathered and
+// multiplied by one thread in its own scratch (which stays in its cache);
+// with one tile, its products are lmc_rt_matmul_f32
 // calls, which cut them into parts by shape alone. The weight gradient's
 // output is cut into parts by its shape alone (matmulPartCount), each part
 // summing the tiles in order.
@@ -76,8 +77,8 @@ constexpr size_t kBlockBytes = size_t(512) << 10;
 /// Columns (output positions) a product should have: below, images are
 /// put side by side. ResNet-18's 3 x 3 layers, batch 4, two threads
 /// (bench/conv_kernel.sh): one image per product at 16 x 16 positions
-/// (256), 1.45 ms for the three kernels against 3.26 for the whole batch in
-/// one; at 2 x 2 positions, 4.3 ms against 2.2.
+/// (256), 1.41 ms for the three kernels against 3.26 for the whole batch in
+/// one; at 2 x 2 positions, 4.88 ms against 2.06.
 constexpr int64_t kMinColumns = 256;
 
 Shape::Shape(const lmc_rt_conv_geometry &geometry) : g(geometry) {
@@ -139,21 +140,18 @@ void walkWindows(const Shape &s, Run run, Outside outside,
           int64_t w0, w1;
           validRange(OW, g.strides[2], offW, IW, w0, w1);
           for (int64_t r = firstRow; r < endRow; ++r) {
-            const int64_t od = r / OH, oh = r % OH;
-            const int64_t id = od * g.strides[0] + offD;
-            {
-              const int64_t ih = oh * g.strides[1] + offH;
-              const int64_t o = (r - firstRow) * OW;
-              if (id < 0 || id >= ID || ih < 0 || ih >= IH || w0 == w1) {
-                outside(row, o, OW);
-                continue;
-              }
-              outside(row, o, w0);
-              outside(row, o + w1, OW - w1);
-              const int64_t in = ((c * ID + id) * IH + ih) * IW +
-                                 w0 * g.strides[2] + offW;
-              run(row, o + w0, in, w1 - w0, g.strides[2]);
+            const int64_t id = r / OH * g.strides[0] + offD;
+            const int64_t ih = r % OH * g.strides[1] + offH;
+            const int64_t o = (r - firstRow) * OW;
+            if (id < 0 || id >= ID || ih < 0 || ih >= IH || w0 == w1) {
+              outside(row, o, OW);
+              continue;
             }
+            outside(row, o, w0);
+            outside(row, o + w1, OW - w1);
+            const int64_t in =
+                ((c * ID + id) * IH + ih) * IW + w0 * g.strides[2] + offW;
+            run(row, o + w0, in, w1 - w0, g.strides[2]);
           }
         }
 }
