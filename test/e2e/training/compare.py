@@ -57,8 +57,18 @@ def compare_arrays(got, want, atol, rtol, loose=()):
         atol_here = max([a for part, a in loose if part in name], default=atol)
         if g.shape != w.shape:
             fail(f"{name}: shape {g.shape} vs {w.shape}")
-        err = np.abs(g.astype(np.float64) - w.astype(np.float64))
-        bound = atol_here + rtol * np.abs(w.astype(np.float64))
+        g64, w64 = g.astype(np.float64), w.astype(np.float64)
+        # NaN and Inf compare False with everything: a tolerance test alone
+        # would pass them. Non-finite values must sit where the reference
+        # has the same ones.
+        finite = np.isfinite(w64)
+        odd = (np.isfinite(g64) != finite) | (
+            ~finite & ~((g64 == w64) | (np.isnan(g64) & np.isnan(w64))))
+        if odd.any():
+            at = int(np.argmax(odd))
+            fail(f"{name}: {g.flat[at]} where the reference has {w.flat[at]}")
+        err = np.where(finite, np.abs(g64 - w64), 0.0)
+        bound = atol_here + rtol * np.where(finite, np.abs(w64), 0.0)
         worst = int(np.argmax(err - bound))
         if (err > bound).any():
             fail(f"{name}: |{g.flat[worst]} - {w.flat[worst]}| = "
@@ -69,6 +79,13 @@ def compare_arrays(got, want, atol, rtol, loose=()):
 def read_metrics(path):
     rows = [json.loads(line) for line in open(path) if line.strip()]
     return [r for r in rows if "loss" in r]
+
+
+def close(got, want, rtol):
+    """|got - want| <= rtol |want|, both finite (NaN fails, unlike a bare
+    comparison)."""
+    return (math.isfinite(got) and math.isfinite(want)
+            and abs(got - want) <= rtol * abs(want))
 
 
 def main():
@@ -133,6 +150,8 @@ def main():
         a, b = (read_metrics(p) for p in o.args[:2])
         if o.first:
             a, b = a[:o.first], b[:o.first]
+        if not a or not b:
+            fail(f"no logged steps to compare ({len(a)} and {len(b)})")
         keys = ("step", "loss") if o.loss_only else ("step", "loss",
                                                       "grad_norm")
         for key in keys:
@@ -147,27 +166,28 @@ def main():
         got = [r["eval_loss"] for r in rows if "eval_loss" in r][-1]
         reference = json.load(open(o.args[1]))
         want = (reference[o.entry] if o.entry else reference)["eval_loss"]
-        if abs(got - want) > o.rtol * abs(want):
+        if not close(got, want, o.rtol):
             fail(f"eval loss {got} vs {want}")
         print(f"eval loss {got} matches {want}")
     elif o.mode == "dropped":
         rows = [json.loads(line) for line in open(o.args[0]) if line.strip()]
         train = [r["loss"] for r in rows if "loss" in r][0]
         evaluated = [r["eval_loss"] for r in rows if "eval_loss" in r][-1]
-        if abs(train - evaluated) <= o.rtol * abs(evaluated):
+        if (not (math.isfinite(train) and math.isfinite(evaluated))
+                or abs(train - evaluated) <= o.rtol * abs(evaluated)):
             fail(f"training loss {train} equals the eval loss {evaluated}")
         print(f"training loss {train}, eval loss {evaluated}")
     elif o.mode == "eval-is-loss":
         rows = [json.loads(line) for line in open(o.args[0]) if line.strip()]
         evaluated = [r["eval_loss"] for r in rows if "eval_loss" in r][-1]
         train = read_metrics(o.args[1])[0]["loss"]
-        if abs(train - evaluated) > o.rtol * abs(train):
+        if not close(evaluated, train, o.rtol):
             fail(f"eval loss {evaluated} vs the training loss {train}")
         print(f"eval loss {evaluated} matches the training loss {train}")
     elif o.mode == "loss-value":
         got = read_metrics(o.args[0])[0]["loss"]
         want = float(o.args[1])
-        if abs(got - want) > o.rtol * abs(want):
+        if not close(got, want, o.rtol):
             fail(f"loss {got} vs {want}")
         print(f"loss {got} matches {want}")
     elif o.mode == "loss-differs":
