@@ -3,8 +3,10 @@
 // A loop nest vectorizes and streams along its innermost loop only. The
 // elementwise ops of a convolutional network run over [F, C, 3, 3]
 // weights and [N, C, 8, 8] activations: an innermost loop of 3 or 8
-// iterations, so the AdamW step over ResNet-18's convolution weights took
-// 30 % of its step at half the rate per parameter of a GPT's. Every
+// iterations, which LLVM leaves scalar. With that, and the optimizer's
+// hyperparameter reads kept inside the loop (now hoisted: the noalias
+// step arguments of lmc-outline-loop-nests), the AdamW update over
+// ResNet-18's convolution weights was 37 % of its step. Every
 // operand of such an op is a dense buffer, so the trailing dimensions that
 // all its maps keep together fold into one loop: [F, C * 9], [N, C * 64].
 //
