@@ -3,6 +3,7 @@
 #include "cli/metrics.h"
 
 #include "base/error.h"
+#include "io/file_io.h"
 
 #include <cerrno>
 #include <cmath>
@@ -128,10 +129,57 @@ std::string evalJson(const EvalMetrics &m) {
   return json + "}";
 }
 
-MetricsFile::MetricsFile(const std::string &path, bool append) : path_(path) {
+namespace {
+
+/// The value of a line's leading "step" (every line lmc writes has one).
+std::optional<int64_t> loggedStep(const std::string &line) {
+  static const std::string kKey = "{\"step\":";
+  if (line.compare(0, kKey.size(), kKey) != 0)
+    return std::nullopt;
+  char *end = nullptr;
+  const long long step = std::strtoll(line.c_str() + kKey.size(), &end, 10);
+  if (end == line.c_str() + kKey.size())
+    return std::nullopt;
+  return step;
+}
+
+/// Rewrites `path` (when it exists) without the lines logged after `step`
+/// and without a last line a killed run left unfinished.
+void dropLinesAfter(const std::string &path, int64_t step) {
+  std::FILE *in = std::fopen(path.c_str(), "r");
+  if (!in)
+    return; // a run resumed with a new --metrics file
+  std::string kept, line;
+  bool changed = false;
+  for (int c; (c = std::fgetc(in)) != EOF;) {
+    line += char(c);
+    if (c != '\n')
+      continue;
+    std::optional<int64_t> logged = loggedStep(line);
+    if (logged && *logged > step)
+      changed = true;
+    else
+      kept += line;
+    line.clear();
+  }
+  const bool readError = std::ferror(in);
+  std::fclose(in);
+  LMC_CHECK(!readError, "cannot read metrics file '", path, "'");
+  if (!changed && line.empty())
+    return;
+  writeFileAtomically(path, {{kept.data(), kept.size()}});
+}
+
+} // namespace
+
+MetricsFile::MetricsFile(const std::string &path,
+                         std::optional<int64_t> resumedAt)
+    : path_(path) {
   if (path.empty())
     return;
-  file_ = std::fopen(path.c_str(), append ? "a" : "w");
+  if (resumedAt)
+    dropLinesAfter(path, *resumedAt);
+  file_ = std::fopen(path.c_str(), resumedAt ? "a" : "w");
   LMC_CHECK_SYS(file_, "cannot open metrics file '", path, "'");
 }
 

@@ -49,8 +49,12 @@ std::string skippedStepJson(int64_t step, int64_t skippedSteps,
 /// Appends JSON lines to --metrics FILE (nothing when the path is empty).
 class MetricsFile {
 public:
-  /// `append`: when resuming, keep the lines of the earlier run.
-  explicit MetricsFile(const std::string &path, bool append = false);
+  /// `resumedAt`: the run goes on from a checkpoint of that many steps:
+  /// the file keeps the earlier run's lines up to it and drops those after
+  /// (a run killed after its last checkpoint logged steps that the resumed
+  /// run logs again), then the new lines are appended.
+  explicit MetricsFile(const std::string &path,
+                       std::optional<int64_t> resumedAt = std::nullopt);
   ~MetricsFile();
   MetricsFile(const MetricsFile &) = delete;
   MetricsFile &operator=(const MetricsFile &) = delete;

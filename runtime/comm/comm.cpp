@@ -68,6 +68,12 @@ LaunchInfo detectLaunch(
                 " is not a TCP port");
       if (const char *local = getenv("LOCAL_WORLD_SIZE"))
         info.localSize = parseRankVar("LOCAL_WORLD_SIZE", local, 1);
+      // PyTorch's own test: the value is Python's str(True).
+      const char *agentStore = getenv("TORCHELASTIC_USE_AGENT_STORE");
+      info.agentStore = agentStore && std::strcmp(agentStore, "True") == 0;
+      if (const char *restarts = getenv("TORCHELASTIC_RESTART_COUNT"))
+        info.restartCount =
+            parseRankVar("TORCHELASTIC_RESTART_COUNT", restarts, 0);
       return info;
     }
   }
@@ -93,6 +99,8 @@ LaunchInfo detectLaunch(
     const char *local = getenv(l.localSizeVar);
     if (local && std::strspn(local, "0123456789") == std::strlen(local))
       info.localSize = parseRankVar(l.localSizeVar, local, 1);
+    if (const char *restarts = getenv("SLURM_RESTART_COUNT"))
+      info.restartCount = parseRankVar("SLURM_RESTART_COUNT", restarts, 0);
     return info;
   }
   return LaunchInfo{};

@@ -26,13 +26,20 @@ struct LaunchInfo {
   /// Processes on this machine (they share its cores), when announced.
   int localSize = 1;
   std::string launcher; // "" (none), "Open MPI", "PMI", "Slurm", "torchrun"
-  /// torchrun: where rank 0 serves the rendezvous (MASTER_ADDR/PORT).
+  /// torchrun: where the rendezvous store is (MASTER_ADDR/PORT).
   std::string masterAddr;
   int masterPort = 0;
+  /// torchrun 2.x: its agent serves the store there, for every attempt of
+  /// the job (TORCHELASTIC_USE_AGENT_STORE=True); else rank 0 serves one.
+  bool agentStore = false;
+  /// How often the launcher restarted the job before this attempt
+  /// (TORCHELASTIC_RESTART_COUNT, SLURM_RESTART_COUNT), when it says.
+  int restartCount = 0;
 };
 
 /// Reads the launcher's variables through `getenv`: torchrun's RANK,
-/// WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT (first: its
+/// WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
+/// TORCHELASTIC_USE_AGENT_STORE and TORCHELASTIC_RESTART_COUNT (first: its
 /// workers may run under srun), Open MPI's OMPI_COMM_WORLD_*,
 /// PMI_RANK/PMI_SIZE, Slurm's SLURM_PROCID/SLURM_NTASKS. Throws Error for
 /// malformed or missing values.

@@ -1,9 +1,9 @@
 //===- comm_gloo.cpp - Collectives over Gloo after a TCP rendezvous -------===//
 //
 // A torchrun-style launch (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)
-// has no MPI runtime to connect the processes: rank 0 serves a TcpStore
-// on MASTER_PORT, every process publishes its Gloo TCP address there and
-// Gloo connects them all to all. Gloo's operations time out by themselves
+// has no MPI runtime to connect the processes: they meet at a c10d store on
+// MASTER_PORT (torchrun 2.x's agent serves it; else rank 0), every process
+// publishes its Gloo TCP address there and Gloo connects them all to all. Gloo's operations time out by themselves
 // (--collective-timeout), and a process that dies closes its connections,
 // which fails the others' operations at once.
 //
@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <random>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -38,6 +39,8 @@ namespace {
 /// (the job's, and those of split()) is made from.
 struct GlooJob {
   std::unique_ptr<TcpStore> store;
+  /// The keys of this attempt of the job, under `prefix`.
+  std::unique_ptr<gloo::rendezvous::PrefixStore> attempt;
   std::shared_ptr<gloo::transport::Device> device;
   std::chrono::milliseconds timeout;
   int contexts = 0; // made so far, to name each one's store keys
@@ -79,7 +82,7 @@ public:
     auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
     context->setTimeout(job_->timeout);
     gloo::rendezvous::PrefixStore store(
-        concat("context", job_->contexts++), *job_->store);
+        concat("context", job_->contexts++), *job_->attempt);
     guard("rendezvous", 0, [&] { context->connectFullMesh(store, job_->device); });
     context_ = std::move(context);
   }
@@ -164,7 +167,7 @@ public:
     const int first = job->contexts;
     job->contexts = first + 1;
     gloo::rendezvous::PrefixStore store(concat("split", first, "/", color),
-                                        *job->store);
+                                        *job->attempt);
     auto context = std::make_shared<gloo::rendezvous::Context>(
         groupRank, int(members.size()));
     context->setTimeout(job->timeout);
@@ -220,6 +223,63 @@ private:
   int rank_, size_;
 };
 
+std::string randomHex() {
+  std::random_device entropy;
+  const uint64_t bits = (uint64_t(entropy()) << 32) ^ entropy();
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)bits);
+  return hex;
+}
+
+std::string text(const std::vector<char> &bytes) {
+  return std::string(bytes.begin(), bytes.end());
+}
+
+/// The key prefix of this attempt in a store that outlives attempts.
+/// torchrun's agent keeps one store for every restart of the job, and the
+/// restart counts of two nodes need not agree (a node restarted by the
+/// other's failure does not count it), so the keys of a dead attempt
+/// (its processes' Gloo addresses) would be read as this one's. Rank 0
+/// names a random generation; every other rank asks rank 0 of the
+/// generation it reads whether it is alive (under a random nonce of its
+/// own, which no dead process can have answered), reading the generation
+/// again while no answer comes.
+std::string agreeOnAttempt(TcpStore &store, int rank, int size,
+                           std::chrono::milliseconds timeout) {
+  const std::string latest = "lmc/generation";
+  auto ask = [](const std::string &generation, int r) {
+    return concat("lmc/", generation, "/ask/", r);
+  };
+  auto answer = [](const std::string &generation, const std::string &nonce) {
+    return concat("lmc/", generation, "/answer/", nonce);
+  };
+  if (rank == 0) {
+    const std::string generation = randomHex();
+    store.set(latest, std::vector<char>(generation.begin(), generation.end()));
+    for (int r = 1; r < size; ++r)
+      store.set(answer(generation, text(store.get(ask(generation, r)))), {'1'});
+    return concat("lmc/", generation);
+  }
+  const std::string nonce = randomHex();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string generation = text(store.get(latest));
+  store.set(ask(generation, rank), std::vector<char>(nonce.begin(), nonce.end()));
+  while (!store.waitAtMost({answer(generation, nonce)},
+                           std::chrono::milliseconds(500))) {
+    LMC_CHECK(std::chrono::steady_clock::now() < deadline,
+              "rendezvous: rank 0 did not answer at ", store.where(),
+              " within ", timeout.count() / 1000,
+              " s (it did not start, or ended)");
+    const std::string newer = text(store.get(latest));
+    if (newer != generation) { // a rank 0 that started after the first read
+      generation = newer;
+      store.set(ask(generation, rank),
+                std::vector<char>(nonce.begin(), nonce.end()));
+    }
+  }
+  return concat("lmc/", generation);
+}
+
 } // namespace
 
 std::unique_ptr<Communicator> connectGloo(const LaunchInfo &launch,
@@ -233,7 +293,15 @@ std::unique_ptr<Communicator> connectGloo(const LaunchInfo &launch,
       timeoutSeconds > 0 ? int64_t(timeoutSeconds * 1000)
                          : int64_t(365) * 24 * 3600 * 1000);
   job->store = std::make_unique<TcpStore>(launch.masterAddr, launch.masterPort,
-                                          launch.rank == 0, job->timeout);
+                                          /*serve=*/launch.rank == 0 &&
+                                              !launch.agentStore,
+                                          job->timeout);
+  const std::string prefix =
+      launch.agentStore ? agreeOnAttempt(*job->store, launch.rank,
+                                         launch.size, job->timeout)
+                        : "lmc";
+  job->attempt =
+      std::make_unique<gloo::rendezvous::PrefixStore>(prefix, *job->store);
   job->device = createDevice(launch.masterAddr);
   return std::make_unique<GlooCommunicator>(job, launch.rank, launch.size);
 }

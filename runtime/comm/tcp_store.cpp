@@ -4,9 +4,9 @@
 
 #include "base/error.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
-#include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -15,6 +15,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -22,8 +23,30 @@ namespace lmc::rt {
 
 namespace {
 
-constexpr uint32_t kMaxKeyBytes = 4096;
-constexpr uint32_t kMaxValueBytes = 64u << 20;
+// c10d's QueryType, CheckResponseType and WaitResponseType
+// (torch/csrc/distributed/c10d/TCPStoreBackend.hpp): the values are the
+// protocol.
+enum Query : uint8_t {
+  kValidate = 0,
+  kSet = 1,
+  kGet = 3,
+  kAdd = 4,
+  kCheck = 5,
+  kWait = 6,
+  kCancelWait = 12,
+  kPing = 13,
+};
+enum Answer : uint8_t {
+  kReady = 0,
+  kNotReady = 1,
+  kStopWaiting = 0,
+  kWaitCanceled = 1,
+};
+constexpr uint32_t kValidationMagic = 0x3C85F7CE;
+
+constexpr uint64_t kMaxKeyBytes = 4096;
+constexpr uint64_t kMaxValueBytes = 64u << 20;
+constexpr uint64_t kMaxKeys = 1 << 16;
 
 /// Repeats `io(done)` (a recv or send of the bytes after `done`) until
 /// `size` bytes moved; false when the peer closed the connection (or a
@@ -54,27 +77,66 @@ bool writeAll(int fd, const void *data, size_t size) {
   });
 }
 
-bool writeLength(int fd, uint32_t length) {
-  unsigned char bytes[4] = {uint8_t(length), uint8_t(length >> 8),
-                            uint8_t(length >> 16), uint8_t(length >> 24)};
-  return writeAll(fd, bytes, 4);
-}
+/// One query or answer, built whole and sent with one write.
+class Message {
+public:
+  Message &u8(uint8_t v) {
+    bytes_.push_back(char(v));
+    return *this;
+  }
+  Message &u32(uint32_t v) { return little(v, 4); }
+  Message &u64(uint64_t v) { return little(v, 8); }
+  Message &text(const char *data, size_t size) {
+    u64(size);
+    bytes_.append(data, size);
+    return *this;
+  }
+  Message &text(const std::string &s) { return text(s.data(), s.size()); }
+  bool send(int fd) const { return writeAll(fd, bytes_.data(), bytes_.size()); }
 
-bool readLength(int fd, uint32_t &length) {
-  unsigned char bytes[4];
-  if (!readAll(fd, bytes, 4))
+private:
+  Message &little(uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i)
+      bytes_.push_back(char(uint8_t(v >> (8 * i))));
+    return *this;
+  }
+  std::string bytes_;
+};
+
+bool readLittle(int fd, uint64_t &v, int bytes) {
+  unsigned char b[8];
+  if (!readAll(fd, b, size_t(bytes)))
     return false;
-  length = uint32_t(bytes[0]) | uint32_t(bytes[1]) << 8 |
-           uint32_t(bytes[2]) << 16 | uint32_t(bytes[3]) << 24;
+  v = 0;
+  for (int i = 0; i < bytes; ++i)
+    v |= uint64_t(b[i]) << (8 * i);
   return true;
 }
 
-bool readBytes(int fd, uint32_t limit, std::string &out) {
-  uint32_t length = 0;
-  if (!readLength(fd, length) || length > limit)
+bool readU32(int fd, uint32_t &v) {
+  uint64_t wide = 0;
+  bool ok = readLittle(fd, wide, 4);
+  v = uint32_t(wide);
+  return ok;
+}
+
+bool readText(int fd, uint64_t limit, std::string &out) {
+  uint64_t length = 0;
+  if (!readLittle(fd, length, 8) || length > limit)
     return false;
   out.resize(length);
   return readAll(fd, out.data(), length);
+}
+
+bool readKeys(int fd, std::vector<std::string> &keys) {
+  uint64_t count = 0;
+  if (!readLittle(fd, count, 8) || count > kMaxKeys)
+    return false;
+  keys.resize(count);
+  for (std::string &key : keys)
+    if (!readText(fd, kMaxKeyBytes, key))
+      return false;
+  return true;
 }
 
 struct AddressList {
@@ -87,8 +149,8 @@ struct AddressList {
 
 } // namespace
 
-/// Rank 0's side: one thread accepts connections, one thread per
-/// connection answers its requests; a get waits until its key is set.
+/// Rank 0's side when no launcher hosts the store: one thread accepts
+/// connections, one thread per connection answers its queries.
 class TcpStore::Server {
 public:
   explicit Server(int port) {
@@ -108,7 +170,9 @@ public:
     LMC_CHECK_SYS(::bind(listener_, addresses.list->ai_addr,
                          addresses.list->ai_addrlen) == 0 &&
                       ::listen(listener_, 128) == 0,
-                  "rendezvous: cannot listen on MASTER_PORT ", port);
+                  "rendezvous: cannot listen on MASTER_PORT ", port,
+                  " (if torchrun hosts a store there, it tells its workers "
+                  "with TORCHELASTIC_USE_AGENT_STORE=True)");
     acceptor_ = std::thread([this] { acceptLoop(); });
   }
 
@@ -148,39 +212,112 @@ private:
     }
   }
 
+  /// Answers the connection's queries until it closes or sends one this
+  /// server does not know.
   void serve(int fd) {
-    while (true) {
-      char op = 0;
-      std::string key;
-      if (!readAll(fd, &op, 1) || !readBytes(fd, kMaxKeyBytes, key))
-        return;
-      if (op == 'S') {
-        std::string value;
-        if (!readBytes(fd, kMaxValueBytes, value))
-          return;
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          values_[key] = std::move(value);
-        }
-        setChanged_.notify_all();
-        if (!writeAll(fd, "K", 1))
-          return;
-      } else if (op == 'G') {
-        std::string value;
-        {
-          std::unique_lock<std::mutex> lock(mutex_);
-          setChanged_.wait(lock,
-                           [&] { return stopping_ || values_.count(key); });
-          if (stopping_)
-            return;
-          value = values_[key];
-        }
-        if (!writeLength(fd, uint32_t(value.size())) ||
-            !writeAll(fd, value.data(), value.size()))
-          return;
-      } else {
-        return; // not a client of ours
+    while (answer(fd)) {
+    }
+  }
+
+  bool answer(int fd) {
+    uint8_t query = 0;
+    if (!readAll(fd, &query, 1))
+      return false;
+    std::string key;
+    switch (query) {
+    case kValidate: {
+      uint32_t magic = 0;
+      return readU32(fd, magic) && magic == kValidationMagic;
+    }
+    case kPing: {
+      uint32_t nonce = 0;
+      return readU32(fd, nonce) && Message().u32(nonce).send(fd);
+    }
+    case kSet: {
+      std::string value;
+      if (!readText(fd, kMaxKeyBytes, key) ||
+          !readText(fd, kMaxValueBytes, value))
+        return false;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        values_[key] = std::move(value);
       }
+      setChanged_.notify_all();
+      return true;
+    }
+    case kGet: {
+      if (!readText(fd, kMaxKeyBytes, key))
+        return false;
+      std::string value;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (auto it = values_.find(key); it != values_.end())
+          value = it->second;
+      }
+      return Message().text(value).send(fd);
+    }
+    case kAdd: {
+      uint64_t delta = 0;
+      if (!readText(fd, kMaxKeyBytes, key) || !readLittle(fd, delta, 8))
+        return false;
+      int64_t sum = 0;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::string &value = values_[key];
+        sum = (value.empty() ? 0 : std::strtoll(value.c_str(), nullptr, 10)) +
+              int64_t(delta);
+        value = std::to_string(sum);
+      }
+      setChanged_.notify_all();
+      return Message().u64(uint64_t(sum)).send(fd);
+    }
+    case kCheck: {
+      std::vector<std::string> keys;
+      if (!readKeys(fd, keys))
+        return false;
+      std::unique_lock<std::mutex> lock(mutex_);
+      const bool ready = allSet(keys);
+      lock.unlock();
+      return Message().u8(ready ? kReady : kNotReady).send(fd);
+    }
+    case kWait: {
+      std::vector<std::string> keys;
+      return readKeys(fd, keys) && answerWait(fd, keys);
+    }
+    case kCancelWait: // the wait it cancels was answered already
+      return Message().u8(kWaitCanceled).send(fd);
+    default:
+      return false; // not a client of the protocol: close
+    }
+  }
+
+  bool allSet(const std::vector<std::string> &keys) const {
+    return std::all_of(keys.begin(), keys.end(),
+                       [&](const std::string &k) { return values_.count(k); });
+  }
+
+  /// Answers STOP_WAITING once every key is set, or WAIT_CANCELED when the
+  /// client gives up first (it sends CANCEL_WAIT on the same connection).
+  bool answerWait(int fd, const std::vector<std::string> &keys) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      if (stopping_)
+        return false;
+      if (allSet(keys)) {
+        lock.unlock();
+        return Message().u8(kStopWaiting).send(fd);
+      }
+      setChanged_.wait_for(lock, std::chrono::milliseconds(50));
+      if (allSet(keys) || stopping_)
+        continue;
+      lock.unlock();
+      pollfd pending{fd, POLLIN, 0};
+      if (::poll(&pending, 1, 0) > 0) {
+        uint8_t query = 0;
+        return readAll(fd, &query, 1) && query == kCancelWait &&
+               Message().u8(kWaitCanceled).send(fd);
+      }
+      lock.lock();
     }
   }
 
@@ -225,10 +362,20 @@ TcpStore::TcpStore(const std::string &host, int port, bool serve,
   }
   int on = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+  // Answers that come at once (all but a wait's) come within the timeout.
   timeval limit{};
   limit.tv_sec = timeout.count() / 1000;
   limit.tv_usec = (timeout.count() % 1000) * 1000;
   ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  // As PyTorch's client: validate, then check that the store answers.
+  const uint32_t nonce = uint32_t(::getpid());
+  uint32_t echoed = 0;
+  LMC_CHECK(Message().u8(kValidate).u32(kValidationMagic).send(fd_) &&
+                Message().u8(kPing).u32(nonce).send(fd_) && readU32(fd_, echoed) &&
+                echoed == nonce,
+            "rendezvous: ", where_, " (MASTER_ADDR:MASTER_PORT) does not "
+            "answer as a PyTorch TCPStore does (another program on that "
+            "port?)");
 }
 
 TcpStore::~TcpStore() {
@@ -240,36 +387,83 @@ TcpStore::~TcpStore() {
 void TcpStore::set(const std::string &key, const std::vector<char> &data) {
   LMC_CHECK(key.size() <= kMaxKeyBytes && data.size() <= kMaxValueBytes,
             "rendezvous: key '", key, "' or its value is too long");
-  char ack = 0;
-  LMC_CHECK(writeAll(fd_, "S", 1) && writeLength(fd_, uint32_t(key.size())) &&
-                writeAll(fd_, key.data(), key.size()) &&
-                writeLength(fd_, uint32_t(data.size())) &&
-                writeAll(fd_, data.data(), data.size()) &&
-                readAll(fd_, &ack, 1) && ack == 'K',
+  LMC_CHECK(Message().u8(kSet).text(key).text(data.data(), data.size()).send(fd_),
             "rendezvous: lost the connection to ", where_);
 }
 
 std::vector<char> TcpStore::get(const std::string &key) {
-  LMC_CHECK(key.size() <= kMaxKeyBytes, "rendezvous: key '", key,
-            "' is too long");
+  wait({key});
   std::string value;
-  LMC_CHECK(writeAll(fd_, "G", 1) && writeLength(fd_, uint32_t(key.size())) &&
-                writeAll(fd_, key.data(), key.size()) &&
-                readBytes(fd_, kMaxValueBytes, value),
-            "rendezvous: no answer from ", where_, " for '", key,
-            "' within ", timeout_.count() / 1000,
-            " s (a process did not start, or rank 0 ended)");
+  LMC_CHECK(Message().u8(kGet).text(key).send(fd_) &&
+                readText(fd_, kMaxValueBytes, value),
+            "rendezvous: lost the connection to ", where_, " reading '", key,
+            "'");
   return std::vector<char>(value.begin(), value.end());
 }
 
-void TcpStore::wait(const std::vector<std::string> &keys) {
-  for (const std::string &key : keys)
-    get(key);
+int64_t TcpStore::add(const std::string &key, int64_t delta) {
+  uint64_t sum = 0;
+  LMC_CHECK(Message().u8(kAdd).text(key).u64(uint64_t(delta)).send(fd_) &&
+                readLittle(fd_, sum, 8),
+            "rendezvous: lost the connection to ", where_, " adding to '",
+            key, "'");
+  return int64_t(sum);
+}
+
+bool TcpStore::waitAtMost(const std::vector<std::string> &keys,
+                          std::chrono::milliseconds timeout) {
+  Message query;
+  query.u8(kWait);
+  query.u64(keys.size());
+  for (const std::string &key : keys) {
+    LMC_CHECK(key.size() <= kMaxKeyBytes, "rendezvous: key '", key,
+              "' is too long");
+    query.text(key);
+  }
+  const std::string lost = concat("rendezvous: lost the connection to ",
+                                  where_, " (the store's process ended)");
+  LMC_CHECK(query.send(fd_), lost);
+  // The answer may take as long as the others take to start: poll in
+  // slices (poll's timeout is an int of milliseconds).
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd answer{fd_, POLLIN, 0};
+    const int ready = ::poll(
+        &answer, 1,
+        int(std::clamp<int64_t>(left.count(), 0, 3600 * 1000)));
+    if (ready < 0 && errno == EINTR)
+      continue;
+    LMC_CHECK_SYS(ready >= 0, "rendezvous: cannot wait for ", where_);
+    if (ready > 0) {
+      uint8_t reply = 0xff;
+      LMC_CHECK(readAll(fd_, &reply, 1) && reply == kStopWaiting, lost);
+      return true;
+    }
+    if (left.count() <= 0)
+      break;
+  }
+  // Time is up: cancel, and take the answer that may have crossed it.
+  uint8_t reply = 0xff;
+  LMC_CHECK(Message().u8(kCancelWait).send(fd_) && readAll(fd_, &reply, 1), lost);
+  if (reply == kStopWaiting)
+    LMC_CHECK(readAll(fd_, &reply, 1), lost);
+  LMC_CHECK(reply == kWaitCanceled, "rendezvous: ", where_,
+            " answered a cancelled wait with ", int(reply));
+  return false;
 }
 
 void TcpStore::wait(const std::vector<std::string> &keys,
-                    const std::chrono::milliseconds &) {
-  wait(keys); // every get already waits at most the store's timeout
+                    const std::chrono::milliseconds &timeout) {
+  LMC_CHECK(waitAtMost(keys, timeout), "rendezvous: no answer from ", where_,
+            " for '", keys.empty() ? std::string() : keys.front(),
+            "' within ", timeout.count() / 1000,
+            " s (a process did not start, or rank 0 ended)");
+}
+
+void TcpStore::wait(const std::vector<std::string> &keys) {
+  wait(keys, timeout_);
 }
 
 } // namespace lmc::rt

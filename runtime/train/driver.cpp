@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "cli/config.h"
 #include "cli/info.h"
+#include "cli/launcher_error_file.h"
 #include "cli/metrics.h"
 #include "cli/profile_report.h"
 #include "comm/comm.h"
@@ -390,12 +391,23 @@ void train(const Config &config, const CompiledModel &model,
       LMC_CHECK(config.initPath.empty(), "--init: '", config.checkpointDir,
                 "' already holds checkpoints; use another --checkpoint-dir");
       resumed = checkpoints->load(*newest, state);
-      std::printf("resuming from %s (step %lld)\n", newest->c_str(),
-                  (long long)resumed->step);
-    } else if (config.resume) {
+      std::printf("resuming from %s (step %lld)%s\n", newest->c_str(),
+                  (long long)resumed->step,
+                  launch.restartCount > 0
+                      ? concat(" after restart ", launch.restartCount,
+                               " of the job")
+                            .c_str()
+                      : "");
+    } else if (config.resume || launch.restartCount > 0) {
       std::printf("no checkpoint in %s; starting from step 0\n",
                   config.checkpointDir.c_str());
     }
+  } else if (launch.restartCount > 0) {
+    // torchrun --max-restarts / Slurm --requeue run the same command again.
+    std::printf("note: restart %d of the job starts over from step 0: "
+                "with --checkpoint-dir it would go on from the newest "
+                "checkpoint\n",
+                launch.restartCount);
   }
 
   // Tensor parallel: the first model group makes the checkpoints (its
@@ -412,7 +424,8 @@ void train(const Config &config, const CompiledModel &model,
 
   // Only rank 0 reports and writes files.
   MetricsFile metrics(isRoot ? config.metricsPath : std::string(),
-                      /*append=*/resumed.has_value());
+                      resumed ? std::optional<int64_t>(resumed->step)
+                              : std::nullopt);
   std::unique_ptr<EventWriter> tensorboard;
   if (!config.logDir.empty() && isRoot)
     tensorboard = std::make_unique<EventWriter>(config.logDir);
@@ -550,6 +563,7 @@ int runTrainingMain(int argc, char **argv, const CompiledModel &model) {
   // With several processes an error on one must end them all (the others
   // would wait in a collective forever).
   auto fail = [&](const char *message, int status = 1) {
+    writeLauncherErrorFile(message);
     if (comm && comm->size() > 1) {
       std::fprintf(stderr, "error: process %d of %d: %s\n", comm->rank(),
                    comm->size(), message);

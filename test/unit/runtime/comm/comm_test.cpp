@@ -70,6 +70,32 @@ TEST(Launch, ReadsTorchrun) {
   EXPECT_EQ(info.localSize, 2);
   EXPECT_EQ(info.masterAddr, "node0");
   EXPECT_EQ(info.masterPort, 29500);
+  EXPECT_FALSE(info.agentStore);
+  EXPECT_EQ(info.restartCount, 0);
+}
+
+// torchrun 2.x's workers: the agent's store, the attempt's restart count
+// (the flag is Python's str(bool)).
+TEST(Launch, ReadsTorchElasticAgentStoreAndRestarts) {
+  std::map<std::string, std::string> env = {
+      {"RANK", "0"},
+      {"WORLD_SIZE", "2"},
+      {"MASTER_ADDR", "127.0.0.1"},
+      {"MASTER_PORT", "29500"},
+      {"TORCHELASTIC_USE_AGENT_STORE", "True"},
+      {"TORCHELASTIC_RESTART_COUNT", "3"}};
+  LaunchInfo info = detect(env);
+  EXPECT_TRUE(info.agentStore);
+  EXPECT_EQ(info.restartCount, 3);
+  env["TORCHELASTIC_USE_AGENT_STORE"] = "False";
+  EXPECT_FALSE(detect(env).agentStore);
+  env["TORCHELASTIC_RESTART_COUNT"] = "-1";
+  EXPECT_ERROR_CONTAINS(detect(env), "TORCHELASTIC_RESTART_COUNT='-1'");
+  EXPECT_EQ(detect({{"SLURM_PROCID", "0"},
+                    {"SLURM_NTASKS", "1"},
+                    {"SLURM_RESTART_COUNT", "2"}})
+                .restartCount,
+            2);
 }
 
 TEST(Launch, RejectsMalformed) {
