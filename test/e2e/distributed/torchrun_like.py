@@ -20,10 +20,11 @@ with TORCHELASTIC_USE_AGENT_STORE=True; each worker gets
 TORCHELASTIC_RESTART_COUNT and its own TORCHELASTIC_ERROR_FILE. After a
 failure it restarts all workers up to --max-restarts times (the store
 kept), and at the end prints the root cause torchrun would: the first
-failure's error file's message. --kill-when F kills worker R with SIGKILL
-once the file F exists (in the first attempt only).
+failure's error file's message. --kill-when PATTERN kills worker R with
+SIGKILL once a file matches the glob PATTERN (in the first attempt only).
 """
 import argparse
+import glob
 import json
 import os
 import signal
@@ -71,7 +72,7 @@ def watch(o, workers, attempt):
     killed = False
     while pending:
         if (o.kill_when and attempt == 0 and not killed
-                and os.path.exists(o.kill_when)):
+                and glob.glob(o.kill_when)):
             workers[o.rank].kill()
             killed = True
         for rank in list(pending):
