@@ -1,4 +1,4 @@
-//===- launcher_error_file.cpp - The failure as torchrun's summary reads it ===//
+//===- launcher_error_file.cpp - The failure as torchrun reads it --------===//
 
 #include "cli/launcher_error_file.h"
 

@@ -3,9 +3,10 @@
 // A torchrun-style launch (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)
 // has no MPI runtime to connect the processes: they meet at a c10d store on
 // MASTER_PORT (torchrun 2.x's agent serves it; else rank 0), every process
-// publishes its Gloo TCP address there and Gloo connects them all to all. Gloo's operations time out by themselves
-// (--collective-timeout), and a process that dies closes its connections,
-// which fails the others' operations at once.
+// publishes its Gloo TCP address there and Gloo connects them all to all.
+// Gloo's operations time out by themselves (--collective-timeout), and a
+// process that dies closes its connections, which fails the others'
+// operations at once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,10 +26,11 @@
 
 #include <algorithm>
 #include <csignal>
-#include <random>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <random>
 #include <unistd.h>
 
 namespace lmc::rt {
@@ -39,7 +41,7 @@ namespace {
 /// (the job's, and those of split()) is made from.
 struct GlooJob {
   std::unique_ptr<TcpStore> store;
-  /// The keys of this attempt of the job, under `prefix`.
+  /// `store` seen through this attempt's key prefix (agreeOnAttempt).
   std::unique_ptr<gloo::rendezvous::PrefixStore> attempt;
   std::shared_ptr<gloo::transport::Device> device;
   std::chrono::milliseconds timeout;
@@ -257,13 +259,15 @@ std::string agreeOnAttempt(TcpStore &store, int rank, int size,
     const std::string generation = randomHex();
     store.set(latest, std::vector<char>(generation.begin(), generation.end()));
     for (int r = 1; r < size; ++r)
-      store.set(answer(generation, text(store.get(ask(generation, r)))), {'1'});
+      store.set(answer(generation, text(store.get(ask(generation, r)))),
+                {'1'});
     return concat("lmc/", generation);
   }
   const std::string nonce = randomHex();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::string generation = text(store.get(latest));
-  store.set(ask(generation, rank), std::vector<char>(nonce.begin(), nonce.end()));
+  const std::vector<char> nonceBytes(nonce.begin(), nonce.end());
+  store.set(ask(generation, rank), nonceBytes);
   while (!store.waitAtMost({answer(generation, nonce)},
                            std::chrono::milliseconds(500))) {
     LMC_CHECK(std::chrono::steady_clock::now() < deadline,
@@ -273,8 +277,7 @@ std::string agreeOnAttempt(TcpStore &store, int rank, int size,
     const std::string newer = text(store.get(latest));
     if (newer != generation) { // a rank 0 that started after the first read
       generation = newer;
-      store.set(ask(generation, rank),
-                std::vector<char>(nonce.begin(), nonce.end()));
+      store.set(ask(generation, rank), nonceBytes);
     }
   }
   return concat("lmc/", generation);

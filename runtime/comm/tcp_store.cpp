@@ -371,8 +371,8 @@ TcpStore::TcpStore(const std::string &host, int port, bool serve,
   const uint32_t nonce = uint32_t(::getpid());
   uint32_t echoed = 0;
   LMC_CHECK(Message().u8(kValidate).u32(kValidationMagic).send(fd_) &&
-                Message().u8(kPing).u32(nonce).send(fd_) && readU32(fd_, echoed) &&
-                echoed == nonce,
+                Message().u8(kPing).u32(nonce).send(fd_) &&
+                readU32(fd_, echoed) && echoed == nonce,
             "rendezvous: ", where_, " (MASTER_ADDR:MASTER_PORT) does not "
             "answer as a PyTorch TCPStore does (another program on that "
             "port?)");
@@ -387,8 +387,9 @@ TcpStore::~TcpStore() {
 void TcpStore::set(const std::string &key, const std::vector<char> &data) {
   LMC_CHECK(key.size() <= kMaxKeyBytes && data.size() <= kMaxValueBytes,
             "rendezvous: key '", key, "' or its value is too long");
-  LMC_CHECK(Message().u8(kSet).text(key).text(data.data(), data.size()).send(fd_),
-            "rendezvous: lost the connection to ", where_);
+  Message query;
+  query.u8(kSet).text(key).text(data.data(), data.size());
+  LMC_CHECK(query.send(fd_), "rendezvous: lost the connection to ", where_);
 }
 
 std::vector<char> TcpStore::get(const std::string &key) {
@@ -446,7 +447,8 @@ bool TcpStore::waitAtMost(const std::vector<std::string> &keys,
   }
   // Time is up: cancel, and take the answer that may have crossed it.
   uint8_t reply = 0xff;
-  LMC_CHECK(Message().u8(kCancelWait).send(fd_) && readAll(fd_, &reply, 1), lost);
+  LMC_CHECK(Message().u8(kCancelWait).send(fd_) && readAll(fd_, &reply, 1),
+            lost);
   if (reply == kStopWaiting)
     LMC_CHECK(readAll(fd_, &reply, 1), lost);
   LMC_CHECK(reply == kWaitCanceled, "rendezvous: ", where_,
