@@ -9,6 +9,7 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libopenblas-dev libdnnl-dev libgtest-dev libopenmpi-dev openmpi-bin libomp-22-dev
   libgloo-dev
+  slurmctld slurmd slurm-client munge  # slurm.test's one-node cluster
   python3 python3-numpy
 )
 
