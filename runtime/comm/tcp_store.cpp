@@ -30,15 +30,11 @@ enum Query : uint8_t {
   kValidate = 0,
   kSet = 1,
   kGet = 3,
-  kAdd = 4,
-  kCheck = 5,
   kWait = 6,
   kCancelWait = 12,
   kPing = 13,
 };
 enum Answer : uint8_t {
-  kReady = 0,
-  kNotReady = 1,
   kStopWaiting = 0,
   kWaitCanceled = 1,
 };
@@ -256,30 +252,6 @@ private:
       }
       return Message().text(value).send(fd);
     }
-    case kAdd: {
-      uint64_t delta = 0;
-      if (!readText(fd, kMaxKeyBytes, key) || !readLittle(fd, delta, 8))
-        return false;
-      int64_t sum = 0;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        std::string &value = values_[key];
-        sum = (value.empty() ? 0 : std::strtoll(value.c_str(), nullptr, 10)) +
-              int64_t(delta);
-        value = std::to_string(sum);
-      }
-      setChanged_.notify_all();
-      return Message().u64(uint64_t(sum)).send(fd);
-    }
-    case kCheck: {
-      std::vector<std::string> keys;
-      if (!readKeys(fd, keys))
-        return false;
-      std::unique_lock<std::mutex> lock(mutex_);
-      const bool ready = allSet(keys);
-      lock.unlock();
-      return Message().u8(ready ? kReady : kNotReady).send(fd);
-    }
     case kWait: {
       std::vector<std::string> keys;
       return readKeys(fd, keys) && answerWait(fd, keys);
@@ -400,15 +372,6 @@ std::vector<char> TcpStore::get(const std::string &key) {
             "rendezvous: lost the connection to ", where_, " reading '", key,
             "'");
   return std::vector<char>(value.begin(), value.end());
-}
-
-int64_t TcpStore::add(const std::string &key, int64_t delta) {
-  uint64_t sum = 0;
-  LMC_CHECK(Message().u8(kAdd).text(key).u64(uint64_t(delta)).send(fd_) &&
-                readLittle(fd_, sum, 8),
-            "rendezvous: lost the connection to ", where_, " adding to '",
-            key, "'");
-  return int64_t(sum);
 }
 
 bool TcpStore::waitAtMost(const std::vector<std::string> &keys,

@@ -8,7 +8,7 @@
 // The store speaks PyTorch's c10d TCPStore protocol, so that the store
 // torchrun 2.x's agent hosts (TORCHELASTIC_USE_AGENT_STORE=True) serves
 // lmc's processes as it serves PyTorch's. Without an agent's store, rank 0
-// serves one itself (the same protocol, the queries lmc uses).
+// serves one itself (the same protocol, the queries lmc sends).
 //
 // Wire format (torch/csrc/distributed/c10d/TCPStore.cpp and
 // TCPStoreBackend.hpp; integers little-endian): every query is one byte of
@@ -18,8 +18,6 @@
 //   PING (13) u32 nonce                    -> u32 nonce
 //   SET (1) key value                      -> nothing
 //   GET (3) key                            -> value ("" when unset)
-//   ADD (4) key i64                        -> i64 sum (decimal in the value)
-//   CHECK (5) keys                         -> u8 READY 0 / NOT_READY 1
 //   WAIT (6) keys                          -> u8 STOP_WAITING 0 once all set
 //   CANCEL_WAIT (12), during a WAIT        -> u8 WAIT_CANCELED 1 (possibly
 //                                             after the STOP_WAITING)
@@ -59,8 +57,6 @@ public:
   /// time is up.
   bool waitAtMost(const std::vector<std::string> &keys,
                   std::chrono::milliseconds timeout);
-  /// Adds `delta` to the key's integer (0 when unset) and returns the sum.
-  int64_t add(const std::string &key, int64_t delta);
 
   /// host:port, for messages.
   const std::string &where() const { return where_; }
