@@ -19,6 +19,9 @@ Outputs (this directory):
   adamw_step3.safetensors   params after 3 steps of the same AdamW
   sgd_clip_step3.safetensors params after 3 steps SGD(lr=0.1) with
                             clip_grad_norm_(max_norm=0.5) before each step
+  sgd_frozen_fc1_step3.safetensors fc2.* after 3 steps SGD(lr=0.1) with
+                            fc1.* frozen (requires_grad=False, as
+                            lmc --freeze 'fc1\..*'): only fc2.* are stored
   losses.json               loss before each update, per run
 Needs torch, onnx, numpy (generation time only).
 """
@@ -66,9 +69,11 @@ def to_f32(p, names):
     return {k: p[k].detach().numpy().astype(np.float32) for k in names}
 
 
-def run(init, make_opt, steps, clip=None, norms=None):
+def run(init, make_opt, steps, clip=None, norms=None, frozen=()):
     p = make_params(init)
-    opt = make_opt(list(p.values()))
+    for name in frozen:
+        p[name].requires_grad_(False)
+    opt = make_opt([v for k, v in p.items() if k not in frozen])
     lossf = torch.nn.CrossEntropyLoss()
     losses = []
     for k in range(steps):
@@ -78,7 +83,8 @@ def run(init, make_opt, steps, clip=None, norms=None):
         loss.backward()
         losses.append(loss.item())
         if clip is not None:
-            norm = torch.nn.utils.clip_grad_norm_(list(p.values()), max_norm=clip)
+            norm = torch.nn.utils.clip_grad_norm_(
+                [v for k, v in p.items() if k not in frozen], max_norm=clip)
             if norms is not None:
                 norms.append(norm.item())
         opt.step()
@@ -127,6 +133,15 @@ def main():
     losses["sgd_clip"] = ls
     out["grad_norms"] = {"sgd_clip": norms}
     print(f"sgd_clip_step3: losses {ls}, grad norms {norms}")
+    # Fine-tuning the head: fc1 frozen.
+    frozen = ["fc1.weight", "fc1.bias"]
+    p, ls = run(init, lambda ps: O.SGD(ps, lr=0.1), 3, frozen=frozen)
+    assert all(np.array_equal(p[k].detach().numpy().astype(np.float32), init[k])
+               for k in frozen)
+    safetensors_np.save(os.path.join(HERE, "sgd_frozen_fc1_step3.safetensors"),
+                        to_f32(p, [k for k in names if k not in frozen]), meta)
+    losses["sgd_frozen_fc1"] = ls
+    print(f"sgd_frozen_fc1_step3: losses {ls}")
     out["losses"] = losses
     out["hparams"] = {
         "sgd": {"lr": 0.1},
@@ -134,6 +149,7 @@ def main():
         "adam": {"lr": 0.01, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8},
         "adamw": {"lr": 0.01, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.01},
         "sgd_clip": {"lr": 0.1, "clip_grad_norm": 0.5},
+        "sgd_frozen_fc1": {"lr": 0.1, "frozen": frozen},
     }
     out["batching"] = "step k (1-based) uses train samples [32*(k-1), 32*k) in file order"
     out["loss"] = "mean softmax cross-entropy, computed before the update of that step"
@@ -146,8 +162,9 @@ def main():
     for fn in sorted(os.listdir(HERE)):
         if fn.endswith(".safetensors"):
             t = safetensors_np.load(os.path.join(HERE, fn))
-            assert sorted(t) == sorted(names), fn
-            for k in names:
+            stored = [k for k in names if "frozen_fc1" not in fn or k not in frozen]
+            assert sorted(t) == sorted(stored), fn
+            for k in stored:
                 assert t[k].shape == init[k].shape and t[k].dtype == np.float32, (fn, k)
                 assert np.all(np.isfinite(t[k])), (fn, k)
     print("ok")
