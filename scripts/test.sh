@@ -8,7 +8,9 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 bash "$ROOT/scripts/build.sh"
-/usr/lib/llvm-22/bin/lit -sv "$ROOT/build/test"
+# Tests skipped for a missing feature are listed at the end with it
+# (LMC_EXPECT_FEATURES makes a missing one an error: test/lit.cfg.py).
+/usr/lib/llvm-22/bin/lit -sv --show-unsupported "$ROOT/build/test"
 if [[ ${LMC_SANITIZE_RUNTIME:-1} != 0 ]]; then
   bash "$ROOT/scripts/sanitize-runtime.sh"
 fi

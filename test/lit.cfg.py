@@ -25,6 +25,21 @@ if config.lmc_have_cuda:
 # then train instead of reporting that there is none).
 if os.path.exists("/dev/nvidiactl"):
     config.available_features.add("cuda-device")
+# The features this machine must have (LMC_EXPECT_FEATURES, comma-separated;
+# .ci/run names the CI machine's): one that is missing stops the run instead
+# of turning its tests into a quieter green of "Unsupported".
+_why_missing = {
+    "cuda-toolkit": "lmc was configured without the CUDA toolkit "
+                    "(runtime/CMakeLists.txt looks in LMC_CUDA_TOOLKIT, "
+                    "/usr/local/cuda by default)",
+    "cuda-device": "no /dev/nvidiactl (no NVIDIA GPU and driver)",
+}
+for _feature in filter(None, os.environ.get("LMC_EXPECT_FEATURES", "").split(",")):
+    if _feature not in config.available_features:
+        lit_config.fatal(
+            f"feature '{_feature}' is expected on this machine "
+            f"(LMC_EXPECT_FEATURES) but missing: "
+            f"{_why_missing.get(_feature, 'no such lit feature')}")
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.lmc_tools_dir, append_path=True)
