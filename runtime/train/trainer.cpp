@@ -130,10 +130,29 @@ void Trainer::saveCheckpoint(int64_t step) {
   std::fflush(stdout);
 }
 
+std::optional<std::string> Trainer::nonFiniteBuffer(bool next) {
+  for (const TensorSpec *spec : state_.buffers()) {
+    if (spec->dtype != DType::F32)
+      continue; // BatchNorm's num_batches_tracked counts in int64
+    const auto *values = static_cast<const float *>(state_.buffer(*spec, next));
+    for (int64_t i = 0; i < spec->numElements(); ++i)
+      if (!std::isfinite(values[i]))
+        return concat("buffer '", spec->name, "' holds ", values[i]);
+  }
+  return std::nullopt;
+}
+
 void Trainer::evaluate(int64_t stepsDone) {
   EvalMetrics m = sinks_.evaluator->run(state_);
   m.step = stepsDone;
   std::printf("%s\n", formatEvalLine(m).c_str());
+  // As for a training loss: --on-nonfinite stop ends the run (the metrics
+  // keep the line, its loss null), skip reports it and trains on.
+  const bool finite = std::isfinite(m.loss);
+  if (!finite && config_.onNonFinite == NonFinitePolicy::Skip)
+    std::printf("eval: loss is %g after step %lld; training goes on "
+                "(--on-nonfinite skip)\n",
+                m.loss, (long long)stepsDone);
   if (sinks_.metrics)
     sinks_.metrics->write(evalJson(m));
   if (EventWriter *tb = sinks_.tensorboard) {
@@ -143,6 +162,10 @@ void Trainer::evaluate(int64_t stepsDone) {
                  double(*m.correct) / double(m.samples));
     tb->flush();
   }
+  LMC_CHECK(finite || config_.onNonFinite != NonFinitePolicy::Stop,
+            "eval loss is ", m.loss, " after step ", stepsDone,
+            " (the parameters or buffers, or the eval data, hold NaN or "
+            "Inf; --on-nonfinite skip reports it and trains on)");
 }
 
 RunEnd Trainer::run() {
@@ -222,8 +245,19 @@ RunEnd Trainer::run() {
     if (comm_.size() == 1) // a signal during the step counts at once
       stop = StopSignals::received() != 0;
 
-    const bool finite =
-        std::isfinite(loss) && (!gradNorm || std::isfinite(*gradNorm));
+    // A model buffer (BatchNorm's running statistics) the step wrote with a
+    // NaN or Inf poisons every later evaluation: a non-finite step like the
+    // others. The single-step path wrote it beside the current one; the
+    // split step (accumulation, several processes) committed it already.
+    const std::optional<std::string> badBuffer =
+        nonFiniteBuffer(/*next=*/!split_);
+    if (badBuffer && split_)
+      throw Error(concat(*badBuffer, " after step ", step,
+                         " (lower --lr, or check the input data; with "
+                         "--grad-accum or several processes the update of a "
+                         "buffer cannot be skipped)"));
+    const bool finite = std::isfinite(loss) &&
+                        (!gradNorm || std::isfinite(*gradNorm)) && !badBuffer;
     // With dynamic loss scaling the compiled step itself kept the params and
     // state of a step with a non-finite gradient and halved the scale.
     const bool overflow =
@@ -240,8 +274,9 @@ RunEnd Trainer::run() {
         sinks_.metrics->write(skippedStepJson(step, skippedSteps_, scale));
     } else if (!finite) {
       const std::string what =
-          std::isfinite(loss) ? concat("gradient norm is ", *gradNorm)
-                              : concat("loss is ", loss);
+          !std::isfinite(loss) ? concat("loss is ", loss)
+          : badBuffer          ? *badBuffer
+                               : concat("gradient norm is ", *gradNorm);
       if (config_.onNonFinite == NonFinitePolicy::Stop) {
         const std::string last =
             sinks_.checkpoints ? sinks_.checkpoints->lastPath() : "";

@@ -69,6 +69,9 @@ private:
   /// buffers (rebuilt after every swap).
   std::vector<void *> stepBuffers();
   void evaluate(int64_t stepsDone);
+  /// "buffer 'NAME' holds nan" for the first f32 model buffer with a NaN or
+  /// Inf, in the buffers a step writes (`next`) or the current ones.
+  std::optional<std::string> nonFiniteBuffer(bool next);
   void saveCheckpoint(int64_t step);
   /// Samples consumed per optimizer step by the whole job.
   int64_t globalBatch() const;
