@@ -1,0 +1,1 @@
+../precision/bf16_step.py
