@@ -232,3 +232,40 @@ func.func @one_thread_kernels(%x: memref<8xf32>, %s: memref<f32>, %t: memref<f32
   memref.dealloc %q : memref<f32>
   return
 }
+
+// -----
+
+// The step's random key, loaded and hashed at function level for the masks
+// two kernels draw (an exported model's dropout): each kernel reads and
+// hashes it itself at its start, so that the host touches no memory and the
+// read is ordered with the kernels. Nothing of it stays at function level.
+// CHECK-LABEL: func.func @key_read_in_kernels
+// CHECK-SAME: (%[[KEY:[a-z0-9]+]]: memref<i64>, %[[A:[a-z0-9]+]]: memref<8xi64>, %[[B:[a-z0-9]+]]: memref<4xi64>)
+// CHECK: %[[THREE:.*]] = arith.constant 3 : i64
+// CHECK-NOT: memref.load %[[KEY]]
+// CHECK: scf.parallel
+// CHECK-NEXT: %[[K1:.*]] = memref.load %[[KEY]][] : memref<i64>
+// CHECK-NEXT: %[[H1:.*]] = arith.muli %[[K1]], %[[THREE]] : i64
+// CHECK: memref.store %[[H1]], %[[A]]
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK-NOT: memref.load %[[KEY]]
+// CHECK: scf.parallel
+// CHECK-NEXT: %[[K2:.*]] = memref.load %[[KEY]][] : memref<i64>
+// CHECK-NEXT: %[[H2:.*]] = arith.muli %[[K2]], %[[THREE]] : i64
+// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[H2]] : i64
+// CHECK: memref.store %[[SUM]], %[[B]]
+func.func @key_read_in_kernels(%key: memref<i64>, %a: memref<8xi64>, %b: memref<4xi64>) {
+  %k = memref.load %key[] : memref<i64>
+  %c = arith.constant 3 : i64
+  %h = arith.muli %k, %c : i64
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%a : memref<8xi64>) {
+  ^bb0(%o: i64):
+    linalg.yield %h : i64
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%b : memref<4xi64>) {
+  ^bb0(%o: i64):
+    %x = arith.addi %o, %h : i64
+    linalg.yield %x : i64
+  }
+  return
+}

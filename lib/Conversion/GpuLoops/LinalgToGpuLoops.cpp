@@ -13,6 +13,7 @@
 #include "../Common/Copies.h"
 #include "../Common/RuntimeCalls.h"
 #include "IndependentLoops.h"
+#include "KernelScalarReads.h"
 #include "OneThreadKernels.h"
 #include "SplitReductions.h"
 
@@ -253,6 +254,7 @@ struct LinalgToGpuLoops
       if (failed(mapToBlocksAndThreads(rewriter, loop, blockSize)))
         return signalPassFailure();
     for (func::FuncOp func : funcs) {
+      readScalarsInKernels(rewriter, func);
       scalarMovesToKernels(rewriter, func);
       mergeOneThreadKernels(rewriter, func);
       if (failed(keepMemoryInKernels(func)))
