@@ -282,7 +282,8 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
       // mapping made at run time), not a global: a global in .bss caps
       // the executable near 2 GiB (x86-64's small code model) and GPT-2's
       // activations at batch 4 do not fit under it.
-      "lmc-plan-buffers{arena-from-runtime}").str();
+      target.poisonBuffers ? "lmc-plan-buffers{arena-from-runtime poison}"
+                           : "lmc-plan-buffers{arena-from-runtime}").str();
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("lmc: malformed lowering pipeline");
 }

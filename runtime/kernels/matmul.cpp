@@ -191,6 +191,10 @@ __attribute__((weak)) void lmc_rt_copy_in(void *dst, const void *src,
 // (pages are touched only as the planned buffers are written), with
 // transparent huge pages requested: the step's buffers are hundreds of
 // megabytes at GPT-2 size, and 4 KiB pages would cost a TLB miss per page.
+void lmc_rt_poison_buffer(void *data, int64_t bytes) {
+  std::memset(data, 0xFF, size_t(bytes));
+}
+
 __attribute__((weak)) void *lmc_rt_step_arena(int64_t bytes) {
   static void *arena = nullptr;
   static size_t capacity = 0;

@@ -260,6 +260,12 @@ cl::opt<bool> gpuLoopsOnCpu(
              "--target cuda kernels, run sequentially (a check without a "
              "GPU)"),
     cl::init(false), cl::Hidden, cl::cat(targetCategory));
+cl::opt<bool> poisonStepBuffers(
+    "poison-step-buffers",
+    cl::desc("fill each of the step's buffers with 0xFF bytes (f32 NaN) "
+             "where it is allocated, so that a read before any write shows "
+             "in the results (a check; slower steps)"),
+    cl::init(false), cl::Hidden, cl::cat(targetCategory));
 
 cl::opt<std::string> outputPath("o",
                                 cl::desc("output file (default a.out; "
@@ -493,6 +499,10 @@ bool checkFlagCombinations(bool mlirInput,
   if (gpuLoopsOnCpu && target == "cuda")
     refuse("--gpu-loops-on-cpu builds a CPU executable; drop --target cuda "
            "or the flag");
+  if (poisonStepBuffers && target == "cuda")
+    refuse("--poison-step-buffers fills buffers from the host, which the "
+           "GPU's device memory is not; check the kernels with "
+           "--gpu-loops-on-cpu --poison-step-buffers instead");
   std::string unfusedBy = cpuKernelsUnavailableBy(sharding, training);
   if (given("fuse-attention") && fuseAttention && !unfusedBy.empty())
     refuse("--fuse-attention runs attention on the CPU's runtime in f32, "

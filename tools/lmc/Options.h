@@ -45,7 +45,8 @@ extern cl::list<std::string> shard;
 // Target.
 extern cl::opt<std::string> target, cpu, cpuFeatures, gpuArch, cudaPath,
     gpuFormat;
-extern cl::opt<bool> gpuLoopsOnCpu, fuseAttention, fuseLayerNorm;
+extern cl::opt<bool> gpuLoopsOnCpu, poisonStepBuffers, fuseAttention,
+    fuseLayerNorm;
 extern cl::opt<int64_t> matmulParts;
 // Output and phases.
 extern cl::opt<std::string> outputPath;

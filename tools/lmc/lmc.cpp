@@ -131,6 +131,7 @@ FailureOr<lmc::LoweringTarget> loweringTarget() {
   lmc::LoweringTarget result;
   result.multithreaded = true;
   result.gpuLoopsOnCpu = gpuLoopsOnCpu;
+  result.poisonBuffers = poisonStepBuffers;
   if (target == "cpu")
     return result;
   if (target != "cuda") {

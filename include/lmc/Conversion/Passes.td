@@ -219,11 +219,23 @@ def LmcPlanBuffers : Pass<"lmc-plan-buffers", "::mlir::ModuleOp"> {
     mapping made at run time (device memory on a GPU, whose kernels cannot
     reach a global of the host binary). A global sits in `.bss`, which
     x86-64's small code model caps near 2 GiB.
+
+    With `poison`, each buffer's view is first filled with 0xFF bytes
+    (`lmc_rt_poison_buffer(view, bytes)`), so that a kernel reading part of
+    a buffer no kernel wrote computes NaN or out-of-range values instead of
+    whatever an earlier buffer left in those bytes (`lmc
+    --poison-step-buffers`, for tests).
   }];
   let options = [
     Option<"arenaFromRuntime", "arena-from-runtime", "bool", "false",
            "Take the arena from the runtime's lmc_rt_step_arena instead of "
-           "a global">
+           "a global">,
+    Option<"poison", "poison", "bool", "false",
+           "Fill each buffer with 0xFF bytes (f32 NaN, integer -1, i1 true) "
+           "where it is allocated, by a call of lmc_rt_poison_buffer: a "
+           "read of a buffer before anything wrote it then shows in the "
+           "results instead of reading what the arena held (a checking "
+           "build's option; host code only)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

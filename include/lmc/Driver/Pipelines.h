@@ -87,6 +87,9 @@ struct LoweringTarget {
   /// (lmc-linalg-to-gpu-loops, run sequentially): checks that structure on
   /// whole models without a GPU (`lmc --gpu-loops-on-cpu`).
   bool gpuLoopsOnCpu = false;
+  /// Every planned buffer filled with 0xFF bytes where it is allocated
+  /// (lmc-plan-buffers{poison}; `lmc --poison-step-buffers`, CPU only).
+  bool poisonBuffers = false;
   struct Cuda {
     std::string arch = "sm_90"; // --gpu-arch
     std::string toolkit;        // the CUDA toolkit (ptxas, libdevice)

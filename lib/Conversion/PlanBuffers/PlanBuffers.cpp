@@ -37,6 +37,8 @@ constexpr uint64_t kAlignment = 64;
 
 /// The runtime function that returns the arena (kernels.h).
 constexpr llvm::StringLiteral kStepArena = "lmc_rt_step_arena";
+/// The runtime function that fills a buffer with 0xFF bytes (kernels.h).
+constexpr llvm::StringLiteral kPoisonBuffer = "lmc_rt_poison_buffer";
 
 /// A buffer of the function body: its ops, its lifetime as positions in
 /// the body, its size and its place in the arena.
@@ -162,9 +164,11 @@ struct ArenaSource {
   }
 };
 
-/// Replaces each buffer of `function` by its view of the arena.
+/// Replaces each buffer of `function` by its view of the arena; with
+/// `poison`, calls it on the view's first byte and size where the buffer
+/// was allocated.
 void placeInArena(func::FuncOp function, MutableArrayRef<Buffer> buffers,
-                  ArenaSource &source) {
+                  ArenaSource &source, func::FuncOp poison) {
   OpBuilder builder(function.getContext());
   builder.setInsertionPointToStart(&function.getBody().front());
   Value arena = source.materialize(builder, function.getLoc());
@@ -177,6 +181,15 @@ void placeInArena(func::FuncOp function, MutableArrayRef<Buffer> buffers,
                                        alloc.getType(), arena, offset,
                                        ValueRange());
     view->setAttr(attrs::kPlanned, builder.getUnitAttr());
+    if (poison) {
+      auto first = memref::ViewOp::create(
+          builder, alloc.getLoc(), MemRefType::get({1}, builder.getI8Type()),
+          arena, offset, ValueRange());
+      Value bytes = arith::ConstantIntOp::create(builder, alloc.getLoc(),
+                                                 buffer.bytes, 64);
+      func::CallOp::create(builder, alloc.getLoc(), poison,
+                           ValueRange{first, bytes});
+    }
     alloc.replaceAllUsesWith(view.getResult());
     buffer.dealloc.erase();
     alloc.erase();
@@ -234,9 +247,16 @@ struct PlanBuffersPass
           builder.getI64IntegerAttr(kAlignment));
       SymbolTable(module).insert(source.global); // renames on a clash
     }
+    func::FuncOp poisonFn;
+    if (poison)
+      poisonFn = declareRuntimeFunction(
+          module, builder, kPoisonBuffer,
+          builder.getFunctionType(
+              {MemRefType::get({1}, builder.getI8Type()), builder.getI64Type()},
+              {}));
     SmallVector<NamedAttribute> sizes;
     for (Plan &plan : plans) {
-      placeInArena(plan.function, plan.buffers, source);
+      placeInArena(plan.function, plan.buffers, source, poisonFn);
       sizes.push_back(builder.getNamedAttr(
           plan.function.getSymName(), builder.getI64IntegerAttr(plan.bytes)));
     }

@@ -155,6 +155,12 @@ void lmc_rt_copy_in(void *dst, const void *src, int64_t bytes);
 /// Ends the process with a message when it cannot allocate.
 void *lmc_rt_step_arena(int64_t bytes);
 
+/// Fills `bytes` bytes at `data` with 0xFF (f32 NaN, integer -1, i1 true):
+/// each planned buffer where it is allocated, in executables compiled with
+/// `lmc --poison-step-buffers` (lmc-plan-buffers{poison}), so that a read
+/// of a buffer before anything wrote it shows in the results.
+void lmc_rt_poison_buffer(void *data, int64_t bytes);
+
 /// A gather's index that the model computed lies outside [-size, size)
 /// (convert-lmc-to-linalg{check-indices}): prints `error: SITE: index VALUE
 /// is out of range ...` (SITE: the ONNX node or DSL position) and ends the
