@@ -6,7 +6,10 @@
 #include "io/file_io.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <filesystem>
+#include <string_view>
 
 namespace lmc::rt {
 
@@ -132,13 +135,13 @@ std::string evalJson(const EvalMetrics &m) {
 namespace {
 
 /// The value of a line's leading "step" (every line lmc writes has one).
-std::optional<int64_t> loggedStep(const std::string &line) {
-  static const std::string kKey = "{\"step\":";
-  if (line.compare(0, kKey.size(), kKey) != 0)
+std::optional<int64_t> loggedStep(std::string_view line) {
+  constexpr std::string_view kKey = "{\"step\":";
+  if (line.substr(0, kKey.size()) != kKey)
     return std::nullopt;
-  char *end = nullptr;
-  const long long step = std::strtoll(line.c_str() + kKey.size(), &end, 10);
-  if (end == line.c_str() + kKey.size())
+  int64_t step = 0;
+  const char *digits = line.data() + kKey.size();
+  if (std::from_chars(digits, line.data() + line.size(), step).ptr == digits)
     return std::nullopt;
   return step;
 }
@@ -146,28 +149,22 @@ std::optional<int64_t> loggedStep(const std::string &line) {
 /// Rewrites `path` (when it exists) without the lines logged after `step`
 /// and without a last line a killed run left unfinished.
 void dropLinesAfter(const std::string &path, int64_t step) {
-  std::FILE *in = std::fopen(path.c_str(), "r");
-  if (!in)
+  if (!std::filesystem::exists(path))
     return; // a run resumed with a new --metrics file
-  std::string kept, line;
-  bool changed = false;
-  for (int c; (c = std::fgetc(in)) != EOF;) {
-    line += char(c);
-    if (c != '\n')
-      continue;
-    std::optional<int64_t> logged = loggedStep(line);
-    if (logged && *logged > step)
-      changed = true;
-    else
+  const std::vector<uint8_t> bytes = readFile(path);
+  const std::string_view text(reinterpret_cast<const char *>(bytes.data()),
+                              bytes.size());
+  std::string kept;
+  for (size_t begin = 0, end; (end = text.find('\n', begin)) !=
+                              std::string_view::npos;
+       begin = end + 1) {
+    const std::string_view line = text.substr(begin, end + 1 - begin);
+    const std::optional<int64_t> logged = loggedStep(line);
+    if (!logged || *logged <= step)
       kept += line;
-    line.clear();
   }
-  const bool readError = std::ferror(in);
-  std::fclose(in);
-  LMC_CHECK(!readError, "cannot read metrics file '", path, "'");
-  if (!changed && line.empty())
-    return;
-  writeFileAtomically(path, {{kept.data(), kept.size()}});
+  if (kept.size() != text.size())
+    writeFileAtomically(path, {{kept.data(), kept.size()}});
 }
 
 } // namespace

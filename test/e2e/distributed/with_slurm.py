@@ -14,11 +14,7 @@ import subprocess
 import sys
 import time
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from torchrun_like import free_port
 
 
 def wait_for(what, ready, seconds, logs):
