@@ -21,6 +21,7 @@ config.substitutions.append(
 # --target cuda builds (no GPU needed): lmc was built with the CUDA toolkit.
 if config.lmc_have_cuda:
     config.available_features.add("cuda-toolkit")
+config.substitutions.append(("%cuda_toolkit", config.lmc_cuda_toolkit))
 # A machine with an NVIDIA GPU and driver (the --target cuda executables
 # then train instead of reporting that there is none).
 if os.path.exists("/dev/nvidiactl"):

@@ -133,8 +133,8 @@ constexpr const char *kHostToLlvm =
 
 /// The CUDA target after bufferization (docs/cuda.md): matmuls call cuBLAS
 /// through the runtime, every other linalg op becomes one kernel launch, the
-/// kernels are compiled to a fatbin for `arch` by the toolkit's ptxas and
-/// embedded in the host code, which calls the runtime's mgpu* launch
+/// kernels are compiled to a fatbin for `arch` by the toolkit's ptxas (every
+/// launch checked against the resources it reports) and embedded in the host code, which calls the runtime's mgpu* launch
 /// functions. The step's buffers are views of one arena of device memory
 /// (lmc-plan-buffers); what the plan cannot place comes from the runtime's
 /// managed allocator (`use-generic-functions`).
@@ -164,8 +164,11 @@ std::string cudaLoweringPipeline(const LoweringTarget::Cuda &cuda) {
       "{3}"
       "gpu-to-llvm,"
       "reconcile-unrealized-casts,"
-      "gpu-module-to-binary{{format={1} toolkit={2}}",
-      cuda.arch, cuda.ptx ? "isa" : "fatbin", cuda.toolkit, kHostToLlvm);
+      // PTX first: lmc-assemble-gpu-kernels runs ptxas itself to read
+      // its report and check every launch against it.
+      "gpu-module-to-binary{{format=isa toolkit={2}},"
+      "lmc-assemble-gpu-kernels{{format={1} toolkit={2}}",
+      cuda.arch, cuda.ptx ? "ptx" : "fatbin", cuda.toolkit, kHostToLlvm);
 }
 
 void buildLmcLoweringPipeline(OpPassManager &pm,

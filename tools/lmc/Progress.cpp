@@ -31,6 +31,8 @@ llvm::StringRef phaseStartedBy(llvm::StringRef pass) {
       .Case("lmc-shard-annotate", "sharding")
       .Case("lmc-untie-fills", "bufferization")
       .Case("lmc-matmul-to-runtime", "lowering")
+      .Case("gpu-module-to-binary", "PTX")
+      .Case("lmc-assemble-gpu-kernels", "ptxas")
       .Default("");
 }
 
@@ -137,6 +139,9 @@ void CompileProgress::finish(bool succeeded) {
         llvm::errs() << llvm::format(
             "lmc: %-14s %7.2f s\n", "total",
             std::chrono::duration<double>(now - start_).count());
+      if (mode_ == Mode::Verbose)
+        for (const std::string &note : notes_)
+          llvm::errs() << "lmc: " << note << "\n";
     } else {
       breakLineLocked();
     }
@@ -145,6 +150,11 @@ void CompileProgress::finish(bool succeeded) {
   stop_.notify_all();
   if (timer_.joinable())
     timer_.join();
+}
+
+void CompileProgress::addNote(std::string line) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  notes_.push_back(std::move(line));
 }
 
 std::unique_ptr<mlir::PassInstrumentation> CompileProgress::instrumentation() {

@@ -45,8 +45,12 @@ public:
 
   /// Ends the current phase (if any) and starts `phase`.
   void enter(llvm::StringRef phase);
-  /// Ends the last phase; on success prints the total.
+  /// Ends the last phase; on success prints the total, then the notes.
   void finish(bool succeeded);
+  /// -v: a line printed after the phase times (a summary of what a phase
+  /// built); nothing in the other modes.
+  void addNote(std::string line);
+  bool verbose() const { return mode_ == Mode::Verbose; }
 
   /// Switches phases as the passes that start them run (lmc-autodiff
   /// starts "autodiff", ...). Add to every PassManager of the compile.
@@ -76,6 +80,7 @@ private:
   Clock::time_point start_, phaseStart_;
   std::string current_;
   std::vector<Finished> finished_;
+  std::vector<std::string> notes_;
   std::thread timer_;
 };
 

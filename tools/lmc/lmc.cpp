@@ -12,6 +12,7 @@
 #include "Progress.h"
 
 #include "lmc/Driver/Emit.h"
+#include "lmc/Driver/KernelSummary.h"
 #include "lmc/Driver/Pipelines.h"
 #include "lmc/Import/Dsl/Dsl.h"
 #include "lmc/Import/Onnx/Onnx.h"
@@ -402,6 +403,13 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
     return failure();
   }
   lmc::describeLowering(*module, *model);
+  if (progress.verbose() && lowerFor->cuda) {
+    std::string summary;
+    llvm::raw_string_ostream os(summary);
+    lmc::summarizeGpuKernels(*module, os);
+    if (!summary.empty())
+      progress.addNote(summary);
+  }
   if (stopInMlir)
     return writeText([&](llvm::raw_ostream &os) { module->print(os, printingFlags()); });
 

@@ -26,6 +26,9 @@ class TypeConverter;
 
 namespace lmc {
 
+/// What lmc-assemble-gpu-kernels leaves in each gpu.binary.
+enum class GpuBinaryFormat { Fatbin, Ptx };
+
 #define GEN_PASS_DECL
 #include "lmc/Conversion/Passes.h.inc"
 

@@ -553,6 +553,44 @@ def LmcMergeGpuModules : Pass<"lmc-merge-gpu-modules", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def LmcAssembleGpuKernels : Pass<"lmc-assemble-gpu-kernels", "::mlir::ModuleOp"> {
+  let summary = "Assembles each gpu.binary's PTX with ptxas and checks that every launch fits its kernel's resources";
+  let description = [{
+    Run after `gpu-module-to-binary{format=isa}`, whose objects are PTX.
+    `ptxas -v` assembles each object for its target's chip and optimization
+    level (the toolkit's `fatbinary` then wraps the machine code and the
+    PTX, as `gpu-module-to-binary{format=fatbin}` does, or the PTX object
+    stays for the driver's JIT with `format=ptx`), and its report gives
+    every kernel's registers per thread, spill stores and loads, static
+    shared memory and stack frame. Each `gpu.launch_func` is checked
+    against the architecture with them: a block of more threads than
+    1024 or than the kernel's `.maxntid`, more registers than the block
+    may hold (64 K, 32 K on sm_53 and sm_62; allocated per warp in units
+    of 256) or more than 48 KiB of shared memory (static plus dynamic)
+    cannot launch, and is an error naming the kernel and the limit rather
+    than a failure at run time. A kernel that spills registers to local
+    memory is a warning. The resources stay on each binary as
+    `lmc.kernel_resources`, a dictionary from kernel name to {registers,
+    spill_stores, spill_loads, shared_bytes, stack_bytes} (what
+    `lmc --target cuda -v` summarises).
+
+    Why not `format=fatbin` directly: `gpu-module-to-binary` runs the same
+    two tools but keeps ptxas's report only in debug builds.
+  }];
+  let options = [
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"\"/usr/local/cuda\"",
+           "CUDA toolkit holding bin/ptxas and bin/fatbinary">,
+    Option<"format", "format", "::lmc::GpuBinaryFormat",
+           /*default=*/"::lmc::GpuBinaryFormat::Fatbin",
+           "The object each binary keeps",
+           [{::llvm::cl::values(
+             clEnumValN(::lmc::GpuBinaryFormat::Fatbin, "fatbin",
+                        "machine code for the chip and the PTX"),
+             clEnumValN(::lmc::GpuBinaryFormat::Ptx, "ptx",
+                        "the PTX alone (compiled by the driver at load)"))}]>];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def LmcLinalgToGpuLoops : Pass<"lmc-linalg-to-gpu-loops", "::mlir::ModuleOp"> {
   let summary = "Lowers linalg ops on buffers to GPU-mapped parallel loops";
   let description = [{

@@ -107,6 +107,10 @@ constexpr llvm::StringLiteral kBackwardLoc = "backward";
 /// timed, indexed by the region number it passes the runtime (the
 /// descriptor's `profile` lines).
 constexpr llvm::StringLiteral kProfileRegions = "lmc.profile_regions";
+/// On a gpu.binary: {kernel = {registers, spill_stores, spill_loads,
+/// shared_bytes, stack_bytes}}, ptxas's report of each kernel
+/// (lmc-assemble-gpu-kernels; `lmc --target cuda -v` summarises it).
+constexpr llvm::StringLiteral kKernelResources = "lmc.kernel_resources";
 
 /// The function names the passes agree on.
 constexpr llvm::StringLiteral kForward = "forward";
