@@ -185,7 +185,7 @@ bool matchNanGuard(SelectOp guard, AttentionChain &chain,
   auto check = guard.getCondition().getDefiningOp<CmpOp>();
   Value probs = guard.getOnFalse();
   std::optional<float> zero = knownScalar(guard.getOnTrue(), frozen);
-  if (!check || check.getPredicate() != "ne" || check.getLhs() != probs ||
+  if (!check || check.getPredicate() != CmpPredicate::ne || check.getLhs() != probs ||
       check.getRhs() != probs || !zero || *zero != 0.0f ||
       !guard.getResult().hasOneUse() || !check.getResult().hasOneUse() ||
       !llvm::all_of(probs.getUsers(), [&](Operation *user) {

@@ -98,9 +98,9 @@ Value clipCoefficient(OpBuilder &b, Location loc, Value totalNorm,
   Value tiny = buildSplatLike(b, loc, maxNorm, 1e-6);
   Value ratio = DivOp::create(b, loc, maxNorm,
                               AddOp::create(b, loc, totalNorm, tiny));
-  Value below = buildCompare(b, loc, "lt", ratio, one);
+  Value below = buildCompare(b, loc, CmpPredicate::lt, ratio, one);
   Value clamped = buildSelect(b, loc, below, ratio, one);
-  Value enabled = buildCompare(b, loc, "gt", maxNorm, zero);
+  Value enabled = buildCompare(b, loc, CmpPredicate::gt, maxNorm, zero);
   return buildSelect(b, loc, enabled, clamped, one);
 }
 
@@ -582,7 +582,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
                               bool nonNegative = false) {
     Value magnitude = nonNegative ? value : AbsOp::create(b, loc, value);
     return buildCompare(
-        b, loc, "lt", magnitude,
+        b, loc, CmpPredicate::lt, magnitude,
         buildSplatLike(b, loc, magnitude,
                        std::numeric_limits<double>::infinity()));
   }
@@ -607,7 +607,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     Value scale = states[states.size() - 2], tracker = states.back();
     auto constant = [&](double v) { return buildSplatLike(b, loc, scale, v); };
     Value cleanSteps = AddOp::create(b, loc, tracker, constant(1.0));
-    Value grow = buildCompare(b, loc, "ge", cleanSteps,
+    Value grow = buildCompare(b, loc, CmpPredicate::ge, cleanSteps,
                               constant(double(lossScaleGrowthInterval)));
     Value grown = buildSelect(b, loc, grow,
                               MulOp::create(b, loc, scale, constant(2.0)),

@@ -44,7 +44,7 @@ func.func @trig_and_rounding(%a: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: arith.andi %{{.*}}, %{{.*}} : i1
 // CHECK: arith.ori %{{.*}}, %{{.*}} : i1
 func.func @logical(%i: tensor<4xi64>, %m: tensor<4xi1>) -> tensor<4xi1> {
-  %c = lmc.cmp "le", %i, %i : tensor<4xi64> -> tensor<4xi1>
+  %c = lmc.cmp le, %i, %i : tensor<4xi64> -> tensor<4xi1>
   %n = lmc.not %c : tensor<4xi1>
   %a = lmc.and %n, %m : tensor<4xi1>
   %o = lmc.or %a, %m : tensor<4xi1>

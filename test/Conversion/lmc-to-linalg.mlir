@@ -21,7 +21,7 @@ func.func @sigmoid(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK: arith.cmpf ogt, %{{.*}}, %{{.*}} : f64
 // CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f64
 func.func @cmp_select(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<4xf64> {
-  %m = lmc.cmp "gt", %a, %b : tensor<4xf64> -> tensor<4xi1>
+  %m = lmc.cmp gt, %a, %b : tensor<4xf64> -> tensor<4xi1>
   %0 = lmc.select %m, %a, %b : tensor<4xi1>, tensor<4xf64>
   return %0 : tensor<4xf64>
 }

@@ -24,7 +24,7 @@ func.func @forward(%w: tensor<4xf32> {lmc.param = "w"}) -> tensor<f32> {
 
 // expected-error @+1 {{parameter "w" is constant (frozen, or no path to the loss) but has no initial value}}
 func.func @forward(%w: tensor<4xf32> {lmc.param = "w"}, %x: tensor<4xf32> {lmc.input = "x"}) -> tensor<f32> {
-  %c = lmc.cmp "gt", %w, %x : tensor<4xf32> -> tensor<4xi1>
+  %c = lmc.cmp gt, %w, %x : tensor<4xf32> -> tensor<4xi1>
   %s = lmc.select %c, %x, %x : tensor<4xi1>, tensor<4xf32>
   %l = lmc.reduce_sum %s, axes = [0] : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>

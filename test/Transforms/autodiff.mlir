@@ -35,7 +35,7 @@ func.func @forward(%w: tensor<4xf32> {lmc.param = "w"}, %x: tensor<4xf32> {lmc.i
 // CHECK-LABEL: func.func @forward(
 // CHECK-SAME: %{{[a-z0-9]+}}: tensor<2xf32> {lmc.init = dense<5.000000e-01> : tensor<2xf32>, lmc.param = "w"}, %{{[a-z0-9]+}}: tensor<2xf32> {lmc.input = "x"})
 // CHECK: %[[MASK:.*]] = arith.constant dense<[1.000000e+00, 0.000000e+00]> : tensor<2xf32>
-// CHECK: lmc.cmp "gt", %[[MASK]]
+// CHECK: lmc.cmp gt, %[[MASK]]
 // CHECK-LABEL: func.func @forward_grad(
 // CHECK-SAME: -> (tensor<f32> {lmc.output = "loss"}, tensor<2xf32> {lmc.param = "w"})
 func.func @forward(%w: tensor<2xf32> {lmc.param = "w", lmc.init = dense<0.5> : tensor<2xf32>},
@@ -43,7 +43,7 @@ func.func @forward(%w: tensor<2xf32> {lmc.param = "w", lmc.init = dense<0.5> : t
                    %unused: tensor<3xf32> {lmc.param = "unused"},
                    %x: tensor<2xf32> {lmc.input = "x"}) -> (tensor<f32> {lmc.output = "loss"}) {
   %zero = arith.constant dense<0.0> : tensor<2xf32>
-  %keep = lmc.cmp "gt", %mask, %zero : tensor<2xf32> -> tensor<2xi1>
+  %keep = lmc.cmp gt, %mask, %zero : tensor<2xf32> -> tensor<2xi1>
   %m = lmc.select %keep, %x, %zero : tensor<2xi1>, tensor<2xf32>
   %p = lmc.mul %m, %w : tensor<2xf32>
   %l = lmc.reduce_sum %p, axes = [0] : tensor<2xf32> -> tensor<f32>

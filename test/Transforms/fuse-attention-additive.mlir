@@ -25,7 +25,7 @@ func.func @dynamo_causal(%q: tensor<2x2x4x8xf32>, %kt: tensor<2x2x8x4xf32>, %v: 
   %shiftb = lmc.broadcast_in_dim %shift, dims = [0, 1, 2, 3] : tensor<2x1x4x4xf32> -> tensor<2x2x4x4xf32>
   %shifted = lmc.add %s, %shiftb : tensor<2x2x4x4xf32>
   %p = lmc.softmax %shifted, axis = 3 : tensor<2x2x4x4xf32>
-  %nan = lmc.cmp "ne", %p, %p : tensor<2x2x4x4xf32> -> tensor<2x2x4x4xi1>
+  %nan = lmc.cmp ne, %p, %p : tensor<2x2x4x4xf32> -> tensor<2x2x4x4xi1>
   %zb2 = lmc.broadcast_in_dim %zero, dims = [] : tensor<f32> -> tensor<2x2x4x4xf32>
   %guarded = lmc.select %nan, %zb2, %p : tensor<2x2x4x4xi1>, tensor<2x2x4x4xf32>
   %o = lmc.matmul %guarded, %v : tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32> -> tensor<2x2x4x8xf32>
@@ -126,7 +126,7 @@ func.func @guarded_select(%q: tensor<1x2x4xf32>, %kt: tensor<1x4x2xf32>, %v: ten
   %mb = lmc.broadcast_in_dim %mask, dims = [0, 1, 2] : tensor<1x2x2xi1> -> tensor<1x2x2xi1>
   %masked = lmc.select %mb, %infb, %s : tensor<1x2x2xi1>, tensor<1x2x2xf32>
   %p = lmc.softmax %masked, axis = 2 : tensor<1x2x2xf32>
-  %nan = lmc.cmp "ne", %p, %p : tensor<1x2x2xf32> -> tensor<1x2x2xi1>
+  %nan = lmc.cmp ne, %p, %p : tensor<1x2x2xf32> -> tensor<1x2x2xi1>
   %zero = arith.constant dense<0.0> : tensor<f32>
   %zb = lmc.broadcast_in_dim %zero, dims = [] : tensor<f32> -> tensor<1x2x2xf32>
   %guarded = lmc.select %nan, %zb, %p : tensor<1x2x2xi1>, tensor<1x2x2xf32>

@@ -39,12 +39,12 @@ func.func @forward(%w: tensor<4xf32> {lmc.param = "w", lmc.init = dense<1.0> : t
 // CHECK-NEXT: %[[NORM:.*]] = lmc.sqrt %[[SUMSQ]] : tensor<f32>
 // CHECK: %[[NEW:.*]] = lmc.sub %[[P]], %{{.*}}
 // CHECK: %[[INF:.*]] = arith.constant dense<0x7F800000> : tensor<f32>
-// CHECK: %[[FINITE:.*]] = lmc.cmp "lt", %[[NORM]], %[[INF]]
+// CHECK: %[[FINITE:.*]] = lmc.cmp lt, %[[NORM]], %[[INF]]
 // CHECK: %[[FINITEB:.*]] = lmc.broadcast_in_dim %[[FINITE]], dims = [] : tensor<i1> -> tensor<4xi1>
 // CHECK: %[[KEPT:.*]] = lmc.select %[[FINITEB]], %[[NEW]], %[[P]]
 // CHECK: %[[CLEAN:.*]] = lmc.add %[[T]], %{{.*}}
 // CHECK: %[[INTERVAL:.*]] = arith.constant dense<5.000000e+00> : tensor<f32>
-// CHECK: %[[GROW:.*]] = lmc.cmp "ge", %[[CLEAN]], %[[INTERVAL]]
+// CHECK: %[[GROW:.*]] = lmc.cmp ge, %[[CLEAN]], %[[INTERVAL]]
 // CHECK: %[[TWO:.*]] = arith.constant dense<2.000000e+00> : tensor<f32>
 // CHECK: %[[DOUBLED:.*]] = lmc.mul %[[S]], %[[TWO]]
 // CHECK: %[[GROWN:.*]] = lmc.select %[[GROW]], %[[DOUBLED]], %[[S]]

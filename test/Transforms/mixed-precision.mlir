@@ -67,7 +67,7 @@ func.func @mlp_step(%w1: tensor<4x3xf32> {lmc.name = "fc1.weight", lmc.role = "p
   %dy = lmc.softmax_cross_entropy_grad %y, %labels, %one : tensor<8x2xf32>, tensor<8xi64>, tensor<f32>
   %da = lmc.matmul %dy, %w2 {transpose_rhs} : tensor<8x2xf32>, tensor<3x2xf32> -> tensor<8x3xf32>
   %dw2 = lmc.matmul %a, %dy {transpose_lhs} : tensor<8x3xf32>, tensor<8x2xf32> -> tensor<3x2xf32>
-  %pos = lmc.cmp "gt", %h, %zero : tensor<8x3xf32> -> tensor<8x3xi1>
+  %pos = lmc.cmp gt, %h, %zero : tensor<8x3xf32> -> tensor<8x3xi1>
   %dh = lmc.select %pos, %da, %zero : tensor<8x3xi1>, tensor<8x3xf32>
   %dw1 = lmc.matmul %x, %dh {transpose_lhs} : tensor<8x4xf32>, tensor<8x3xf32> -> tensor<4x3xf32>
   %step = lmc.mul %lr, %dw2 : tensor<3x2xf32>

@@ -25,9 +25,9 @@
 // CHECK: %[[TINY:.*]] = arith.constant dense<9.99999997E-7> : tensor<f32>
 // CHECK: %[[DEN:.*]] = lmc.add %[[NORM]], %[[TINY]]
 // CHECK: %[[RATIO:.*]] = lmc.div %[[MAX]], %[[DEN]]
-// CHECK: %[[BELOW:.*]] = lmc.cmp "lt", %[[RATIO]], %[[ONE]]
+// CHECK: %[[BELOW:.*]] = lmc.cmp lt, %[[RATIO]], %[[ONE]]
 // CHECK: %[[CLAMPED:.*]] = lmc.select %[[BELOW]], %[[RATIO]], %[[ONE]]
-// CHECK: %[[ON:.*]] = lmc.cmp "gt", %[[MAX]]
+// CHECK: %[[ON:.*]] = lmc.cmp gt, %[[MAX]]
 // CHECK: %[[COEF:.*]] = lmc.select %[[ON]], %[[CLAMPED]], %[[ONE]]
 // CHECK: %[[COEFB:.*]] = lmc.broadcast_in_dim %[[COEF]], dims = [] : tensor<f32> -> tensor<8xf32>
 // CHECK: %[[CG:.*]] = lmc.mul %[[G]], %[[COEFB]]

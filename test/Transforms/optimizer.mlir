@@ -38,7 +38,7 @@
 // A step whose gradient norm is not finite keeps the param (the runtime
 // updates it in place and cannot discard the update afterwards).
 // SGD: %[[INF:.*]] = arith.constant dense<0x7F800000> : tensor<f32>
-// SGD: %[[FINITE:.*]] = lmc.cmp "lt", %[[NORM:.*]], %[[INF]]
+// SGD: %[[FINITE:.*]] = lmc.cmp lt, %[[NORM:.*]], %[[INF]]
 // SGD: %[[FINITEB:.*]] = lmc.broadcast_in_dim %[[FINITE]], dims = [] : tensor<i1> -> tensor<4xi1>
 // SGD: %[[KEPT:.*]] = lmc.select %[[FINITEB]], %[[NEW]], %[[P]]
 // SGD: return %[[KEPT]], %[[NORM]] : tensor<4xf32>, tensor<f32>
@@ -52,7 +52,7 @@
 // SGD: %[[UP:.*]]:2 = call @apply_step(%[[TP]], %[[TG]]#1, %[[TLR]], %[[TMAX]])
 // So does a step whose loss is not finite (|loss| < inf fails).
 // SGD: %[[ABS:.*]] = lmc.abs %[[TG]]#0
-// SGD: %[[LOSSOK:.*]] = lmc.cmp "lt", %[[ABS]], %{{.*}}
+// SGD: %[[LOSSOK:.*]] = lmc.cmp lt, %[[ABS]], %{{.*}}
 // SGD: %[[LOSSOKB:.*]] = lmc.broadcast_in_dim %[[LOSSOK]]
 // SGD: %[[TKEPT:.*]] = lmc.select %[[LOSSOKB]], %[[UP]]#0, %[[TP]]
 // SGD: return %[[TKEPT]], %[[TG]]#0, %[[UP]]#1 : tensor<4xf32>, tensor<f32>, tensor<f32>
@@ -73,9 +73,9 @@
 // CLIP: %[[EPS:.*]] = arith.constant dense<9.99999997E-7>
 // CLIP: %[[DEN:.*]] = lmc.add %[[NORM]], %[[EPS]]
 // CLIP: %[[RATIO:.*]] = lmc.div %[[MAX:.*]], %[[DEN]]
-// CLIP: %[[BELOW:.*]] = lmc.cmp "lt", %[[RATIO]], %[[ONE:.*]] :
+// CLIP: %[[BELOW:.*]] = lmc.cmp lt, %[[RATIO]], %[[ONE:.*]] :
 // CLIP: %[[CLAMPED:.*]] = lmc.select %[[BELOW]], %[[RATIO]], %[[ONE]]
-// CLIP: %[[ON:.*]] = lmc.cmp "gt", %[[MAX]], %{{.*}} :
+// CLIP: %[[ON:.*]] = lmc.cmp gt, %[[MAX]], %{{.*}} :
 // CLIP: %[[COEF:.*]] = lmc.select %[[ON]], %[[CLAMPED]], %[[ONE]]
 // CLIP: %[[COEFB:.*]] = lmc.broadcast_in_dim %[[COEF]]
 // CLIP: lmc.mul %[[G]], %[[COEFB]]

@@ -189,27 +189,34 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
       });
 }
 
+/// lmc.cmp's predicate for floats (ordered, `ne` unordered) and integers
+/// (signed).
+static std::pair<arith::CmpFPredicate, arith::CmpIPredicate>
+arithPredicates(CmpPredicate predicate) {
+  switch (predicate) {
+  case CmpPredicate::eq:
+    return {arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq};
+  case CmpPredicate::ne:
+    return {arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne};
+  case CmpPredicate::lt:
+    return {arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt};
+  case CmpPredicate::le:
+    return {arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle};
+  case CmpPredicate::gt:
+    return {arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt};
+  case CmpPredicate::ge:
+    return {arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge};
+  }
+  llvm_unreachable("unknown lmc.cmp predicate");
+}
+
 struct CmpLowering : public OpConversionPattern<CmpOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(CmpOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto predicate = llvm::StringSwitch<arith::CmpFPredicate>(op.getPredicate())
-                         .Case("eq", arith::CmpFPredicate::OEQ)
-                         .Case("ne", arith::CmpFPredicate::UNE)
-                         .Case("lt", arith::CmpFPredicate::OLT)
-                         .Case("le", arith::CmpFPredicate::OLE)
-                         .Case("gt", arith::CmpFPredicate::OGT)
-                         .Default(arith::CmpFPredicate::OGE);
-    auto intPredicate =
-        llvm::StringSwitch<arith::CmpIPredicate>(op.getPredicate())
-            .Case("eq", arith::CmpIPredicate::eq)
-            .Case("ne", arith::CmpIPredicate::ne)
-            .Case("lt", arith::CmpIPredicate::slt)
-            .Case("le", arith::CmpIPredicate::sle)
-            .Case("gt", arith::CmpIPredicate::sgt)
-            .Default(arith::CmpIPredicate::sge);
+    auto [predicate, intPredicate] = arithPredicates(op.getPredicate());
     bool isFloat = isa<FloatType>(op.getLhs().getType().getElementType());
     Value result = buildElementwise(
         rewriter, op.getLoc(), op.getType(), adaptor.getOperands(),

@@ -38,7 +38,7 @@ struct Formula {
   Value max(Value l, Value r) { return MaxOp::create(b, loc, l.getType(), l, r); }
   Value min(Value l, Value r) { return MinOp::create(b, loc, l.getType(), l, r); }
   /// `onTrue` where `l predicate r`, else `onFalse`.
-  Value where(StringRef predicate, Value l, Value r, Value onTrue,
+  Value where(CmpPredicate predicate, Value l, Value r, Value onTrue,
               Value onFalse) {
     return buildSelect(b, loc, buildCompare(b, loc, predicate, l, r), onTrue,
                        onFalse);
@@ -50,8 +50,8 @@ struct Formula {
   }
   Value sign(Value v) {
     Value zero = constant(0.0);
-    return where("gt", v, zero, constant(1.0),
-                 where("lt", v, zero, constant(-1.0), zero));
+    return where(CmpPredicate::gt, v, zero, constant(1.0),
+                 where(CmpPredicate::lt, v, zero, constant(-1.0), zero));
   }
 };
 
@@ -81,7 +81,7 @@ LogicalResult importUnaryFormula(
 
 LogicalResult importLeakyRelu(NodeImporter &n) {
   return importUnaryFormula(n, {{"alpha", 0.01f}}, [](Formula &f, auto a) {
-    return f.where("lt", f.x, f.constant(0.0), f.mul(f.constant(a[0]), f.x),
+    return f.where(CmpPredicate::lt, f.x, f.constant(0.0), f.mul(f.constant(a[0]), f.x),
                    f.x);
   });
 }
@@ -89,7 +89,7 @@ LogicalResult importLeakyRelu(NodeImporter &n) {
 LogicalResult importElu(NodeImporter &n) {
   return importUnaryFormula(n, {{"alpha", 1.0f}}, [](Formula &f, auto a) {
     Value negative = f.mul(f.constant(a[0]), f.sub(f.exp(f.x), f.constant(1.0)));
-    return f.where("lt", f.x, f.constant(0.0), negative, f.x);
+    return f.where(CmpPredicate::lt, f.x, f.constant(0.0), negative, f.x);
   });
 }
 
@@ -109,7 +109,7 @@ LogicalResult importSelu(NodeImporter &n) {
         Value negative =
             f.sub(f.mul(f.constant(a[0]), f.exp(f.x)), f.constant(a[0]));
         return f.mul(f.constant(a[1]),
-                     f.where("le", f.x, f.constant(0.0), negative, f.x));
+                     f.where(CmpPredicate::le, f.x, f.constant(0.0), negative, f.x));
       });
 }
 
@@ -128,7 +128,7 @@ LogicalResult importHardSwish(NodeImporter &n) {
 
 LogicalResult importThresholdedRelu(NodeImporter &n) {
   return importUnaryFormula(n, {{"alpha", 1.0f}}, [](Formula &f, auto a) {
-    return f.where("gt", f.x, f.constant(a[0]), f.x, f.constant(0.0));
+    return f.where(CmpPredicate::gt, f.x, f.constant(a[0]), f.x, f.constant(0.0));
   });
 }
 
@@ -137,8 +137,8 @@ LogicalResult importShrink(NodeImporter &n) {
                             [](Formula &f, auto a) {
     Value below = f.add(f.x, f.constant(a[1]));
     Value above = f.sub(f.x, f.constant(a[1]));
-    return f.where("lt", f.x, f.constant(-a[0]), below,
-                   f.where("gt", f.x, f.constant(a[0]), above,
+    return f.where(CmpPredicate::lt, f.x, f.constant(-a[0]), below,
+                   f.where(CmpPredicate::gt, f.x, f.constant(a[0]), above,
                            f.constant(0.0)));
   });
 }
@@ -236,7 +236,7 @@ LogicalResult importPRelu(NodeImporter &n) {
                      << xType;
   Formula f{n.b, n.loc, *x};
   Value scaled = f.mul(buildNumpyBroadcast(n.b, n.loc, *slope, *shape), f.x);
-  return n.setResult(f.where("lt", f.x, f.constant(0.0), scaled, f.x));
+  return n.setResult(f.where(CmpPredicate::lt, f.x, f.constant(0.0), scaled, f.x));
 }
 
 } // namespace

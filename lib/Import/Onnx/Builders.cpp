@@ -51,8 +51,8 @@ Value buildIndexHits(OpBuilder &b, Location loc, Value indices, int64_t axis) {
   auto type = cast<RankedTensorType>(indices.getType());
   int64_t count = type.getDimSize(axis);
   return OrOp::create(
-      b, loc, buildCompare(b, loc, "eq", indices, buildIota(b, loc, type, axis)),
-      buildCompare(b, loc, "eq", indices,
+      b, loc, buildCompare(b, loc, CmpPredicate::eq, indices, buildIota(b, loc, type, axis)),
+      buildCompare(b, loc, CmpPredicate::eq, indices,
                    buildIota(b, loc, type, axis, -count)));
 }
 

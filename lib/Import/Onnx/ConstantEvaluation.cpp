@@ -201,30 +201,12 @@ private:
     return out;
   }
 
-  static std::optional<Elements> compare(StringRef predicate,
+  static std::optional<Elements> compare(CmpPredicate predicate,
                                          const Elements &lhs,
                                          const Elements &rhs, Elements out) {
-    for (size_t i = 0; i < lhs.size(); ++i) {
-      double l = lhs.asDouble(i), r = rhs.asDouble(i);
-      // As lmc.cmp lowers floats: NaN compares false, but for `ne` (C++'s
-      // operators are the same: ordered, and != unordered).
-      bool v;
-      if (predicate == "lt")
-        v = l < r;
-      else if (predicate == "le")
-        v = l <= r;
-      else if (predicate == "gt")
-        v = l > r;
-      else if (predicate == "ge")
-        v = l >= r;
-      else if (predicate == "eq")
-        v = l == r;
-      else if (predicate == "ne")
-        v = l != r;
-      else
-        return std::nullopt;
-      out.ints.push_back(v);
-    }
+    for (size_t i = 0; i < lhs.size(); ++i)
+      out.ints.push_back(
+          compareScalars(predicate, lhs.asDouble(i), rhs.asDouble(i)));
     return out;
   }
 

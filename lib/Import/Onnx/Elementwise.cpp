@@ -404,14 +404,14 @@ LogicalResult buildIntegerMod(NodeImporter &n, ArrayRef<int64_t> shape,
   if (fmod)
     return n.setResult(r);
   Value zero = buildSplatLike(b, loc, r, 0.0);
-  auto is = [&](StringRef predicate, Value v) {
+  auto is = [&](CmpPredicate predicate, Value v) {
     return buildCompare(b, loc, predicate, v, zero);
   };
   // One statement each: the IR's order does not depend on the compiler's
   // order of evaluating arguments.
-  Value rNegative = is("lt", r), yPositive = is("gt", y);
+  Value rNegative = is(CmpPredicate::lt, r), yPositive = is(CmpPredicate::gt, y);
   Value negativeAgainstPositive = AndOp::create(b, loc, rNegative, yPositive);
-  Value rPositive = is("gt", r), yNegative = is("lt", y);
+  Value rPositive = is(CmpPredicate::gt, r), yNegative = is(CmpPredicate::lt, y);
   Value positiveAgainstNegative = AndOp::create(b, loc, rPositive, yNegative);
   Value signsDiffer = OrOp::create(b, loc, negativeAgainstPositive,
                                    positiveAgainstNegative);
@@ -450,7 +450,7 @@ LogicalResult importMod(NodeImporter &n) {
   Value y = buildNumpyBroadcast(b, loc, *rhs, *shape);
   Value q = DivOp::create(b, loc, x, y);
   Value truncated = buildSelect(
-      b, loc, buildCompare(b, loc, "lt", q, buildSplatLike(b, loc, q, 0.0)),
+      b, loc, buildCompare(b, loc, CmpPredicate::lt, q, buildSplatLike(b, loc, q, 0.0)),
       CeilOp::create(b, loc, q), FloorOp::create(b, loc, q));
   return n.setResult(
       SubOp::create(b, loc, x, MulOp::create(b, loc, y, truncated)));

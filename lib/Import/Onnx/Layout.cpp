@@ -298,7 +298,7 @@ Value gatherElementsAtPositions(NodeImporter &n, Value data, Value indices,
     index = ConvertOp::create(b, loc, positionType, index);
   int64_t k = dataType.getDimSize(axis);
   Value negative =
-      buildCompare(b, loc, "lt", index, buildSplat(b, loc, positionType, 0));
+      buildCompare(b, loc, CmpPredicate::lt, index, buildSplat(b, loc, positionType, 0));
   index = buildSelect(
       b, loc, negative,
       AddOp::create(b, loc, index, buildSplat(b, loc, positionType, k)),

@@ -78,25 +78,12 @@ FailureOr<bool> foldElementwise(NodeImporter &n, ArrayRef<int64_t> shape,
 
 Type i1(NodeImporter &n) { return n.b.getI1Type(); }
 
-template <int predicate>
+template <CmpPredicate predicate>
 double compare(ArrayRef<double> a) {
-  switch (predicate) {
-  case 0:
-    return a[0] == a[1];
-  case 1:
-    return a[0] < a[1];
-  case 2:
-    return a[0] <= a[1];
-  case 3:
-    return a[0] > a[1];
-  default:
-    return a[0] >= a[1];
-  }
+  return compareScalars(predicate, a[0], a[1]);
 }
 
-constexpr StringLiteral kPredicates[] = {"eq", "lt", "le", "gt", "ge"};
-
-template <int predicate>
+template <CmpPredicate predicate>
 LogicalResult importCompare(NodeImporter &n) {
   if (failed(n.checkArity(2, 2)) || failed(n.checkAttributes({})))
     return failure();
@@ -116,7 +103,7 @@ LogicalResult importCompare(NodeImporter &n) {
   Value r = buildNumpyBroadcast(n.b, n.loc, *rhs, *shape);
   auto resultType = RankedTensorType::get(*shape, i1(n));
   return n.setResult(
-      CmpOp::create(n.b, n.loc, resultType, kPredicates[predicate], l, r));
+      CmpOp::create(n.b, n.loc, resultType, predicate, l, r));
 }
 
 /// IsNaN: x != x (lmc.cmp's `ne` is unordered, as IEEE !=).
@@ -126,7 +113,7 @@ LogicalResult importIsNaN(NodeImporter &n) {
   FailureOr<Value> x = n.floatInput(0);
   if (failed(x))
     return failure();
-  return n.setResult(buildCompare(n.b, n.loc, "ne", *x, *x));
+  return n.setResult(buildCompare(n.b, n.loc, CmpPredicate::ne, *x, *x));
 }
 
 /// IsInf: x == +inf (detect_positive) or x == -inf (detect_negative).
@@ -141,7 +128,7 @@ LogicalResult importIsInf(NodeImporter &n) {
     return failure();
   const double inf = std::numeric_limits<double>::infinity();
   auto equals = [&](double v) {
-    return buildCompare(n.b, n.loc, "eq", *x, buildSplatLike(n.b, n.loc, *x, v));
+    return buildCompare(n.b, n.loc, CmpPredicate::eq, *x, buildSplatLike(n.b, n.loc, *x, v));
   };
   // Neither: a comparison with NaN, false everywhere.
   Value result = equals(std::numeric_limits<double>::quiet_NaN());
@@ -280,7 +267,7 @@ LogicalResult castInput(NodeImporter &n, Type target) {
       return n.error() << "casting " << *type << " to bool is only supported "
                        << "on floats and compile-time constants";
     Value zero = buildSplatLike(n.b, n.loc, *operand, 0.0);
-    return n.setResult(CmpOp::create(n.b, n.loc, resultType, "ne", *operand,
+    return n.setResult(CmpOp::create(n.b, n.loc, resultType, CmpPredicate::ne, *operand,
                                      zero));
   }
   return n.setResult(ConvertOp::create(n.b, n.loc, resultType, *operand));
@@ -320,11 +307,11 @@ LogicalResult importCastLike(NodeImporter &n) {
 } // namespace
 
 void registerLogicalOps(OpTable &table) {
-  table["Equal"] = importCompare<0>;
-  table["Less"] = importCompare<1>;
-  table["LessOrEqual"] = importCompare<2>;
-  table["Greater"] = importCompare<3>;
-  table["GreaterOrEqual"] = importCompare<4>;
+  table["Equal"] = importCompare<CmpPredicate::eq>;
+  table["Less"] = importCompare<CmpPredicate::lt>;
+  table["LessOrEqual"] = importCompare<CmpPredicate::le>;
+  table["Greater"] = importCompare<CmpPredicate::gt>;
+  table["GreaterOrEqual"] = importCompare<CmpPredicate::ge>;
   table["Not"] = importNot;
   table["And"] = importLogical<Logical::And>;
   table["Or"] = importLogical<Logical::Or>;

@@ -87,7 +87,7 @@ FailureOr<Value> buildNll(NodeImporter &n, Value logProb, unsigned targetInput,
   auto targetsPerClassType =
       RankedTensorType::get(type.getShape(), targetType.getElementType());
   Value oneHot = CmpOp::create(
-      b, loc, boolType(type), "eq",
+      b, loc, boolType(type), CmpPredicate::eq,
       BroadcastInDimOp::create(b, loc, targetsPerClassType, *target,
                                notClassDims),
       BroadcastInDimOp::create(b, loc, targetsPerClassType, classIndex,
@@ -114,7 +114,7 @@ FailureOr<Value> buildNll(NodeImporter &n, Value logProb, unsigned targetInput,
   }
   if (ignoreAttr) {
     Value ignored = CmpOp::create(
-        b, loc, boolType(targetType), "eq", *target,
+        b, loc, boolType(targetType), CmpPredicate::eq, *target,
         buildSplat(b, loc, targetType, double(*ignoreIndex)));
     weight = SelectOp::create(b, loc, ignored,
                               buildSplat(b, loc, elementsType, 0.0), weight);

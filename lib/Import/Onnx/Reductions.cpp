@@ -116,10 +116,10 @@ LogicalResult importReduce(NodeImporter &n, Reduction kind, bool axesAsInput) {
     // sign * exp(sum(log|x|)), 0 where a factor is 0; the sign is
     // cos(pi * negatives), exactly +-1 for the counts of one reduction.
     Value zero = buildSplatLike(b, loc, x, 0.0), one = buildSplatLike(b, loc, x, 1.0);
-    Value isZero = buildCompare(b, loc, "eq", x, zero);
+    Value isZero = buildCompare(b, loc, CmpPredicate::eq, x, zero);
     Value magnitude = buildSelect(b, loc, isZero, one, AbsOp::create(b, loc, x));
     Value logSum = sum(LogOp::create(b, loc, magnitude));
-    Value negatives = sum(buildSelect(b, loc, buildCompare(b, loc, "lt", x, zero),
+    Value negatives = sum(buildSelect(b, loc, buildCompare(b, loc, CmpPredicate::lt, x, zero),
                                       one, zero));
     Value zeros = sum(buildSelect(b, loc, isZero, one, zero));
     Value sign = CosOp::create(
@@ -127,7 +127,7 @@ LogicalResult importReduce(NodeImporter &n, Reduction kind, bool axesAsInput) {
                               buildSplatLike(b, loc, negatives, M_PI)));
     Value product = MulOp::create(b, loc, sign, ExpOp::create(b, loc, logSum));
     Value resultZero = buildSplatLike(b, loc, product, 0.0);
-    result = buildSelect(b, loc, buildCompare(b, loc, "gt", zeros, resultZero),
+    result = buildSelect(b, loc, buildCompare(b, loc, CmpPredicate::gt, zeros, resultZero),
                          resultZero, product);
     break;
   }
@@ -176,7 +176,7 @@ Value buildArgIndex(OpBuilder &b, Location loc, Value x, int64_t axis,
   };
   Value extremum = reduce(isMax, x);
   Value hit = buildCompare(
-      b, loc, "eq", x, buildNumpyBroadcast(b, loc, extremum, type.getShape()));
+      b, loc, CmpPredicate::eq, x, buildNumpyBroadcast(b, loc, extremum, type.getShape()));
   Value miss = buildSplatLike(
       b, loc, x, last ? -1.0 : double(type.getDimSize(axis)));
   return reduce(last, buildSelect(b, loc, hit, buildIota(b, loc, type, axis),
@@ -413,7 +413,7 @@ LogicalResult importHardmax(NodeImporter &n) {
       return failure();
     Value index = buildArgIndex(n.b, n.loc, x, axis, true, false);
     Value hit = buildCompare(
-        n.b, n.loc, "eq", buildIota(n.b, n.loc, type, axis),
+        n.b, n.loc, CmpPredicate::eq, buildIota(n.b, n.loc, type, axis),
         buildNumpyBroadcast(n.b, n.loc, index, type.getShape()));
     return buildSelect(n.b, n.loc, hit, buildSplatLike(n.b, n.loc, x, 1.0),
                        buildSplatLike(n.b, n.loc, x, 0.0));

@@ -2,8 +2,8 @@
 // RUN: lmc-opt %s -split-input-file -verify-diagnostics
 
 func.func @cmp_predicate(%a: tensor<2xf32>) -> tensor<2xi1> {
-  // expected-error @+1 {{expected predicate eq, ne, lt, le, gt or ge, got 'gg'}}
-  %0 = lmc.cmp "gg", %a, %a : tensor<2xf32> -> tensor<2xi1>
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'predicate' [eq, ne, lt, le, gt, ge]}}
+  %0 = lmc.cmp gg, %a, %a : tensor<2xf32> -> tensor<2xi1>
   return %0 : tensor<2xi1>
 }
 
@@ -11,7 +11,7 @@ func.func @cmp_predicate(%a: tensor<2xf32>) -> tensor<2xi1> {
 
 func.func @cmp_shape(%a: tensor<2xf32>) -> tensor<3xi1> {
   // expected-error @+1 {{expected the result to have the operands' shape}}
-  %0 = lmc.cmp "eq", %a, %a : tensor<2xf32> -> tensor<3xi1>
+  %0 = lmc.cmp eq, %a, %a : tensor<2xf32> -> tensor<3xi1>
   return %0 : tensor<3xi1>
 }
 

@@ -13,8 +13,8 @@ func.func @ops(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %m: tensor<2x3xi1>, %i:
   %2 = lmc.max %1, %b : tensor<2x3xf32>
   // CHECK: lmc.min %{{.*}}, %{{.*}} : tensor<2x3xf32>
   %3 = lmc.min %2, %b : tensor<2x3xf32>
-  // CHECK: lmc.cmp "lt", %{{.*}}, %{{.*}} : tensor<2x3xi64> -> tensor<2x3xi1>
-  %c = lmc.cmp "lt", %i, %i : tensor<2x3xi64> -> tensor<2x3xi1>
+  // CHECK: lmc.cmp lt, %{{.*}}, %{{.*}} : tensor<2x3xi64> -> tensor<2x3xi1>
+  %c = lmc.cmp lt, %i, %i : tensor<2x3xi64> -> tensor<2x3xi1>
   // CHECK: lmc.not %{{.*}} : tensor<2x3xi1>
   %n = lmc.not %c : tensor<2x3xi1>
   // CHECK: lmc.and %{{.*}}, %{{.*}} : tensor<2x3xi1>

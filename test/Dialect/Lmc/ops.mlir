@@ -29,8 +29,8 @@ func.func @elementwise(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf
   %10 = lmc.div %9, %b : tensor<2x3xf32>
   // CHECK: [[POW:%[a-z0-9_]+]] = lmc.pow [[DIV]], [[B]]
   %11 = lmc.pow %10, %b : tensor<2x3xf32>
-  // CHECK: [[GE:%[a-z0-9_]+]] = lmc.cmp "ge", [[POW]], [[B]] : tensor<2x3xf32> -> tensor<2x3xi1>
-  %12 = lmc.cmp "ge", %11, %b : tensor<2x3xf32> -> tensor<2x3xi1>
+  // CHECK: [[GE:%[a-z0-9_]+]] = lmc.cmp ge, [[POW]], [[B]] : tensor<2x3xf32> -> tensor<2x3xi1>
+  %12 = lmc.cmp ge, %11, %b : tensor<2x3xf32> -> tensor<2x3xi1>
   // CHECK: [[SELECT:%[a-z0-9_]+]] = lmc.select [[GE]], [[POW]], [[B]] : tensor<2x3xi1>, tensor<2x3xf32>
   %13 = lmc.select %12, %11, %b : tensor<2x3xi1>, tensor<2x3xf32>
   // CHECK: return [[SELECT]]

@@ -176,7 +176,7 @@ func.func @gelu(%x: tensor<3x4xf64> {gradcheck.range = [-2.0, 2.0], lmc.param = 
 // CHECK: @where_broadcast_mask a: {{.*}} ok
 func.func @where_broadcast_mask(%a: tensor<2x3x3xf64> {lmc.param = "a"}, %c: tensor<3x3xf64>, %w: tensor<2x3x3xf64>) -> tensor<f64> {
   %zero = arith.constant dense<0.000000e+00> : tensor<3x3xf64>
-  %m = lmc.cmp "gt", %c, %zero : tensor<3x3xf64> -> tensor<3x3xi1>
+  %m = lmc.cmp gt, %c, %zero : tensor<3x3xf64> -> tensor<3x3xi1>
   %mb = lmc.broadcast_in_dim %m, dims = [1, 2] : tensor<3x3xi1> -> tensor<2x3x3xi1>
   %ninf = arith.constant dense<-1.000000e+09> : tensor<2x3x3xf64>
   %y = lmc.select %mb, %a, %ninf : tensor<2x3x3xi1>, tensor<2x3x3xf64>

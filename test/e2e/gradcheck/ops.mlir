@@ -111,7 +111,7 @@ func.func @pow(%a: tensor<3x4xf64> { gradcheck.range = [0.5, 2.0], lmc.param = "
 // CHECK: @select b: {{.*}} ok
 func.func @select(%a: tensor<3x4xf64> {lmc.param = "a"}, %b: tensor<3x4xf64> {lmc.param = "b"}, %c: tensor<3x4xf64>, %w: tensor<3x4xf64>) -> tensor<f64> {
   %zero = arith.constant dense<0.0> : tensor<3x4xf64>
-  %m = lmc.cmp "gt", %c, %zero : tensor<3x4xf64> -> tensor<3x4xi1>
+  %m = lmc.cmp gt, %c, %zero : tensor<3x4xf64> -> tensor<3x4xi1>
   %y = lmc.select %m, %a, %b : tensor<3x4xi1>, tensor<3x4xf64>
   %p = lmc.mul %y, %w : tensor<3x4xf64>
   %l = lmc.reduce_sum %p, axes = [0, 1] : tensor<3x4xf64> -> tensor<f64>

@@ -114,8 +114,8 @@ Value buildSumBroadcastBack(OpBuilder &b, Location loc, Value value,
   return BroadcastInDimOp::create(b, loc, type, sum, dims);
 }
 
-Value buildCompare(OpBuilder &b, Location loc, StringRef predicate, Value lhs,
-                   Value rhs) {
+Value buildCompare(OpBuilder &b, Location loc, CmpPredicate predicate,
+                   Value lhs, Value rhs) {
   auto maskType =
       RankedTensorType::get(tensorType(lhs).getShape(), b.getI1Type());
   return CmpOp::create(b, loc, maskType, predicate, lhs, rhs);
@@ -133,7 +133,7 @@ std::pair<Value, Value> buildTrainingDropout(OpBuilder &b, Location loc,
   RankedTensorType type = tensorType(x);
   auto uniformType = RankedTensorType::get(type.getShape(), b.getF32Type());
   Value uniform = RandomUniformOp::create(b, loc, uniformType, key, stream);
-  Value kept = buildCompare(b, loc, "ge", uniform,
+  Value kept = buildCompare(b, loc, CmpPredicate::ge, uniform,
                             buildSplat(b, loc, uniformType, ratio));
   Value scaled =
       MulOp::create(b, loc, x, buildSplat(b, loc, type, 1.0 / (1.0 - ratio)));

@@ -8,6 +8,8 @@
 using namespace mlir;
 using namespace lmc;
 
+#include "lmc/Dialect/Lmc/IR/LmcEnums.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "lmc/Dialect/Lmc/IR/LmcOps.cpp.inc"
 
@@ -15,10 +17,25 @@ static RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
+bool lmc::compareScalars(CmpPredicate predicate, double lhs, double rhs) {
+  switch (predicate) {
+  case CmpPredicate::eq:
+    return lhs == rhs;
+  case CmpPredicate::ne:
+    return lhs != rhs;
+  case CmpPredicate::lt:
+    return lhs < rhs;
+  case CmpPredicate::le:
+    return lhs <= rhs;
+  case CmpPredicate::gt:
+    return lhs > rhs;
+  case CmpPredicate::ge:
+    return lhs >= rhs;
+  }
+  llvm_unreachable("unknown lmc.cmp predicate");
+}
+
 LogicalResult CmpOp::verify() {
-  if (!llvm::is_contained({"eq", "ne", "lt", "le", "gt", "ge"}, getPredicate()))
-    return emitOpError("expected predicate eq, ne, lt, le, gt or ge, got '")
-           << getPredicate() << "'";
   if (tensorType(getResult()).getShape() != tensorType(getLhs()).getShape())
     return emitOpError("expected the result to have the operands' shape");
   return success();

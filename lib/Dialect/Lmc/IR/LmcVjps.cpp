@@ -29,7 +29,7 @@ LogicalResult ReluOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
     return success();
   Location loc = getLoc();
   Value zero = buildSplatLike(b, loc, getOperand(), 0.0);
-  Value positive = buildCompare(b, loc, "gt", getOperand(), zero);
+  Value positive = buildCompare(b, loc, CmpPredicate::gt, getOperand(), zero);
   out[0] = buildSelect(b, loc, positive, g, zero);
   return success();
 }

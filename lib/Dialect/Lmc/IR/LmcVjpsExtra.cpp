@@ -28,9 +28,9 @@ LogicalResult AbsOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
   Location loc = getLoc();
   Value x = getOperand();
   Value zero = buildSplatLike(b, loc, x, 0.0);
-  Value negated = buildSelect(b, loc, buildCompare(b, loc, "lt", x, zero),
+  Value negated = buildSelect(b, loc, buildCompare(b, loc, CmpPredicate::lt, x, zero),
                          NegOp::create(b, loc, g), zero);
-  out[0] = buildSelect(b, loc, buildCompare(b, loc, "gt", x, zero), g, negated);
+  out[0] = buildSelect(b, loc, buildCompare(b, loc, CmpPredicate::gt, x, zero), g, negated);
   return success();
 }
 
@@ -103,13 +103,13 @@ LogicalResult RoundOp::buildVjp(OpBuilder &b, ValueRange cts, ArrayRef<bool>,
 }
 
 /// Max/min: the cotangent goes to the winning operand, half to each on ties.
-static void buildExtremumVjp(OpBuilder &b, Location loc, StringRef wins,
+static void buildExtremumVjp(OpBuilder &b, Location loc, CmpPredicate wins,
                              Value lhs, Value rhs, Value g,
                              ArrayRef<bool> needed,
                              SmallVectorImpl<Value> &out) {
   Value zero = buildSplatLike(b, loc, g, 0.0);
   Value half = MulOp::create(b, loc, g, buildSplatLike(b, loc, g, 0.5));
-  Value tie = buildCompare(b, loc, "eq", lhs, rhs);
+  Value tie = buildCompare(b, loc, CmpPredicate::eq, lhs, rhs);
   Value tieShare = buildSelect(b, loc, tie, half, zero);
   if (needed[0])
     out[0] = buildSelect(b, loc, buildCompare(b, loc, wins, lhs, rhs), g, tieShare);
@@ -121,7 +121,7 @@ LogicalResult MaxOp::buildVjp(OpBuilder &b, ValueRange cts,
                               ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
   if (Value g = takeSingleCotangent(*this, cts, out))
-    buildExtremumVjp(b, getLoc(), "gt", getLhs(), getRhs(), g, needed, out);
+    buildExtremumVjp(b, getLoc(), CmpPredicate::gt, getLhs(), getRhs(), g, needed, out);
   return success();
 }
 
@@ -129,7 +129,7 @@ LogicalResult MinOp::buildVjp(OpBuilder &b, ValueRange cts,
                               ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
   if (Value g = takeSingleCotangent(*this, cts, out))
-    buildExtremumVjp(b, getLoc(), "lt", getLhs(), getRhs(), g, needed, out);
+    buildExtremumVjp(b, getLoc(), CmpPredicate::lt, getLhs(), getRhs(), g, needed, out);
   return success();
 }
 
@@ -212,7 +212,7 @@ static Value buildReduceExtremumVjp(OpBuilder &b, Location loc, Value x,
   };
   Value zero = buildSplatLike(b, loc, x, 0.0);
   Value one = buildSplatLike(b, loc, x, 1.0);
-  Value hit = buildCompare(b, loc, "eq", x, expand(y));
+  Value hit = buildCompare(b, loc, CmpPredicate::eq, x, expand(y));
   Value indicator = buildSelect(b, loc, hit, one, zero);
   auto keptType = RankedTensorType::get(keptShape, type.getElementType());
   Value count = ReduceSumOp::create(b, loc, keptType, indicator, axes,

@@ -8,6 +8,7 @@
 #ifndef LMC_DIALECT_LMC_IR_LMCBUILDERS_H
 #define LMC_DIALECT_LMC_IR_LMCBUILDERS_H
 
+#include "lmc/Dialect/Lmc/IR/LmcOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -54,7 +55,7 @@ mlir::Value buildSumBroadcastBack(mlir::OpBuilder &b, mlir::Location loc,
 /// lmc.cmp of two same-typed tensors; the result is an i1 tensor of their
 /// shape.
 mlir::Value buildCompare(mlir::OpBuilder &b, mlir::Location loc,
-                         llvm::StringRef predicate, mlir::Value lhs,
+                         CmpPredicate predicate, mlir::Value lhs,
                          mlir::Value rhs);
 
 /// lmc.select with the choices' type.

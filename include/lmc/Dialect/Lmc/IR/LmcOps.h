@@ -4,6 +4,7 @@
 #define LMC_DIALECT_LMC_IR_LMCOPS_H
 
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
+#include "lmc/Dialect/Lmc/IR/LmcEnums.h.inc"
 #include "lmc/Dialect/Lmc/IR/LmcInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
@@ -12,5 +13,11 @@
 
 #define GET_OP_CLASSES
 #include "lmc/Dialect/Lmc/IR/LmcOps.h.inc"
+
+namespace lmc {
+/// lmc.cmp on two scalars, as it lowers for floats: NaN compares false
+/// except with `ne` (C++'s operators are the same: ordered, != unordered).
+bool compareScalars(CmpPredicate predicate, double lhs, double rhs);
+} // namespace lmc
 
 #endif // LMC_DIALECT_LMC_IR_LMCOPS_H

@@ -4,6 +4,7 @@
 #define LMC_DIALECT_LMC_IR_LMCOPS_TD
 
 include "lmc/Dialect/Lmc/IR/LmcDialect.td"
+include "lmc/Dialect/Lmc/IR/LmcEnums.td"
 include "lmc/Dialect/Lmc/IR/LmcInterfaces.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -111,10 +112,10 @@ def Lmc_CmpOp : Lmc_Op<"cmp", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let summary = "elementwise comparison";
   let description = [{
     Compares two float or integer tensors of the same type elementwise.
-    `predicate` is one of `eq`, `ne`, `lt`, `le`, `gt`, `ge` (ordered
-    comparisons for floats except `ne`, which is true when either side is
-    NaN, as IEEE `!=`; signed for integers). Not differentiable: the result
-    is boolean.
+    `predicate` is one of `eq`, `ne`, `lt`, `le`, `gt`, `ge`
+    (`lmc::CmpPredicate`: ordered comparisons for floats except `ne`,
+    which is true when either side is NaN, as IEEE `!=`; signed for
+    integers). Not differentiable: the result is boolean.
 
     Example:
 
@@ -122,7 +123,7 @@ def Lmc_CmpOp : Lmc_Op<"cmp", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
     %m = lmc.cmp gt, %x, %zero : tensor<4xf32> -> tensor<4xi1>
     ```
   }];
-  let arguments = (ins StrAttr:$predicate, Lmc_NumericTensor:$lhs,
+  let arguments = (ins Lmc_CmpPredicate:$predicate, Lmc_NumericTensor:$lhs,
                        Lmc_NumericTensor:$rhs);
   let results = (outs Lmc_BoolTensor:$result);
   let assemblyFormat =
