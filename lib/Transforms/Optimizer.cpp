@@ -10,6 +10,7 @@
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 #include "lmc/Transforms/Attributes.h"
 #include "lmc/Transforms/Passes.h"
+#include "lmc/runtime/optimizers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -67,17 +68,17 @@ func::FuncOp createEntryPoint(ModuleOp module, StringRef name,
 }
 
 /// The state slots each optimizer keeps per parameter (PyTorch's names).
-SmallVector<StringRef> stateSlots(StringRef optimizer) {
-  if (optimizer == "momentum")
+SmallVector<StringRef> stateSlots(Optimizer optimizer) {
+  if (optimizer == Optimizer::Momentum)
     return {"momentum_buffer"};
-  if (optimizer == "adam" || optimizer == "adamw")
+  if (isAdam(optimizer))
     return {"exp_avg", "exp_avg_sq"};
   return {};
 }
 
 /// The runtime-computed scalars, in argument order; `max_grad_norm` is last.
-SmallVector<StringRef> hyperNames(StringRef optimizer) {
-  if (optimizer == "adam" || optimizer == "adamw")
+SmallVector<StringRef> hyperNames(Optimizer optimizer) {
+  if (isAdam(optimizer))
     return {"lr", "adam_step_size", "adam_bc2_sqrt", "max_grad_norm"};
   return {"lr", "max_grad_norm"};
 }
@@ -142,14 +143,18 @@ Value clipGradients(OpBuilder &b, Location loc, SmallVectorImpl<Value> &grads,
 struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
   using Base::Base;
 
+  /// The `optimizer` option's, once runOnOperation has checked it.
+  Optimizer kind = Optimizer::AdamW;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!llvm::is_contained({"sgd", "momentum", "adam", "adamw"},
-                            StringRef(optimizer))) {
+    std::optional<Optimizer> named = optimizerNamed(optimizer.getValue());
+    if (!named) {
       module.emitError("unknown optimizer '")
-          << optimizer << "'; expected sgd, momentum, adam or adamw";
+          << optimizer << "'; expected " << optimizerChoices();
       return signalPassFailure();
     }
+    kind = *named;
     if (chunkElements < 1) {
       module.emitError("chunk-elements must be >= 1, got ")
           << int64_t(chunkElements);
@@ -266,7 +271,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
           {type, "param", argName(grad, i), grad.getArgAttr(i, attrs::kInit)});
       slots.params.push_back({type, "param", argName(grad, i), nullptr});
       slots.grads.push_back({type, "grad", argName(grad, i), nullptr});
-      for (StringRef slot : stateSlots(optimizer))
+      for (StringRef slot : stateSlots(kind))
         slots.states.push_back(
             {type, "state", argName(grad, i) + "." + slot.str(), nullptr});
     }
@@ -311,7 +316,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     for (unsigned i : sig.inputs)
       slots.inputs.push_back(
           {grad.getArgumentTypes()[i], "input", argName(grad, i), nullptr});
-    for (StringRef hyper : hyperNames(optimizer))
+    for (StringRef hyper : hyperNames(kind))
       slots.hypers.push_back({f32Scalar, "hyper", hyper.str(), nullptr});
     if (sig.rngKey)
       slots.rngKey.push_back(
@@ -398,7 +403,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
                                          results);
     OpBuilder b = OpBuilder::atBlockEnd(&step.getBody().front());
     Location loc = step.getLoc();
-    size_t numParams = s.params.size(), numSlots = stateSlots(optimizer).size();
+    size_t numParams = s.params.size(), numSlots = stateSlots(kind).size();
     ValueRange stepArgs = step.getArguments();
     ValueRange params = stepArgs.take_front(numParams);
     ValueRange states = stepArgs.slice(numParams, s.states.size());
@@ -445,7 +450,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     auto chunkType =
         RankedTensorType::get({int64_t(chunkElements)}, builder.getF32Type());
     SmallVector<Slot> states;
-    for (StringRef slot : stateSlots(optimizer))
+    for (StringRef slot : stateSlots(kind))
       states.push_back({chunkType, "state", ("chunk." + slot).str(), nullptr});
     Slot param{chunkType, "param", "chunk", nullptr};
     Slot grad{chunkType, "grad", "chunk", nullptr};
@@ -519,7 +524,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     // and a fused loop is named by its last op.
     Value lossFinite = isFiniteScalar(b, loc, forward.getResult(0));
     SmallVector<Location> paramLocs = parameterLocations(b, loc, s);
-    size_t numSlots = stateSlots(optimizer).size();
+    size_t numSlots = stateSlots(kind).size();
     SmallVector<Value> returned;
     for (auto [i, result, old] : llvm::enumerate(
              updated.getResults().take_front(numParams + numStates),
@@ -647,19 +652,19 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
       return DivOp::create(b, loc, x, y);
     };
     Value lr = hyper(0);
-    bool decoupled = StringRef(optimizer) == "adamw";
+    bool decoupled = kind == Optimizer::AdamW;
     // L2 penalty folded into the gradient (torch: grad.add(param, alpha=wd)).
     if (weightDecay != 0.0 && !decoupled) {
       Value penalty = mul(p, constant(weightDecay));
       g = add(g, penalty);
     }
 
-    if (optimizer == "sgd") {
+    if (kind == Optimizer::Sgd) {
       Value step = mul(lr, g);
       newParams.push_back(sub(p, step));
       return;
     }
-    if (optimizer == "momentum") {
+    if (kind == Optimizer::Momentum) {
       Value decayed = mul(state[0], constant(momentum));
       Value buf = add(decayed, g);
       newStates.push_back(buf);

@@ -3,6 +3,7 @@
 #include "model/descriptor.h"
 
 #include "base/error.h"
+#include "lmc/runtime/optimizers.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -338,9 +339,8 @@ private:
       break;
     case LineKind::Optimizer:
       LMC_CHECK(f.size() == 2, "expected 'optimizer <kind>'");
-      LMC_CHECK(f[1] == "sgd" || f[1] == "momentum" || f[1] == "adam" ||
-                    f[1] == "adamw",
-                "unknown optimizer '", f[1], "'");
+      LMC_CHECK(optimizerNamed(f[1]), "unknown optimizer '", f[1],
+                "'; expected ", optimizerChoices());
       desc_.optimizer = f[1];
       break;
     case LineKind::Hparam:

@@ -16,6 +16,7 @@
 
 #include "lmc/Transforms/Mesh.h"
 #include "lmc/Version.h"
+#include "lmc/runtime/optimizers.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -394,11 +395,13 @@ bool checkFlagCombinations(bool mlirInput,
                    .str());
 
   // Optimizer hyperparameters only the chosen optimizer reads.
-  if (given("momentum") && training.optimizer != "momentum")
+  std::optional<lmc::Optimizer> optimizer =
+      lmc::optimizerNamed(training.optimizer);
+  if (given("momentum") && optimizer != lmc::Optimizer::Momentum)
     refuse("--momentum applies to --optimizer momentum (SGD with momentum), "
            "not " +
            training.optimizer + "; pass --optimizer momentum or drop it");
-  bool adam = training.optimizer == "adam" || training.optimizer == "adamw";
+  bool adam = optimizer && lmc::isAdam(*optimizer);
   for (llvm::StringRef flag : {"beta1", "beta2", "eps"})
     if (given(flag) && !adam)
       refuse(("--" + flag + " applies to --optimizer adam and adamw, not " +

@@ -11,6 +11,7 @@
 #include "Train.h"
 
 #include "lmc/Driver/Pipelines.h"
+#include "lmc/runtime/optimizers.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringSet.h"
@@ -94,13 +95,13 @@ std::optional<double> TrainReader::numberOrError(const Expr &e,
 
 void TrainReader::readOptimizer(const Expr &e) {
   if (e.kind != Expr::Name && e.kind != Expr::Call) {
-    error(e.loc) << "expected an optimizer: sgd, momentum, adam or adamw, "
-                    "optionally with settings, e.g. adamw(lr = 3e-4)";
+    error(e.loc) << "expected an optimizer: " << optimizerChoices()
+                 << ", optionally with settings, e.g. adamw(lr = 3e-4)";
     return;
   }
-  if (!llvm::is_contained({"sgd", "momentum", "adam", "adamw"}, e.name)) {
-    error(e.loc) << "unknown optimizer '" << e.name
-                 << "'; expected sgd, momentum, adam or adamw";
+  if (!optimizerNamed(e.name)) {
+    error(e.loc) << "unknown optimizer '" << e.name << "'; expected "
+                 << optimizerChoices();
     return;
   }
   settings.optimizer = e.name;
