@@ -9,6 +9,7 @@
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 #include "lmc/Driver/Emit.h"
 #include "lmc/Transforms/Attributes.h"
+#include "lmc/runtime/descriptor_lines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Format.h"
@@ -18,6 +19,13 @@ using namespace mlir;
 
 namespace lmc {
 namespace {
+
+using descriptor::Line;
+
+/// Starts a descriptor line of kind `line`: its keyword and a space.
+llvm::raw_ostream &startLine(llvm::raw_ostream &os, Line line) {
+  return os << descriptor::keyword(line) << ' ';
+}
 
 constexpr size_t kWeightAlignment = 64;
 
@@ -48,8 +56,14 @@ LogicalResult describeSlot(llvm::raw_ostream &os, Location loc,
   if (failed(dtype))
     return failure();
   auto shape = cast<RankedTensorType>(type).getShape();
-  os << entry.drop_back(5) << ' ' << kind << ' ' << role.getValue() << ' '
-     << name.getValue() << ' ' << *dtype << ' ' << shape.size();
+  // `train_step` -> `train arg` / `train result`.
+  std::optional<Line> line =
+      descriptor::tensorLine(entry.drop_back(5), kind == "result");
+  if (!line)
+    return emitError(loc, "entry point '")
+           << entry << "' is not one the descriptor describes";
+  startLine(os, *line) << role.getValue() << ' ' << name.getValue() << ' '
+                       << *dtype << ' ' << shape.size();
   for (int64_t d : shape)
     os << ' ' << d;
   os << '\n';
@@ -165,7 +179,7 @@ uint64_t peakLiveBytes(func::FuncOp func) {
 
 /// `schedule <name> [<key> <value>]...` from the module's lmc.schedule.
 void describeSchedule(llvm::raw_ostream &os, DictionaryAttr schedule) {
-  os << "schedule " << schedule.getAs<StringAttr>("name").getValue();
+  startLine(os, Line::Schedule) << schedule.getAs<StringAttr>("name").getValue();
   for (NamedAttribute entry : schedule) {
     if (entry.getName() == "name")
       continue;
@@ -241,7 +255,7 @@ void describeIndexBounds(llvm::raw_ostream &os, func::FuncOp func) {
     }
     if (limit == 0)
       continue;
-    os << "bound " << name.getValue() << ' ' << limit << ' ' << what;
+    startLine(os, Line::Bound) << name.getValue() << ' ' << limit << ' ' << what;
     // Labels may also hold the loss's ignore_index (outside [0, limit) or
     // not), when the classes are what bounds them.
     if (ignored && what == "classes")
@@ -267,28 +281,28 @@ describeModel(ModuleOp module, std::optional<int64_t> matmulParts) {
 
   ModelDescription model;
   llvm::raw_string_ostream os(model.descriptor);
-  os << "lmc-model 1\n";
-  os << "loss " << loss.getValue() << '\n';
-  os << "optimizer " << optimizer.getAs<StringAttr>("name").getValue() << '\n';
+  startLine(os, Line::Header) << descriptor::kVersion << '\n';
+  startLine(os, Line::Loss) << loss.getValue() << '\n';
+  startLine(os, Line::Optimizer) << optimizer.getAs<StringAttr>("name").getValue() << '\n';
   for (StringRef key :
        {"lr", "beta1", "beta2", "eps", "weight_decay", "momentum",
         "clip_grad_norm"})
-    os << "hparam " << key << ' '
+    startLine(os, Line::Hparam) << key << ' '
        << llvm::format("%.17g",
                        optimizer.getAs<FloatAttr>(key).getValueAsDouble())
        << '\n';
-  os << "flops " << countFlops(train) << '\n';
+  startLine(os, Line::Flops) << countFlops(train) << '\n';
   auto precision = module->getAttrOfType<StringAttr>(attrs::kPrecision);
-  os << "precision " << (precision ? precision.getValue() : "f32") << '\n';
+  startLine(os, Line::Precision) << (precision ? precision.getValue() : "f32") << '\n';
   if (matmulParts)
-    os << "matmul_parts " << *matmulParts << '\n';
-  os << "activations " << peakLiveBytes(grad) << '\n';
+    startLine(os, Line::MatmulParts) << *matmulParts << '\n';
+  startLine(os, Line::Activations) << peakLiveBytes(grad) << '\n';
   if (auto remat = module->getAttrOfType<DictionaryAttr>(attrs::kRemat))
-    os << "remat " << remat.getAs<StringAttr>("policy").getValue() << " cuts "
+    startLine(os, Line::Remat) << remat.getAs<StringAttr>("policy").getValue() << " cuts "
        << remat.getAs<IntegerAttr>("cuts").getInt() << " recomputed "
        << remat.getAs<IntegerAttr>("recomputed").getInt() << '\n';
   if (auto lora = module->getAttrOfType<DictionaryAttr>(attrs::kLora))
-    os << "lora " << lora.getAs<IntegerAttr>("rank").getInt() << ' '
+    startLine(os, Line::Lora) << lora.getAs<IntegerAttr>("rank").getInt() << ' '
        << llvm::format("%.17g",
                        lora.getAs<FloatAttr>("alpha").getValueAsDouble())
        << ' '
@@ -301,7 +315,7 @@ describeModel(ModuleOp module, std::optional<int64_t> matmulParts) {
          llvm::zip_equal(lora.getAs<ArrayAttr>("targets"),
                          lora.getAs<ArrayAttr>("weights"),
                          lora.getAs<ArrayAttr>("layouts")))
-      os << "lora_weight " << cast<StringAttr>(weight).getValue() << ' '
+      startLine(os, Line::LoraWeight) << cast<StringAttr>(weight).getValue() << ' '
          << cast<StringAttr>(target).getValue() << ' '
          << cast<StringAttr>(layout).getValue() << '\n';
   if (auto schedule = module->getAttrOfType<DictionaryAttr>(attrs::kSchedule))
@@ -320,7 +334,7 @@ describeModel(ModuleOp module, std::optional<int64_t> matmulParts) {
       continue;
     uint64_t offset = model.weights.append(init, kWeightAlignment);
     StringRef name = train.getArgAttrOfType<StringAttr>(i, attrs::kName);
-    os << "init " << name << ' ' << offset << ' '
+    startLine(os, Line::Init) << name << ' ' << offset << ' '
        << model.weights.size - offset << '\n';
     model.paramNames.push_back(name.str());
   }
@@ -332,13 +346,13 @@ describeModel(ModuleOp module, std::optional<int64_t> matmulParts) {
           cast<ArrayAttr>(whole.getValue()).getAsValueRange<StringAttr>();
       if (!llvm::is_contained(model.paramNames, (*pieces.begin()).str()))
         continue;
-      os << "join " << whole.getName().getValue();
+      startLine(os, Line::Join) << whole.getName().getValue();
       for (StringRef piece : pieces)
         os << ' ' << piece;
       os << '\n';
       model.paramNames.push_back(whole.getName().str());
     }
-  os << "end\n";
+  os << descriptor::keyword(Line::End) << '\n';
   return model;
 }
 
@@ -354,24 +368,24 @@ void describeLowering(ModuleOp module, ModelDescription &model) {
   std::string lines;
   llvm::raw_string_ostream os(lines);
   if (auto mesh = module->getAttrOfType<DictionaryAttr>(attrs::kMesh)) {
-    os << "mesh " << cast<IntegerAttr>(mesh.get("data")).getInt() << ' '
+    startLine(os, Line::Mesh) << cast<IntegerAttr>(mesh.get("data")).getInt() << ' '
        << cast<IntegerAttr>(mesh.get("model")).getInt() << '\n';
     if (auto splits = module->getAttrOfType<DictionaryAttr>(attrs::kSplits))
       for (NamedAttribute split : splits)
-        os << "split " << split.getName().getValue() << ' '
+        startLine(os, Line::Split) << split.getName().getValue() << ' '
            << cast<IntegerAttr>(split.getValue()).getInt() << '\n';
   }
   if (auto arenas = module->getAttrOfType<DictionaryAttr>(attrs::kArenas))
     for (NamedAttribute arena : arenas)
-      os << "arena " << arena.getName().getValue() << ' '
+      startLine(os, Line::Arena) << arena.getName().getValue() << ' '
          << cast<IntegerAttr>(arena.getValue()).getInt() << '\n';
   if (auto names = module->getAttrOfType<ArrayAttr>(attrs::kInPlace))
     for (StringRef name : names.getAsValueRange<StringAttr>())
-      os << "inplace " << name << '\n';
+      startLine(os, Line::InPlace) << name << '\n';
   if (auto regions = module->getAttrOfType<ArrayAttr>(attrs::kProfileRegions))
     for (auto [index, region] :
          llvm::enumerate(regions.getAsValueRange<StringAttr>()))
-      os << "profile " << index << ' ' << region << '\n';
+      startLine(os, Line::Profile) << index << ' ' << region << '\n';
   if (auto slots = module->getAttrOfType<DictionaryAttr>(attrs::kInPlaceSlots))
     for (NamedAttribute entry : slots) {
       ArrayRef<int64_t> gone =
@@ -379,9 +393,9 @@ void describeLowering(ModuleOp module, ModelDescription &model) {
       model.inPlaceSlots[entry.getName().str()] = {gone.begin(), gone.end()};
     }
   // The lines come last, before `end` (docs/runtime-abi.md).
-  constexpr llvm::StringLiteral kEnd = "end\n";
+  std::string end = std::string(descriptor::keyword(Line::End)) + '\n';
   std::string &text = model.descriptor;
-  text.insert(text.size() - kEnd.size(), lines);
+  text.insert(text.size() - end.size(), lines);
 }
 
 uint64_t InitialWeights::append(DenseElementsAttr value, uint64_t alignment) {

@@ -3,6 +3,7 @@
 #include "model/descriptor.h"
 
 #include "base/error.h"
+#include "lmc/runtime/descriptor_lines.h"
 #include "lmc/runtime/optimizers.h"
 
 #include <algorithm>
@@ -94,40 +95,9 @@ bool Descriptor::hasGradNorm() const {
 
 namespace {
 
-/// Line kinds in the order the ABI requires them.
-enum class LineKind {
-  Header,
-  Loss,
-  Optimizer,
-  Hparam,
-  Flops,
-  Precision,
-  MatmulParts,
-  Activations,
-  Remat,
-  Lora,
-  LoraWeight,
-  Schedule,
-  TrainArg,
-  TrainResult,
-  EvalArg,
-  EvalResult,
-  GradArg,
-  GradResult,
-  ApplyArg,
-  ApplyResult,
-  ChunkArg,
-  ChunkResult,
-  Bound,
-  Init,
-  Join,
-  Mesh,
-  Split,
-  Arena,
-  InPlace,
-  Profile,
-  End
-};
+/// Line kinds in the order the ABI requires them (descriptor_lines.h).
+using LineKind = descriptor::Line;
+using descriptor::isTensorLine;
 
 /// "per-block:N" (the first N segments recomputed whole, lmc's --remat).
 bool isCountedPerBlock(std::string_view policy) {
@@ -139,10 +109,6 @@ bool isCountedPerBlock(std::string_view policy) {
     if (c < '0' || c > '9')
       return false;
   return true;
-}
-
-bool isTensorLine(LineKind kind) {
-  return kind >= LineKind::TrainArg && kind <= LineKind::ChunkResult;
 }
 
 bool isRepeatable(LineKind kind) {
@@ -312,14 +278,16 @@ private:
     std::vector<std::string> f = splitFields(line);
     LineKind kind = classify(f);
     if (lineNumber_ == 1)
-      LMC_CHECK(kind == LineKind::Header, "expected 'lmc-model 1'");
+      LMC_CHECK(kind == LineKind::Header, "expected '",
+                descriptor::keyword(LineKind::Header), " ", descriptor::kVersion,
+                "'");
     LMC_CHECK(!last_ || kind > *last_ || (kind == *last_ && isRepeatable(kind)),
               "line '", f[0], "' is out of order or repeated");
     // Mandatory single lines may not be skipped.
     for (LineKind required : {LineKind::Header, LineKind::Loss,
                               LineKind::Optimizer, LineKind::Flops})
       LMC_CHECK(kind <= required || seen_.count(required), "missing '",
-                requiredLineName(required), "' line before '", f[0], "'");
+                descriptor::keyword(required), "' line before '", f[0], "'");
     seen_.insert(kind);
     if (last_ && kind != *last_)
       lastRole_.reset();
@@ -327,8 +295,10 @@ private:
 
     switch (kind) {
     case LineKind::Header:
-      LMC_CHECK(f.size() == 2 && f[1] == "1",
-                "unsupported descriptor version (expected 'lmc-model 1')");
+      LMC_CHECK(f.size() == 2 && f[1] == std::to_string(descriptor::kVersion),
+                "unsupported descriptor version (expected '",
+                descriptor::keyword(LineKind::Header), " ",
+                descriptor::kVersion, "')");
       break;
     case LineKind::Loss:
       LMC_CHECK(f.size() == 2, "expected 'loss <kind>'");
@@ -519,62 +489,12 @@ private:
   }
 
   LineKind classify(const std::vector<std::string> &f) {
-    const std::string &k = f[0];
-    if (k == "lmc-model")
-      return LineKind::Header;
-    if (k == "loss")
-      return LineKind::Loss;
-    if (k == "optimizer")
-      return LineKind::Optimizer;
-    if (k == "hparam")
-      return LineKind::Hparam;
-    if (k == "flops")
-      return LineKind::Flops;
-    if (k == "precision")
-      return LineKind::Precision;
-    if (k == "matmul_parts")
-      return LineKind::MatmulParts;
-    if (k == "activations")
-      return LineKind::Activations;
-    if (k == "remat")
-      return LineKind::Remat;
-    if (k == "schedule")
-      return LineKind::Schedule;
-    if (k == "lora")
-      return LineKind::Lora;
-    if (k == "lora_weight")
-      return LineKind::LoraWeight;
-    if (k == "bound")
-      return LineKind::Bound;
-    if (k == "init")
-      return LineKind::Init;
-    if (k == "mesh")
-      return LineKind::Mesh;
-    if (k == "arena")
-      return LineKind::Arena;
-    if (k == "inplace")
-      return LineKind::InPlace;
-    if (k == "profile")
-      return LineKind::Profile;
-    if (k == "split")
-      return LineKind::Split;
-    if (k == "join")
-      return LineKind::Join;
-    if (k == "end")
-      return LineKind::End;
-    static const struct {
-      const char *step;
-      LineKind arg, result;
-    } steps[] = {{"train", LineKind::TrainArg, LineKind::TrainResult},
-                 {"eval", LineKind::EvalArg, LineKind::EvalResult},
-                 {"grad", LineKind::GradArg, LineKind::GradResult},
-                 {"apply", LineKind::ApplyArg, LineKind::ApplyResult},
-                 {"chunk", LineKind::ChunkArg, LineKind::ChunkResult}};
-    for (const auto &step : steps)
-      if (k == step.step && f.size() >= 2 && (f[1] == "arg" || f[1] == "result"))
-        return f[1] == "arg" ? step.arg : step.result;
-    throw Error(
-        concat("unknown line '", k, f.size() >= 2 ? " " + f[1] : "", "'"));
+    std::optional<LineKind> kind =
+        descriptor::lineNamed(f[0], f.size() >= 2 ? f[1] : "");
+    if (!kind)
+      throw Error(
+          concat("unknown line '", f[0], f.size() >= 2 ? " " + f[1] : "", "'"));
+    return *kind;
   }
 
   void addTensor(LineKind kind, TensorSpec spec) {
@@ -1056,19 +976,6 @@ private:
       LMC_CHECK(it != byName.end(), "missing init for ", roleName(spec->role),
                 " '", spec->name, "'");
       desc_.inits.push_back(it->second);
-    }
-  }
-
-  static const char *requiredLineName(LineKind kind) {
-    switch (kind) {
-    case LineKind::Header:
-      return "lmc-model 1";
-    case LineKind::Loss:
-      return "loss";
-    case LineKind::Optimizer:
-      return "optimizer";
-    default:
-      return "flops";
     }
   }
 

@@ -2,6 +2,8 @@
 
 #include "test_util.h"
 
+#include "lmc/runtime/descriptor_lines.h"
+
 using namespace lmc::rt;
 
 namespace {
@@ -928,6 +930,51 @@ TEST(Descriptor, RejectsMalformedChunkStep) {
                 noSplit.find("chunk arg param") - noSplit.find("grad arg param W"));
   EXPECT_ERROR_CONTAINS(parseDescriptor(noSplit, 60),
                         "'chunk' lines need 'grad' and 'apply' lines");
+}
+
+// The schema both sides take their keywords from: each keyword names its
+// line kind and no other, tensor lines are `<step> arg|result`.
+TEST(DescriptorLines, EachKeywordNamesItsKind) {
+  using lmc::descriptor::Line;
+  for (int i = 0; i <= static_cast<int>(Line::End); ++i) {
+    Line line = static_cast<Line>(i);
+    std::string words = lmc::descriptor::keyword(line);
+    SCOPED_TRACE(words);
+    size_t space = words.find(' ');
+    std::string first = words.substr(0, space);
+    std::string second = space == std::string::npos ? "" : words.substr(space + 1);
+    EXPECT_EQ(lmc::descriptor::lineNamed(first, second), line);
+    EXPECT_EQ(lmc::descriptor::isTensorLine(line), !second.empty());
+    if (!second.empty())
+      EXPECT_EQ(lmc::descriptor::tensorLine(first, second == "result"), line);
+  }
+  EXPECT_EQ(lmc::descriptor::lineNamed("train", "args"), std::nullopt);
+  EXPECT_EQ(lmc::descriptor::lineNamed("losses", ""), std::nullopt);
+  EXPECT_EQ(lmc::descriptor::tensorLine("optimizer", false), std::nullopt);
+}
+
+// The reader knows every kind the schema names: a line of each, without
+// its fields, is refused for what it lacks or where it stands, never as an
+// unknown line.
+TEST(DescriptorLines, TheReaderKnowsEveryKind) {
+  using lmc::descriptor::Line;
+  for (int i = static_cast<int>(Line::Loss); i < static_cast<int>(Line::End);
+       ++i) {
+    std::string words = lmc::descriptor::keyword(static_cast<Line>(i));
+    SCOPED_TRACE(words);
+    std::string text = kValid;
+    insertBefore(text, "end\n", words + "\n");
+    try {
+      parseDescriptor(text, 60);
+      ADD_FAILURE() << "a bare '" << words << "' line was accepted";
+    } catch (const Error &e) {
+      EXPECT_EQ(std::string(e.what()).find("unknown line"), std::string::npos)
+          << e.what();
+    }
+  }
+  std::string unknown = kValid;
+  insertBefore(unknown, "end\n", "losses\n");
+  EXPECT_ERROR_CONTAINS(parseDescriptor(unknown, 60), "unknown line 'losses'");
 }
 
 } // namespace
