@@ -8,7 +8,7 @@
 
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 #include "lmc/Driver/Emit.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 #include "lmc/runtime/descriptor_lines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -2,7 +2,7 @@
 
 #include "lmc/Driver/Emit.h"
 
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 #include "lmc/runtime/model_fingerprint.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

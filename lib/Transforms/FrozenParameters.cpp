@@ -2,7 +2,7 @@
 
 #include "FrozenParameters.h"
 
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 #include "lmc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

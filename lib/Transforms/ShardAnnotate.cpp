@@ -17,7 +17,7 @@
 
 #include "ShardRules.h"
 #include "lmc/Transforms/Mesh.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 #include "lmc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -13,7 +13,7 @@
 
 #include "ShardRules.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 #include "lmc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

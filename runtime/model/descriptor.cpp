@@ -15,32 +15,6 @@
 
 namespace lmc::rt {
 
-const char *roleName(Role role) {
-  switch (role) {
-  case Role::Param:
-    return "param";
-  case Role::State:
-    return "state";
-  case Role::Buffer:
-    return "buffer";
-  case Role::Frozen:
-    return "frozen";
-  case Role::Input:
-    return "input";
-  case Role::Hyper:
-    return "hyper";
-  case Role::Grad:
-    return "grad";
-  case Role::Loss:
-    return "loss";
-  case Role::GradNorm:
-    return "grad_norm";
-  case Role::Output:
-    return "output";
-  }
-  return "?";
-}
-
 Shape wholeShape(const TensorSpec &spec, int64_t modelParallel) {
   Shape shape = spec.shape;
   if (spec.splitDim >= 0)

@@ -9,6 +9,7 @@
 #define LMC_RUNTIME_DESCRIPTOR_H
 
 #include "base/dtype.h"
+#include "lmc/runtime/descriptor_lines.h"
 #include "model/schedule.h"
 
 #include <algorithm>
@@ -23,22 +24,9 @@
 
 namespace lmc::rt {
 
-enum class Role {
-  Param,
-  State,
-  Buffer,
-  /// A model tensor no step updates (lmc --lora's frozen base): one copy,
-  /// from the weights payload or a base checkpoint (--init), in no --save
-  /// file.
-  Frozen,
-  Input,
-  Hyper,
-  Grad,
-  Loss,
-  GradNorm,
-  Output
-};
-const char *roleName(Role role);
+/// The tensors' roles and their names (lmc/runtime/descriptor_lines.h).
+using Role = descriptor::Role;
+using descriptor::roleName;
 
 /// The hyper that carries the random key of a micro-batch (an i64 scalar,
 /// the last train arg; an arg of grad_step, not of apply_step).

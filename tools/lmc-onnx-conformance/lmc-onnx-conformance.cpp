@@ -23,7 +23,7 @@
 #include "lmc/Driver/Jit.h"
 #include "lmc/Driver/Pipelines.h"
 #include "lmc/Import/Onnx/Onnx.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 #include "lmc/runtime/kernel_symbols.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -17,7 +17,7 @@
 #include "lmc/Import/Dsl/Dsl.h"
 #include "lmc/Import/Onnx/Onnx.h"
 #include "lmc/Support/Bytes.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"

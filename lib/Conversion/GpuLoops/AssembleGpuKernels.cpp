@@ -14,7 +14,7 @@
 #include "PtxasReport.h"
 
 #include "lmc/Conversion/Passes.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Matchers.h"

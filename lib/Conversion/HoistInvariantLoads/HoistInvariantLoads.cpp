@@ -23,7 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lmc/Conversion/Passes.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 
 #include "../Common/Views.h"
 

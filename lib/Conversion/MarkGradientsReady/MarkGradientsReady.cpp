@@ -12,7 +12,7 @@
 #include "../Common/Reach.h"
 #include "../Common/RuntimeCalls.h"
 #include "lmc/Conversion/Passes.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lmc/Conversion/Passes.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

@@ -10,7 +10,7 @@
 #include "lmc/Conversion/Passes.h"
 
 #include "../Common/RuntimeCalls.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"

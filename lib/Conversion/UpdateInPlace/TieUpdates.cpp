@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lmc/Conversion/Passes.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

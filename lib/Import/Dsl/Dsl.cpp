@@ -12,7 +12,7 @@
 #include "Train.h"
 
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FileSystem.h"

@@ -10,7 +10,7 @@
 #include "Emitter.h"
 
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"

@@ -16,7 +16,7 @@
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
 #include "lmc/Dialect/Lmc/IR/LmcOps.h"
 #include "lmc/Support/Bytes.h"
-#include "lmc/Transforms/Attributes.h"
+#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -3,7 +3,7 @@
 // Reads a model written in the lmc DSL (docs/dsl.md) and builds the same
 // contract as the ONNX importer: `func.func @forward` whose arguments are
 // tagged `lmc.param` (+ `lmc.init`) or `lmc.input` and whose results are
-// tagged `lmc.output` (see lmc/Transforms/Attributes.h). The file's `train`
+// tagged `lmc.output` (see lmc/Dialect/Lmc/IR/LmcAttributes.h). The file's `train`
 // block becomes DslTrainSettings, the defaults of the compile.
 //
 //===----------------------------------------------------------------------===//

@@ -3,7 +3,7 @@
 // Builds `func.func @forward` in the lmc dialect from an ONNX model: float
 // initializers become arguments tagged `lmc.param` (+ `lmc.init`), graph
 // inputs become arguments tagged `lmc.input`, graph outputs become results
-// tagged `lmc.output` (see lmc/Transforms/Attributes.h).
+// tagged `lmc.output` (see lmc/Dialect/Lmc/IR/LmcAttributes.h).
 //
 //===----------------------------------------------------------------------===//
 

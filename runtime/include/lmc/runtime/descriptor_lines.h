@@ -102,6 +102,44 @@ inline std::optional<Line> tensorLine(std::string_view step, bool result) {
   return line;
 }
 
+/// What a tensor line's tensor is to the step (its third field), and the
+/// `lmc.role` of an entry point's argument or result in the compiler.
+enum class Role {
+  Param,
+  State,
+  Buffer,
+  /// A model tensor no step updates (lmc --lora's frozen base): one copy,
+  /// from the weights payload or a base checkpoint (--init), in no --save
+  /// file.
+  Frozen,
+  Input,
+  Hyper,
+  Grad,
+  Loss,
+  GradNorm,
+  Output
+};
+
+/// Each role's name, indexed by `Role`.
+inline constexpr const char *kRoleNames[] = {
+    "param", "state", "buffer", "frozen",    "input",
+    "hyper", "grad",  "loss",   "grad_norm", "output"};
+static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
+                  static_cast<size_t>(Role::Output) + 1,
+              "one name per role");
+
+constexpr const char *roleName(Role role) {
+  return kRoleNames[static_cast<size_t>(role)];
+}
+
+/// The role called `name`, if there is one.
+inline std::optional<Role> roleNamed(std::string_view name) {
+  for (size_t i = 0; i <= static_cast<size_t>(Role::Output); ++i)
+    if (name == kRoleNames[i])
+      return static_cast<Role>(i);
+  return std::nullopt;
+}
+
 } // namespace lmc::descriptor
 
 #endif // LMC_RUNTIME_DESCRIPTOR_LINES_H

@@ -17,6 +17,13 @@ def Lmc_Dialect : Dialect {
     elementwise op sees operands of the result shape.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+  // The `lmc.*` attributes the passes exchange (LmcAttributes.h) are
+  // checked where they are: a role, a parameter's name and initial value
+  // on an entry point's arguments and results; the optimizer and the
+  // precision on the module.
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 class Lmc_Op<string mnemonic, list<Trait> traits = []>

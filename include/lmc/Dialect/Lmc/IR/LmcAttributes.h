@@ -1,13 +1,14 @@
-//===- Attributes.h - names of the attributes lmc passes exchange -*- C++ -*-===//
+//===- LmcAttributes.h - The attributes lmc passes exchange ----*- C++ -*-===//
 //
 // The importers tag the forward function's arguments and results; the
 // training passes read and extend those tags; the driver turns the entry
-// points' tags into the runtime descriptor (docs/runtime-abi.md).
+// points' tags into the runtime descriptor (docs/runtime-abi.md). The lmc
+// dialect verifies the values of those it owns (LmcDialect.cpp).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LMC_TRANSFORMS_ATTRIBUTES_H
-#define LMC_TRANSFORMS_ATTRIBUTES_H
+#ifndef LMC_DIALECT_LMC_IR_LMCATTRIBUTES_H
+#define LMC_DIALECT_LMC_IR_LMCATTRIBUTES_H
 
 #include "llvm/ADT/StringRef.h"
 
@@ -123,4 +124,4 @@ constexpr llvm::StringLiteral kChunkStep = "chunk_step";
 
 } // namespace lmc::attrs
 
-#endif // LMC_TRANSFORMS_ATTRIBUTES_H
+#endif // LMC_DIALECT_LMC_IR_LMCATTRIBUTES_H
