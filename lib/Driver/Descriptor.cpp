@@ -215,12 +215,12 @@ StringRef parameterName(Value value) {
 /// runtime checks every batch.
 void describeIndexBounds(llvm::raw_ostream &os, func::FuncOp func) {
   for (BlockArgument arg : func.getArguments()) {
-    auto role = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                  attrs::kRole);
+    std::optional<attrs::Role> role =
+        attrs::roleIn(func.getArgAttrDict(arg.getArgNumber()));
     auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
                                                   attrs::kName);
     auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!role || role.getValue() != "input" || !name || !type ||
+    if (role != attrs::Role::Input || !name || !type ||
         !type.getElementType().isInteger())
       continue;
     int64_t limit = 0;

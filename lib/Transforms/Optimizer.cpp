@@ -30,14 +30,14 @@ namespace {
 /// One entry-point argument or result: its type and its descriptor tags.
 struct Slot {
   Type type;
-  StringRef role;
+  attrs::Role role;
   std::string name;
   Attribute init; // parameters only
 };
 
 DictionaryAttr slotAttrs(Builder &b, const Slot &slot) {
   SmallVector<NamedAttribute> attrs{
-      b.getNamedAttr(attrs::kRole, b.getStringAttr(slot.role)),
+      b.getNamedAttr(attrs::kRole, attrs::roleAttr(b.getContext(), slot.role)),
       b.getNamedAttr(attrs::kName, b.getStringAttr(slot.name))};
   if (slot.init)
     attrs.push_back(b.getNamedAttr(attrs::kInit, slot.init));
@@ -267,13 +267,15 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
         return grad.emitError("parameter '")
                << argName(grad, i) << "' must be f32 to be trained, got "
                << type;
-      slots.initParams.push_back(
-          {type, "param", argName(grad, i), grad.getArgAttr(i, attrs::kInit)});
-      slots.params.push_back({type, "param", argName(grad, i), nullptr});
-      slots.grads.push_back({type, "grad", argName(grad, i), nullptr});
+      slots.initParams.push_back({type, attrs::Role::Param, argName(grad, i),
+                                  grad.getArgAttr(i, attrs::kInit)});
+      slots.params.push_back(
+          {type, attrs::Role::Param, argName(grad, i), nullptr});
+      slots.grads.push_back(
+          {type, attrs::Role::Grad, argName(grad, i), nullptr});
       for (StringRef slot : stateSlots(kind))
-        slots.states.push_back(
-            {type, "state", argName(grad, i) + "." + slot.str(), nullptr});
+        slots.states.push_back({type, attrs::Role::State,
+                                argName(grad, i) + "." + slot.str(), nullptr});
     }
     slots.initStates = slots.states;
     if (sig.lossScale) {
@@ -284,9 +286,10 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
       Attribute initialScale = DenseElementsAttr::get(
           cast<RankedTensorType>(f32Scalar), float(kInitialLossScale));
       for (StringRef name : {kLossScaleState, kGrowthTrackerState}) {
-        slots.states.push_back({f32Scalar, "state", name.str(), nullptr});
+        slots.states.push_back(
+            {f32Scalar, attrs::Role::State, name.str(), nullptr});
         slots.initStates.push_back(
-            {f32Scalar, "state", name.str(),
+            {f32Scalar, attrs::Role::State, name.str(),
              name == kLossScaleState ? initialScale : nullptr});
       }
     }
@@ -303,26 +306,29 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
                << argName(grad, i) << "' (results follow the arguments' order)";
     for (unsigned i : sig.buffers) {
       Type type = grad.getArgumentTypes()[i];
-      slots.initBuffers.push_back(
-          {type, "buffer", argName(grad, i), grad.getArgAttr(i, attrs::kInit)});
-      slots.buffers.push_back({type, "buffer", argName(grad, i), nullptr});
+      slots.initBuffers.push_back({type, attrs::Role::Buffer, argName(grad, i),
+                                   grad.getArgAttr(i, attrs::kInit)});
+      slots.buffers.push_back(
+          {type, attrs::Role::Buffer, argName(grad, i), nullptr});
     }
     for (unsigned i : sig.frozen) {
       Type type = grad.getArgumentTypes()[i];
-      slots.initFrozen.push_back(
-          {type, "frozen", argName(grad, i), grad.getArgAttr(i, attrs::kInit)});
-      slots.frozen.push_back({type, "frozen", argName(grad, i), nullptr});
+      slots.initFrozen.push_back({type, attrs::Role::Frozen, argName(grad, i),
+                                  grad.getArgAttr(i, attrs::kInit)});
+      slots.frozen.push_back(
+          {type, attrs::Role::Frozen, argName(grad, i), nullptr});
     }
     for (unsigned i : sig.inputs)
-      slots.inputs.push_back(
-          {grad.getArgumentTypes()[i], "input", argName(grad, i), nullptr});
+      slots.inputs.push_back({grad.getArgumentTypes()[i], attrs::Role::Input,
+                              argName(grad, i), nullptr});
     for (StringRef hyper : hyperNames(kind))
-      slots.hypers.push_back({f32Scalar, "hyper", hyper.str(), nullptr});
+      slots.hypers.push_back(
+          {f32Scalar, attrs::Role::Hyper, hyper.str(), nullptr});
     if (sig.rngKey)
-      slots.rngKey.push_back(
-          {grad.getArgumentTypes()[*sig.rngKey], "hyper", "rng_key", nullptr});
-    slots.loss = {f32Scalar, "loss", "loss", nullptr};
-    slots.gradNorm = {f32Scalar, "grad_norm", "grad_norm", nullptr};
+      slots.rngKey.push_back({grad.getArgumentTypes()[*sig.rngKey],
+                              attrs::Role::Hyper, "rng_key", nullptr});
+    slots.loss = {f32Scalar, attrs::Role::Loss, "loss", nullptr};
+    slots.gradNorm = {f32Scalar, attrs::Role::GradNorm, "grad_norm", nullptr};
     return slots;
   }
 
@@ -451,9 +457,10 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
         RankedTensorType::get({int64_t(chunkElements)}, builder.getF32Type());
     SmallVector<Slot> states;
     for (StringRef slot : stateSlots(kind))
-      states.push_back({chunkType, "state", ("chunk." + slot).str(), nullptr});
-    Slot param{chunkType, "param", "chunk", nullptr};
-    Slot grad{chunkType, "grad", "chunk", nullptr};
+      states.push_back(
+          {chunkType, attrs::Role::State, ("chunk." + slot).str(), nullptr});
+    Slot param{chunkType, attrs::Role::Param, "chunk", nullptr};
+    Slot grad{chunkType, attrs::Role::Grad, "chunk", nullptr};
     SmallVector<Slot> args{param};
     llvm::append_range(args, states);
     args.push_back(grad);
@@ -703,10 +710,10 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     Signature sig = classify(forward);
     SmallVector<Slot> args, results;
     for (auto [indices, role] :
-         {std::make_pair(&sig.params, "param"),
-          std::make_pair(&sig.buffers, "buffer"),
-          std::make_pair(&sig.frozen, "frozen"),
-          std::make_pair(&sig.inputs, "input")})
+         {std::make_pair(&sig.params, attrs::Role::Param),
+          std::make_pair(&sig.buffers, attrs::Role::Buffer),
+          std::make_pair(&sig.frozen, attrs::Role::Frozen),
+          std::make_pair(&sig.inputs, attrs::Role::Input)})
       for (unsigned i : *indices)
         args.push_back({forward.getArgumentTypes()[i], role,
                         argName(forward, i), nullptr});
@@ -718,9 +725,9 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
       auto name = forward.getResultAttrOfType<StringAttr>(i, attrs::kOutput);
       std::string outName =
           name ? name.str() : ("output" + Twine(i)).str();
-      results.push_back(
-          {forward.getResultTypes()[i], i == 0 ? "loss" : "output", outName,
-           nullptr});
+      results.push_back({forward.getResultTypes()[i],
+                         i == 0 ? attrs::Role::Loss : attrs::Role::Output,
+                         outName, nullptr});
     }
     func::FuncOp eval =
         createEntryPoint(module, attrs::kEvalStep, args, results);

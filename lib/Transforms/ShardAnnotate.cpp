@@ -51,10 +51,11 @@ using Split = SmallVector<shard::GridAxesAttr>;
 /// The split of a `<role> <name>` entry-point argument or result, by the
 /// parameter it belongs to: a parameter, its gradient, or its optimizer
 /// state `<param>.<slot>` (shaped like it; scalar slots stay replicated).
-std::optional<std::string> paramOf(StringRef name, StringRef role) {
-  if (role == "param" || role == "grad")
+std::optional<std::string> paramOf(StringRef name,
+                                   std::optional<attrs::Role> role) {
+  if (role == attrs::Role::Param || role == attrs::Role::Grad)
     return name.str();
-  if (role == "state" && name.contains('.'))
+  if (role == attrs::Role::State && name.contains('.'))
     return name.rsplit('.').first.str();
   return std::nullopt;
 }
@@ -107,7 +108,7 @@ private:
       for (unsigned i = 0; i < func.getNumArguments(); ++i) {
         auto [name, role] = nameAndRole(func.getArgAttrDict(i));
         auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[i]);
-        if (role != "param" || !type || splits_.count(name))
+        if (role != attrs::Role::Param || !type || splits_.count(name))
           continue;
         // A piece of a fused parameter (lmc-split-fused-projections)
         // follows the rule of the parameter it was cut from.
@@ -178,7 +179,7 @@ private:
       return failure();
     for (BlockArgument arg : probe.getArguments()) {
       auto [name, role] = nameAndRole(probe.getArgAttrDict(arg.getArgNumber()));
-      if (role != "param" || splits_.count(name))
+      if (role != attrs::Role::Param || splits_.count(name))
         continue;
       for (Operation *user : arg.getUsers())
         if (auto annotation = dyn_cast<shard::ShardOp>(user)) {
@@ -192,12 +193,14 @@ private:
     return success();
   }
 
-  std::pair<std::string, std::string> nameAndRole(DictionaryAttr attrs) {
-    auto name = attrs ? attrs.getAs<StringAttr>(attrs::kName) : StringAttr();
-    auto role = attrs ? attrs.getAs<StringAttr>(attrs::kRole) : StringAttr();
+  std::pair<std::string, std::optional<attrs::Role>>
+  nameAndRole(DictionaryAttr attributes) {
+    auto name =
+        attributes ? attributes.getAs<StringAttr>(attrs::kName) : StringAttr();
+    std::optional<attrs::Role> role = attrs::roleIn(attributes);
     if (!name || !role)
       return {};
-    return {name.str(), role.str()};
+    return {name.str(), role};
   }
 
   /// The split of an entry-point argument or result, if it has one.
@@ -208,7 +211,7 @@ private:
       return std::nullopt;
     // Model outputs (eval_step's logits) leave whole: the runtime computes
     // accuracy on them.
-    if (role == "output")
+    if (role == attrs::Role::Output)
       return Split(tensor.getRank(), builder_.getDenseI16ArrayAttr({}));
     std::optional<std::string> param = paramOf(name, role);
     if (!param)

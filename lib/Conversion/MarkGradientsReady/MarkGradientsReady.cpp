@@ -42,9 +42,8 @@ struct MarkGradientsReady
     func::FuncOp ready;
     int64_t ordinal = 0;
     for (BlockArgument arg : body.getArguments()) {
-      auto role = gradStep.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                        attrs::kRole);
-      if (!role || role.getValue() != "grad")
+      if (attrs::roleIn(gradStep.getArgAttrDict(arg.getArgNumber())) !=
+          attrs::Role::Grad)
         continue;
       if (!ready)
         ready = declareRuntimeFunction(

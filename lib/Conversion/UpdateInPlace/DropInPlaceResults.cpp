@@ -56,10 +56,10 @@ struct DropInPlaceResults
       auto returnOp =
           cast<func::ReturnOp>(func.getBody().front().getTerminator());
       for (unsigned i = 0; i < func.getNumResults(); ++i) {
-        auto role = func.getResultAttrOfType<StringAttr>(i, attrs::kRole);
+        std::optional<attrs::Role> role =
+            attrs::roleIn(func.getResultAttrDict(i));
         auto name = func.getResultAttrOfType<StringAttr>(i, attrs::kName);
-        if (!role || !name ||
-            (role.getValue() != "param" && role.getValue() != "state"))
+        if (!name || (role != attrs::Role::Param && role != attrs::Role::State))
           continue;
         // An untied result of a tensor counts as written elsewhere.
         bool inPlace = false;

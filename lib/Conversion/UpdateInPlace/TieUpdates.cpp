@@ -30,7 +30,9 @@ namespace lmc {
 namespace {
 
 bool isUpdatedRole(StringAttr role) {
-  return role && (role.getValue() == "param" || role.getValue() == "state");
+  std::optional<attrs::Role> named =
+      role ? descriptor::roleNamed(role.getValue()) : std::nullopt;
+  return named == attrs::Role::Param || named == attrs::Role::State;
 }
 
 /// Points the destination of the op that computes result `index` of `func`

@@ -10,7 +10,12 @@
 #ifndef LMC_DIALECT_LMC_IR_LMCATTRIBUTES_H
 #define LMC_DIALECT_LMC_IR_LMCATTRIBUTES_H
 
+#include "lmc/runtime/descriptor_lines.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringRef.h"
+
+#include <optional>
 
 namespace lmc::attrs {
 
@@ -45,8 +50,9 @@ constexpr llvm::StringLiteral kRngKey = "lmc.rng_key";
 constexpr llvm::StringLiteral kLossScale = "lmc.loss_scale";
 /// On a forward result: the name of a model output.
 constexpr llvm::StringLiteral kOutput = "lmc.output";
-/// On entry-point arguments and results: param | state | buffer | input |
-/// hyper | grad | loss | grad_norm | output.
+/// On entry-point arguments and results: a descriptor::Role by its name
+/// (param | state | buffer | frozen | input | hyper | grad | loss |
+/// grad_norm | output); roleIn reads it, roleAttr writes it.
 constexpr llvm::StringLiteral kRole = "lmc.role";
 /// On entry-point arguments and results: the name that goes with the role.
 constexpr llvm::StringLiteral kName = "lmc.name";
@@ -121,6 +127,20 @@ constexpr llvm::StringLiteral kEvalStep = "eval_step";
 constexpr llvm::StringLiteral kGradStep = "grad_step";
 constexpr llvm::StringLiteral kApplyStep = "apply_step";
 constexpr llvm::StringLiteral kChunkStep = "chunk_step";
+
+using descriptor::Role;
+
+/// The role in an entry point's argument or result attributes; nothing
+/// without one.
+inline std::optional<Role> roleIn(mlir::DictionaryAttr attributes) {
+  auto role = attributes ? attributes.getAs<mlir::StringAttr>(kRole)
+                         : mlir::StringAttr();
+  return role ? descriptor::roleNamed(role.getValue()) : std::nullopt;
+}
+
+inline mlir::StringAttr roleAttr(mlir::MLIRContext *context, Role role) {
+  return mlir::StringAttr::get(context, descriptor::roleName(role));
+}
 
 } // namespace lmc::attrs
 
