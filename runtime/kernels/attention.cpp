@@ -247,13 +247,12 @@ struct Shape {
 /// between this pair's products. In a training step the backward reads q,
 /// k, v, the output and the kept exponentials the forward wrote long
 /// before, out of memory, and a pair's rows are short runs a projection
-/// apart, which the hardware prefetchers pick up late: the 4-layer GPT's
-/// attention backward took 2.3 ms per layer in the step against 1.85
-/// alone, its operands in cache. Fetching the next pair's while this one
-/// computes (one thread, alternating runs, 2026-12-06): the GPT's backward
-/// 9.3-9.7 -> 8.7-9.2 ms per step; GPT-2 124M at 4 x 256, forward 74-77
-/// -> 72.5 and backward 130-136 -> 125-131 ms; at 1 x 1024, where a
-/// pair's operands pass the budget below, unchanged.
+/// apart, which the hardware prefetchers pick up late: in the step the
+/// backward ran about a quarter slower than alone, its operands in cache.
+/// Fetching the next pair's while this one computes wins part of it back
+/// (docs/perf.md, "Measurements behind the kernels' choices"); where a
+/// pair's operands pass the budget below (GPT-2 at 1 x 1024) it changes
+/// nothing.
 class NextPair {
 public:
   /// The next pair's bytes are fetched only up to this (a quarter of a
@@ -323,10 +322,8 @@ struct Scratch {
 /// strided over at most LMC_RT_ATTENTION_IN_PLACE_SPAN, 1 MiB (half a
 /// core's L2 here). Wider, one head's
 /// block spreads over many pages and few cache sets, and a dense copy
-/// pays (the kernel alone, one thread, a GPT-2 124M layer's 48 pairs x 256
-/// tokens read inside the fused projection: backward 15.4 ms strided,
-/// 12.7 copied, 11.7 dense; the 4-layer GPT's 32 x 128, whose rows span
-/// 384 KiB: 2.52 strided, 2.63 copied, 2.30 dense).
+/// pays; narrower, the copy costs more than it saves (docs/perf.md,
+/// "Measurements behind the kernels' choices").
 bool inPlace(int64_t rows, int64_t rowStride, int64_t cols) {
   return rowStride == cols || rows * rowStride * int64_t(sizeof(float)) <=
                                   LMC_RT_ATTENTION_IN_PLACE_SPAN;

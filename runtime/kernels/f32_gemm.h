@@ -2,29 +2,16 @@
 //
 // oneDNN offers two f32 GEMMs: dnnl_sgemm (its BLAS-like driver, sgemm.h)
 // and the matmul primitive, which on AVX-512 CPUs runs its brgemm kernels
-// (f32_gemm.cpp). Neither wins every shape. Measured alone, one thread,
-// each the product one thread computes (a part, matmul_parts.h), AMD EPYC
-// (Zen 4), oneDNN 2.6.3, 2026-12-06 (bench/gemm_paths.sh), in GFLOP/s:
-//
-//   C = A Bt (a layer's forward, weights [out, in]), M x N x K:
-//     512 x  256 x 1024  sgemm 104  primitive 110  (GPT fc_proj)
-//     256 x 1024 x 2048  sgemm  99  primitive 108  (MLP layer 1)
-//     256 x 1024 x  784  sgemm  98  primitive 108  (MLP layer 0)
-//     512 x  768 x 3072  sgemm 104  primitive 108  (GPT-2 fc_proj)
-//     512 x 1024 x  256  sgemm 111  primitive 109  (GPT fc)
-//    1024 x 1536 x  768  sgemm 110  primitive 106  (GPT-2 fc)
-//   C = At B (the weights' gradients): sgemm ahead on all but one shape.
-//   C = A B (the inputs' gradients): mixed alone (512 x 1024 x 256: sgemm
-//     94, primitive 110), but inside the training step, its operands
-//     fresh from the products before, sgemm ran every one as fast or
-//     faster (that one 4.86 ms against 4.99).
+// (f32_gemm.cpp). Neither wins every shape (bench/gemm_paths.sh measures
+// both per shape; the figures the rule rests on are in docs/perf.md,
+// "Measurements behind the kernels' choices"): the primitive leads on a
+// layer's forward C = A Bt with a long sum, sgemm on the weights' and the
+// inputs' gradients inside the step.
 //
 // The rule below picks the primitive where it led in the step too: A Bt
-// with K at least three quarters of N (the benchmark MLP's forward 21.7 +
-// 8.65 -> 19.6 + 7.9 ms per step, the GPT's fc_proj 5.3 -> 4.85 per
-// layer). It reads the shape alone, so every part is the same call on any
-// thread count and results keep their bits (each path sums in an order
-// fixed by its shape).
+// with K at least three quarters of N. It reads the shape alone, so every
+// part is the same call on any thread count and results keep their bits
+// (each path sums in an order fixed by its shape).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LMC_RUNTIME_KERNELS_F32_GEMM_H

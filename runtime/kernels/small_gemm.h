@@ -4,12 +4,11 @@
 // query rows against a head of 64 columns and up to a few hundred keys,
 // thousands of them per step. An 8 x 32 tile of C in 16 vector registers
 // per step of the sum, or, where C is a head wide (64 columns, B's rows
-// contiguous, no column bounds), a 6 x 64 tile in 24 (the 4-layer GPT's
-// attention backward 8.6-8.7 -> 8.0-8.2 ms per step, one thread); the
-// operands read where they lie through their strides, B packed a panel at
-// a time only when its rows are not contiguous. Alone it runs these
-// shapes as fast as oneDNN's sgemm (64 x 128 x 64 by rows: 106 against
-// 109 GFLOP/s, one thread, 2026-12-06); what a library call cannot do is
+// contiguous, no column bounds), a 6 x 64 tile in 24; the operands read
+// where they lie through their strides, B packed a panel at a time only
+// when its rows are not contiguous. Alone it runs these shapes about as
+// fast as oneDNN's sgemm (docs/perf.md, "Measurements behind the kernels'
+// choices"); what a library call cannot do is
 // skip, tile by tile, the columns and terms a causal mask leaves zero
 // (TileBounds), about a fifth of the attention's products at 128 to 256
 // tokens. Its own header so that it is tested as such

@@ -124,10 +124,9 @@ uint64_t placeFirstFit(ArrayRef<Buffer *> order) {
 /// buffer tends to reuse bytes freed just before, still in cache), unless
 /// placing them largest first saves more than 1/64 of the arena. Largest
 /// first reaches the most bytes ever alive at once on the benchmark models'
-/// steps, program order not always: the MLP's train_step 29.5 -> 25.4 MB,
-/// GPT-2 124M's at 1 x 1024 1.67 -> 1.62 GiB; the 4-layer GPT's 85.9 ->
-/// 84.9 MB (1.2 %) is not worth the cache reuse (its loops and kernels
-/// 0.2-0.4 ms slower per step largest first, in three alternating runs).
+/// steps, program order not always; a saving of a percent or so is not
+/// worth the cache reuse program order keeps (docs/perf.md, "Measurements
+/// behind the kernels' choices").
 /// Returns the arena's size.
 uint64_t placeBuffers(MutableArrayRef<Buffer> buffers) {
   SmallVector<Buffer *> order;
