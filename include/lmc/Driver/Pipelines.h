@@ -5,6 +5,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
 #include <string>
@@ -98,6 +99,17 @@ struct LoweringTarget {
   };
   std::optional<Cuda> cuda;
 };
+
+struct DslTrainSettings;
+
+/// Makes a DSL file's train block the defaults of `training`: a setting
+/// replaces the option unless `givenOnCommandLine(flag)` says the user
+/// passed that flag (flag names as lmc spells them: "loss", "optimizer",
+/// "lr", "momentum", "beta1", "beta2", "eps", "weight-decay",
+/// "clip-grad-norm", "precision").
+void applyDslTrainDefaults(
+    const DslTrainSettings &settings, TrainingOptions &training,
+    llvm::function_ref<bool(llvm::StringRef flag)> givenOnCommandLine);
 
 void registerLmcDialects(mlir::DialectRegistry &registry);
 void registerLmcPasses();

@@ -3,14 +3,13 @@
 // `train { ... }` holds the defaults of the compile: batch, loss, optimizer
 // and its hyperparameters, gradient clipping, seed; the schedule is recorded
 // on the module for the runtime. Flags given on the command line win
-// (applyDslTrainDefaults); `mesh` and `shard` become the --mesh and --shard
-// of the compile (docs/distributed.md).
+// (lmc::applyDslTrainDefaults, lib/Driver); `mesh` and `shard` become the
+// --mesh and --shard of the compile (docs/distributed.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Train.h"
 
-#include "lmc/Driver/Pipelines.h"
 #include "lmc/runtime/optimizers.h"
 
 #include "mlir/IR/Builders.h"
@@ -297,26 +296,3 @@ LogicalResult readTrainBlock(MLIRContext *context, const Program &program,
 }
 
 } // namespace lmc::dsl
-
-namespace lmc {
-
-void applyDslTrainDefaults(const DslTrainSettings &settings,
-                           TrainingOptions &training,
-                           llvm::function_ref<bool(StringRef)> given) {
-  auto apply = [&](StringRef flag, auto &slot, const auto &setting) {
-    if (setting && !given(flag))
-      slot = *setting;
-  };
-  apply("loss", training.loss, settings.loss);
-  apply("optimizer", training.optimizer, settings.optimizer);
-  apply("lr", training.lr, settings.lr);
-  apply("momentum", training.momentum, settings.momentum);
-  apply("beta1", training.beta1, settings.beta1);
-  apply("beta2", training.beta2, settings.beta2);
-  apply("eps", training.eps, settings.eps);
-  apply("weight-decay", training.weightDecay, settings.weightDecay);
-  apply("clip-grad-norm", training.clipGradNorm, settings.clipGradNorm);
-  apply("precision", training.precision, settings.precision);
-}
-
-} // namespace lmc

@@ -3,8 +3,9 @@
 // Reads a model written in the lmc DSL (docs/dsl.md) and builds the same
 // contract as the ONNX importer: `func.func @forward` whose arguments are
 // tagged `lmc.param` (+ `lmc.init`) or `lmc.input` and whose results are
-// tagged `lmc.output` (see lmc/Dialect/Lmc/IR/LmcAttributes.h). The file's `train`
-// block becomes DslTrainSettings, the defaults of the compile.
+// tagged `lmc.output` (see lmc/Dialect/Lmc/IR/LmcAttributes.h). The file's
+// `train` block becomes DslTrainSettings, the defaults of the compile
+// (lmc::applyDslTrainDefaults in lmc/Driver/Pipelines.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +24,6 @@
 
 namespace lmc {
 
-struct TrainingOptions;
 
 struct DslImportOptions {
   /// Size bound to the model's batch dimension; 0 = take `batch` from the
@@ -65,14 +65,6 @@ mlir::OwningOpRef<mlir::ModuleOp>
 importDslBuffer(mlir::MLIRContext &context, llvm::StringRef source,
                 llvm::StringRef path, const DslImportOptions &options,
                 DslTrainSettings *settings = nullptr);
-
-/// Makes the train block the defaults of `training`: a setting replaces the
-/// option unless `givenOnCommandLine(flag)` says the user passed that flag
-/// (flag names as lmc spells them: "loss", "optimizer", "lr", "momentum",
-/// "beta1", "beta2", "eps", "weight-decay", "clip-grad-norm", "precision").
-void applyDslTrainDefaults(
-    const DslTrainSettings &settings, TrainingOptions &training,
-    llvm::function_ref<bool(llvm::StringRef flag)> givenOnCommandLine);
 
 } // namespace lmc
 
