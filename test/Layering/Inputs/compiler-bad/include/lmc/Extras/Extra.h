@@ -1,0 +1,1 @@
+#include "lmc/runtime/optimizers.h"

@@ -1,0 +1,2 @@
+// A pass header from the dialect.
+#include "lmc/Transforms/Passes.h"

@@ -1,0 +1,2 @@
+#include "lmc/Dialect/Lmc/IR/LmcOps.h"
+#include "lmc/Driver/Pipelines.h"
