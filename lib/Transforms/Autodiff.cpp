@@ -32,11 +32,6 @@ using namespace lmc;
 
 namespace {
 
-bool isFloatTensor(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  return type && isa<FloatType>(type.getElementType());
-}
-
 /// The forward ops of `func`'s body, in order (a snapshot: the gradient
 /// code is inserted before the terminator while they are walked).
 SmallVector<Operation *> forwardOps(func::FuncOp func) {

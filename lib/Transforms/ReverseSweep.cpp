@@ -8,14 +8,10 @@ using namespace mlir;
 
 namespace lmc {
 
-namespace {
-
 bool isFloatTensor(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   return type && isa<FloatType>(type.getElementType());
 }
-
-} // namespace
 
 llvm::DenseSet<Value> findActiveValues(ArrayRef<Operation *> ops,
                                        ArrayRef<Value> sources, Value target) {

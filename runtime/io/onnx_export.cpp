@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "io/file_io.h"
+#include "io/protobuf_wire.h"
 
 namespace lmc::rt {
 
@@ -19,19 +20,11 @@ constexpr uint32_t kEntryKey = 1, kEntryValue = 2; // StringStringEntryProto
 constexpr uint64_t kLocationExternal = 1;          // TensorProto.EXTERNAL
 /// External data offsets are page-aligned, so readers may map them.
 constexpr uint64_t kExternalAlignment = 4096;
-constexpr uint32_t kVarint = 0, kLengthDelimited = 2;
-
-void appendVarint(std::string &out, uint64_t value) {
-  while (value >= 0x80) {
-    out += char(uint8_t(value) | 0x80);
-    value >>= 7;
-  }
-  out += char(value);
-}
-
-void appendKey(std::string &out, uint32_t field, uint32_t wireType) {
-  appendVarint(out, (uint64_t(field) << 3) | wireType);
-}
+using wire::appendKey;
+using wire::appendLengthDelimited;
+using wire::appendVarint;
+using wire::kLengthDelimited;
+using wire::kVarint;
 
 /// TensorProto.DataType of a runtime dtype.
 uint64_t onnxDataType(DType dtype) {
@@ -50,19 +43,13 @@ uint64_t onnxDataType(DType dtype) {
   throw Error("unsupported dtype for ONNX export");
 }
 
-void appendString(std::string &out, uint32_t field, const std::string &text) {
-  appendKey(out, field, kLengthDelimited);
-  appendVarint(out, text.size());
-  out += text;
-}
-
 /// An external_data entry {key, value}.
 void appendEntry(std::string &out, const std::string &key,
                  const std::string &value) {
   std::string entry;
-  appendString(entry, kEntryKey, key);
-  appendString(entry, kEntryValue, value);
-  appendString(out, kTensorExternalData, entry);
+  appendLengthDelimited(entry, kEntryKey, key);
+  appendLengthDelimited(entry, kEntryValue, value);
+  appendLengthDelimited(out, kTensorExternalData, entry);
 }
 
 } // namespace
@@ -84,7 +71,7 @@ encodeInitializers(const std::vector<TensorView> &tensors,
     }
     appendKey(head, kTensorDataType, kVarint);
     appendVarint(head, onnxDataType(t.dtype));
-    appendString(head, kTensorName, t.name);
+    appendLengthDelimited(head, kTensorName, t.name);
     const size_t dataSize = size_t(numElements(t.shape)) * dtypeSize(t.dtype);
     size_t inlineSize = dataSize;
     if (external) { // the data goes to the file at its offset

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "io/crc32c.h"
+#include "io/protobuf_wire.h"
 
 #include <cerrno>
 #include <chrono>
@@ -15,13 +16,9 @@ namespace lmc::rt {
 
 namespace {
 
-void appendVarint(std::string &out, uint64_t v) {
-  while (v >= 0x80) {
-    out += char(uint8_t(v) | 0x80);
-    v >>= 7;
-  }
-  out += char(uint8_t(v));
-}
+using wire::appendKey;
+using wire::appendLengthDelimited;
+using wire::appendVarint;
 
 template <typename T> void appendLittleEndian(std::string &out, T value) {
   unsigned char bytes[sizeof(T)];
@@ -29,23 +26,12 @@ template <typename T> void appendLittleEndian(std::string &out, T value) {
   out.append(reinterpret_cast<const char *>(bytes), sizeof(T));
 }
 
-void appendTag(std::string &out, uint32_t field, uint32_t wireType) {
-  appendVarint(out, (uint64_t(field) << 3) | wireType);
-}
-
-void appendBytesField(std::string &out, uint32_t field,
-                      const std::string &bytes) {
-  appendTag(out, field, 2);
-  appendVarint(out, bytes.size());
-  out += bytes;
-}
-
 std::string eventHeader(double wallTime, int64_t step) {
   std::string event;
-  appendTag(event, 1, 1); // wall_time: double
+  appendKey(event, 1, wire::kFixed64); // wall_time: double
   appendLittleEndian(event, wallTime);
   if (step != 0) {
-    appendTag(event, 2, 0); // step: int64 (varint)
+    appendKey(event, 2, wire::kVarint); // step: int64 (varint)
     appendVarint(event, uint64_t(step));
   }
   return event;
@@ -70,20 +56,20 @@ std::string tfRecord(const std::string &data) {
 
 std::string fileVersionEvent(double wallTime) {
   std::string event = eventHeader(wallTime, 0);
-  appendBytesField(event, 3, "brain.Event:2");
+  appendLengthDelimited(event, 3, "brain.Event:2");
   return event;
 }
 
 std::string scalarEvent(double wallTime, int64_t step, const std::string &tag,
                         float value) {
   std::string summaryValue;
-  appendBytesField(summaryValue, 1, tag);
-  appendTag(summaryValue, 2, 5); // simple_value: float (fixed32)
+  appendLengthDelimited(summaryValue, 1, tag);
+  appendKey(summaryValue, 2, wire::kFixed32); // simple_value: float (fixed32)
   appendLittleEndian(summaryValue, value);
   std::string summary;
-  appendBytesField(summary, 1, summaryValue);
+  appendLengthDelimited(summary, 1, summaryValue);
   std::string event = eventHeader(wallTime, step);
-  appendBytesField(event, 5, summary);
+  appendLengthDelimited(event, 5, summary);
   return event;
 }
 

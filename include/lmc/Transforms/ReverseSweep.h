@@ -16,6 +16,10 @@
 
 namespace lmc {
 
+/// Whether `value` is a tensor of floats: the values that can carry a
+/// cotangent.
+bool isFloatTensor(mlir::Value value);
+
 /// The float values among `ops` (in program order) that depend on one of
 /// `sources` and that `target` depends on: the values that carry
 /// cotangents. Sources that are not float tensors carry none.

@@ -10,10 +10,6 @@ using namespace mlir;
 
 namespace lmc {
 
-static RankedTensorType tensorType(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 Value buildSplat(OpBuilder &b, Location loc, RankedTensorType type,
                  double value) {
   Type elementType = type.getElementType();

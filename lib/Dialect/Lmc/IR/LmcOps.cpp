@@ -13,10 +13,6 @@ using namespace lmc;
 #define GET_OP_CLASSES
 #include "lmc/Dialect/Lmc/IR/LmcOps.cpp.inc"
 
-static RankedTensorType tensorType(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 bool lmc::compareScalars(CmpPredicate predicate, double lhs, double rhs) {
   switch (predicate) {
   case CmpPredicate::eq:

@@ -7,10 +7,6 @@ using namespace lmc;
 
 namespace {
 
-RankedTensorType tensorType(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 /// Whether `type` is `batch` followed by `rows` x `columns`.
 bool isBatched(RankedTensorType type, ArrayRef<int64_t> batch, int64_t rows,
                int64_t columns) {

@@ -5,10 +5,6 @@
 using namespace mlir;
 using namespace lmc;
 
-static RankedTensorType tensorType(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 /// Checks the per-spatial-dimension attributes of a window op with `spatial`
 /// spatial dimensions.
 static LogicalResult verifyWindow(Operation *op, int64_t spatial,

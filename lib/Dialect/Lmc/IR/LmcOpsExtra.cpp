@@ -7,10 +7,6 @@
 using namespace mlir;
 using namespace lmc;
 
-static RankedTensorType tensorType(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 LogicalResult ConvertOp::verify() {
   if (tensorType(getOperand()).getShape() != tensorType(getResult()).getShape())
     return emitOpError("expected the operand and result shapes to match");

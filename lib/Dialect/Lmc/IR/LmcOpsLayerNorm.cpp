@@ -7,10 +7,6 @@ using namespace lmc;
 
 namespace {
 
-RankedTensorType tensorType(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 /// Checks `x` ([.., C], static), `scale` ([C]) and `stats` ([.., 2]) of
 /// lmc.layer_norm or its gradient, all of one element type.
 LogicalResult verifyShapes(Operation *op, Value x, Value scale, Value stats) {

@@ -15,6 +15,11 @@
 #include "lmc/Dialect/Lmc/IR/LmcOps.h.inc"
 
 namespace lmc {
+/// The type of an lmc op's operand or result: every one is a ranked tensor.
+inline mlir::RankedTensorType tensorType(mlir::Value value) {
+  return mlir::cast<mlir::RankedTensorType>(value.getType());
+}
+
 /// lmc.cmp on two scalars, as it lowers for floats: NaN compares false
 /// except with `ne` (C++'s operators are the same: ordered, != unordered).
 bool compareScalars(CmpPredicate predicate, double lhs, double rhs);
