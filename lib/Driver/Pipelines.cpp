@@ -6,6 +6,14 @@
 #include "lmc/Transforms/Passes.h"
 #include "lmc/Transforms/ReshapeSharding.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -14,7 +22,6 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
@@ -35,6 +42,7 @@ void registerLmcPasses() {
   registerAllPasses();
   registerLmcTransformsPasses();
   registerLmcConversionPasses();
+  registerLmcPipelines();
 }
 
 void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
@@ -119,62 +127,181 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   pm.addPass(createLmcMixedPrecision(precision));
 }
 
+namespace {
+
 /// Host code from math/arith/cf/func to the LLVM dialect, on both targets.
-constexpr const char *kHostToLlvm =
-    "convert-math-to-llvm,"
-    "convert-math-to-libm,"
-    // bf16 conversions as integer arithmetic (no libgcc/compiler-rt helpers,
-    // the same rounding on every CPU); maximumf stays vectorizable.
-    "lmc-expand-arith,"
-    "convert-arith-to-llvm,"
-    "convert-index-to-llvm,"
-    "convert-cf-to-llvm,"
-    "convert-func-to-llvm{use-bare-ptr-memref-call-conv},";
+void addHostToLlvm(OpPassManager &pm) {
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  // bf16 conversions as integer arithmetic (no libgcc/compiler-rt helpers,
+  // the same rounding on every CPU); maximumf stays vectorizable.
+  pm.addPass(createLmcExpandArith());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  ConvertFuncToLLVMPassOptions functions;
+  functions.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(functions));
+}
+
+/// Tensors to buffers, both targets. On the CPU, cheap products are
+/// recomputed in the sums that read them and sums to a scalar share the
+/// threads in fixed chunks (the GPU path, and its emulation on the CPU,
+/// split reductions their own way).
+void addBufferization(OpPassManager &pm, bool cpuLoops) {
+  OpPassManager &perFunction = pm.nest<func::FuncOp>();
+  LmcFuseElementwiseOptions fuse;
+  fuse.intoSums = cpuLoops;
+  perFunction.addPass(createLmcFuseElementwise(fuse));
+  if (cpuLoops) {
+    perFunction.addPass(createLmcDerivativesInForward());
+    perFunction.addPass(createLmcChunkReductions());
+    perFunction.addPass(createLmcHoistReductions());
+  }
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createLmcUntieFills());
+  pm.addPass(createLmcAttentionToRuntime());
+  pm.addPass(createLmcLayerNormToRuntime());
+  pm.addPass(createLmcConvolutionToRuntime());
+  pm.addPass(createLmcDropOptimizationBarriers());
+  pm.addPass(createLmcUntieResults());
+  // Params and optimizer state updated over their old values: one copy of
+  // each in the runtime instead of two.
+  pm.addPass(createLmcTieUpdatesToArguments());
+  // Elementwise results over the inputs that die with them.
+  pm.addPass(createLmcElementwiseInPlace());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createLmcDropInPlaceResults());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createLmcMarkGradientsReady());
+}
+
+/// The CPU target after bufferization: matmuls and the fused kernels call
+/// the runtime, every other linalg op becomes a loop nest (the parallel
+/// dimensions of big ones OpenMP work-sharing loops when multithreaded).
+void addCpuLowering(OpPassManager &pm, const LoweringTarget &target) {
+  const bool multithreaded = target.multithreaded && !target.gpuLoopsOnCpu;
+  pm.addPass(createLmcMatmulToRuntime());
+  pm.addPass(createLmcStridedCopiesToLinalg());
+  if (target.gpuLoopsOnCpu) {
+    pm.addPass(createLmcLinalgToGpuLoops());
+  } else {
+    pm.addPass(createLmcCollapseInnerLoops());
+    if (multithreaded) {
+      pm.addPass(createConvertLinalgToParallelLoopsPass());
+      pm.addPass(createLmcParallelizeLoops());
+    } else {
+      pm.addPass(createConvertLinalgToLoopsPass());
+    }
+  }
+  // The step's arena comes from the runtime (lmc_rt_step_arena: one mapping
+  // made at run time), not a global: a global in .bss caps the executable
+  // near 2 GiB (x86-64's small code model) and GPT-2's activations at batch
+  // 4 do not fit under it.
+  LmcPlanBuffersOptions plan;
+  plan.arenaFromRuntime = true;
+  plan.poison = target.poisonBuffers;
+  pm.addPass(createLmcPlanBuffers(plan));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createLmcOutlineLoopNests());
+  pm.addPass(createLmcHoistInvariantLoads());
+  // Brackets for the executable's --profile (docs/training-executable.md).
+  pm.addPass(createLmcProfileRegions());
+  if (multithreaded) {
+    pm.addPass(createConvertSCFToOpenMPPass());
+    // Inlines the alloca scope the conversion wraps each iteration in (the
+    // bodies allocate nothing; scf-to-cf would leave the scope with several
+    // blocks, which it cannot have).
+    pm.addPass(createCanonicalizerPass());
+  }
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createLmcApproximateMath());
+  addHostToLlvm(pm);
+  // After the functions: its own function patterns would pass memref
+  // descriptors where the callers pass bare pointers.
+  if (multithreaded)
+    pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
 
 /// The CUDA target after bufferization (docs/cuda.md): matmuls call cuBLAS
-/// through the runtime, every other linalg op becomes one kernel launch, the
-/// kernels are compiled to a fatbin for `arch` by the toolkit's ptxas (every
-/// launch checked against the resources it reports) and embedded in the host code, which calls the runtime's mgpu* launch
-/// functions. The step's buffers are views of one arena of device memory
-/// (lmc-plan-buffers); what the plan cannot place comes from the runtime's
-/// managed allocator (`use-generic-functions`).
-std::string cudaLoweringPipeline(const LoweringTarget::Cuda &cuda) {
-  return llvm::formatv(
-      "lmc-matmul-to-runtime{{kernel-prefix=lmc_rt_cuda_matmul_},"
-      "lmc-linalg-to-gpu-loops,"
-      // Device memory planned at compile time: the kernels' buffers are
-      // views of one arena the runtime allocates once.
-      "lmc-plan-buffers{{arena-from-runtime},"
-      "convert-parallel-loops-to-gpu,"
-      "lower-affine,"
-      "canonicalize,"
-      "gpu-launch-sink-index-computations,"
-      "gpu-kernel-outlining,"
-      // One module per host function: the toolkit's per-module cost
-      // (a ptxas process, a library load) paid 3 times, not 13,500.
-      "lmc-merge-gpu-modules,"
-      "convert-scf-to-cf,"
-      "expand-strided-metadata,"
-      // sm_90 needs PTX 7.8 or newer; LLVM's NVPTX backend would default
-      // to 6.0.
-      "nvvm-attach-target{{chip={0} features=+ptx80 O=3},"
-      "gpu.module(strip-debuginfo,arith-expand{{include-bf16},"
-      "convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"
-      "finalize-memref-to-llvm{{use-generic-functions},"
-      "{3}"
-      "gpu-to-llvm,"
-      "reconcile-unrealized-casts,"
-      // PTX first: lmc-assemble-gpu-kernels runs ptxas itself to read
-      // its report and check every launch against it.
-      "gpu-module-to-binary{{format=isa toolkit={2}},"
-      "lmc-assemble-gpu-kernels{{format={1} toolkit={2}}",
-      cuda.arch, cuda.ptx ? "ptx" : "fatbin", cuda.toolkit, kHostToLlvm);
+/// through the runtime, every other linalg op becomes one kernel launch,
+/// the kernels are compiled for `cuda.arch` by the toolkit's ptxas (every
+/// launch checked against the resources it reports) and embedded in the
+/// host code, which calls the runtime's mgpu* launch functions. The step's
+/// buffers are views of one arena of device memory (lmc-plan-buffers); what
+/// the plan cannot place comes from the runtime's managed allocator
+/// (`use-generic-functions`).
+void addCudaLowering(OpPassManager &pm, const LoweringTarget::Cuda &cuda) {
+  LmcMatmulToRuntimeOptions matmuls;
+  matmuls.kernelPrefix = "lmc_rt_cuda_matmul_";
+  pm.addPass(createLmcMatmulToRuntime(matmuls));
+  pm.addPass(createLmcLinalgToGpuLoops());
+  // Device memory planned at compile time: the kernels' buffers are views
+  // of one arena the runtime allocates once.
+  LmcPlanBuffersOptions plan;
+  plan.arenaFromRuntime = true;
+  pm.addPass(createLmcPlanBuffers(plan));
+  pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  // One module per host function: the toolkit's per-module cost (a ptxas
+  // process, a library load) paid 3 times, not 13,500.
+  pm.addPass(createLmcMergeGpuModules());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions nvvm;
+  nvvm.chip = cuda.arch;
+  // sm_90 needs PTX 7.8 or newer; LLVM's NVPTX backend would default to 6.0.
+  nvvm.features = "+ptx80";
+  nvvm.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(nvvm));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createStripDebugInfoPass());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  kernels.addPass(arith::createArithExpandOpsPass(expand));
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefs;
+  memrefs.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefs));
+  addHostToLlvm(pm);
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  // PTX first: lmc-assemble-gpu-kernels runs ptxas itself to read its
+  // report and check every launch against it.
+  GpuModuleToBinaryPassOptions toPtx;
+  toPtx.compilationTarget = "isa";
+  toPtx.toolkitPath = cuda.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(toPtx));
+  LmcAssembleGpuKernelsOptions assemble;
+  assemble.format = cuda.ptx ? GpuBinaryFormat::Ptx : GpuBinaryFormat::Fatbin;
+  assemble.toolkit = cuda.toolkit;
+  pm.addPass(createLmcAssembleGpuKernels(assemble));
 }
+
+} // namespace
 
 void buildLmcLoweringPipeline(OpPassManager &pm,
                               const ShardingOptions &sharding, Phase last,
                               const LoweringTarget &target) {
-  bool multithreaded = target.multithreaded && !target.gpuLoopsOnCpu;
+  const bool cpuLoops = !target.cuda && !target.gpuLoopsOnCpu;
   ConvertLmcToLinalgOptions toLinalg;
   // Upstream sharding propagation sees through linalg ops but not loops
   // or slices.
@@ -182,12 +309,10 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
   // A gather index out of range ends the run (the host calls the runtime;
   // a GPU kernel cannot, and a split table's rows are not the whole
   // dimension): those keep the clamp.
-  toLinalg.checkIndices =
-      !target.cuda && !target.gpuLoopsOnCpu && sharding.mesh.empty();
+  toLinalg.checkIndices = cpuLoops && sharding.mesh.empty();
   // The runtime's convolution kernels run on the host; sharded steps keep
   // loop nests that sharding propagation sees through.
-  toLinalg.convolutionsToRuntime =
-      !target.cuda && !target.gpuLoopsOnCpu && sharding.mesh.empty();
+  toLinalg.convolutionsToRuntime = cpuLoops && sharding.mesh.empty();
   pm.addPass(createConvertLmcToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   if (!sharding.mesh.empty()) {
@@ -213,82 +338,11 @@ void buildLmcLoweringPipeline(OpPassManager &pm,
     return;
   if (!sharding.mesh.empty())
     pm.addPass(createLmcShardToRuntime());
-  // On the CPU, cheap products are recomputed in the sums that read them
-  // and sums to a scalar share the threads in fixed chunks (the GPU path,
-  // and its emulation on the CPU, split reductions their own way).
-  bool cpuLoops = !target.cuda && !target.gpuLoopsOnCpu;
-  std::string bufferization =
-      std::string(cpuLoops ? "func.func(lmc-fuse-elementwise{into-sums}),"
-                           "func.func(lmc-derivatives-in-forward),"
-                           "func.func(lmc-chunk-reductions),"
-                           "func.func(lmc-hoist-reductions),"
-                           : "func.func(lmc-fuse-elementwise),") +
-      "canonicalize,cse,"
-      "lmc-untie-fills,"
-      "lmc-attention-to-runtime,"
-      "lmc-layer-norm-to-runtime,"
-      "lmc-convolution-to-runtime,"
-      "lmc-drop-optimization-barriers,"
-      "lmc-untie-results,"
-      // Params and optimizer state updated over their old values: one copy
-      // of each in the runtime instead of two.
-      "lmc-tie-updates-to-arguments,"
-      // Elementwise results over the inputs that die with them.
-      "lmc-elementwise-in-place,"
-      "one-shot-bufferize{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map},"
-      "lmc-drop-in-place-results,"
-      "buffer-results-to-out-params{hoist-static-allocs "
-      "modify-public-functions},"
-      "buffer-deallocation-pipeline,"
-      "lmc-mark-gradients-ready,";
-  if (target.cuda) {
-    if (failed(parsePassPipeline(
-            bufferization + cudaLoweringPipeline(*target.cuda), pm)))
-      llvm::report_fatal_error("lmc: malformed CUDA lowering pipeline");
-    return;
-  }
-  // Spelled as a textual pipeline so that it reads like `lmc-opt` flags and
-  // can be replayed there step by step. Multithreaded, the parallel
-  // dimensions of big loop nests become OpenMP work-sharing loops.
-  std::string pipeline = bufferization + llvm::formatv(
-      "lmc-matmul-to-runtime,"
-      "lmc-strided-copies-to-linalg,"
-      "{0},"
-      "{4},"
-      "lower-affine,"
-      "lmc-outline-loop-nests,"
-      "lmc-hoist-invariant-loads,"
-      // Brackets for the executable's --profile (docs/training-executable.md).
-      "lmc-profile-regions,"
-      "{1}"
-      "convert-scf-to-cf,"
-      "expand-strided-metadata,"
-      "finalize-memref-to-llvm,"
-      "lmc-approximate-math,"
-      "{3}"
-      // After the functions: its own function patterns would pass memref
-      // descriptors where the callers pass bare pointers.
-      "{2}"
-      "reconcile-unrealized-casts",
-      target.gpuLoopsOnCpu ? "lmc-linalg-to-gpu-loops"
-      : multithreaded
-          ? "lmc-collapse-inner-loops,convert-linalg-to-parallel-loops,"
-            "lmc-parallelize-loops"
-          : "lmc-collapse-inner-loops,convert-linalg-to-loops",
-      // canonicalize inlines the alloca scope the conversion wraps each
-      // iteration in (the bodies allocate nothing; scf-to-cf would leave
-      // the scope with several blocks, which it cannot have).
-      multithreaded ? "convert-scf-to-openmp,canonicalize," : "",
-      multithreaded ? "convert-openmp-to-llvm," : "", kHostToLlvm,
-      // The step's arena comes from the runtime (lmc_rt_step_arena: one
-      // mapping made at run time), not a global: a global in .bss caps
-      // the executable near 2 GiB (x86-64's small code model) and GPT-2's
-      // activations at batch 4 do not fit under it.
-      target.poisonBuffers ? "lmc-plan-buffers{arena-from-runtime poison}"
-                           : "lmc-plan-buffers{arena-from-runtime}").str();
-  if (failed(parsePassPipeline(pipeline, pm)))
-    llvm::report_fatal_error("lmc: malformed lowering pipeline");
+  addBufferization(pm, cpuLoops);
+  if (target.cuda)
+    addCudaLowering(pm, *target.cuda);
+  else
+    addCpuLowering(pm, target);
 }
 
 } // namespace lmc

@@ -506,13 +506,13 @@ struct LoraPass : public lmc::impl::LmcLoraBase<LoraPass> {
           << attrs::kForward;
       return signalPassFailure();
     }
-    if (basePrecision != "f32" && basePrecision != "bf16") {
+    if (basePrecision == Precision::F16) {
       module.emitError("--base-precision must be f32 or bf16, not '")
-          << basePrecision << "'";
+          << stringifyPrecision(basePrecision) << "'";
       return signalPassFailure();
     }
-    LoraRewrite rewrite{rank, alpha, dropout, rslora, seed,
-                        basePrecision == "bf16"};
+    LoraRewrite rewrite{rank,   alpha, dropout,
+                        rslora, seed,  basePrecision == Precision::BF16};
     if (failed(rewrite.parseOptions(module, targets, train)) ||
         failed(rewrite.addAdapters(module, func)))
       return signalPassFailure();

@@ -56,15 +56,10 @@ struct MixedPrecisionPass
     ModuleOp module = getOperation();
     Builder b(module.getContext());
     Type lowType;
-    if (precision == "bf16")
+    if (precision == Precision::BF16)
       lowType = b.getBF16Type();
-    else if (precision == "f16")
+    else if (precision == Precision::F16)
       lowType = b.getF16Type();
-    else if (precision != "f32") {
-      module.emitError("unknown precision '")
-          << precision << "'; expected f32, bf16 or f16";
-      return signalPassFailure();
-    }
     // The whole-name match of --freeze/--train.
     llvm::Regex keep("^(" + keepF32 + ")$");
     std::string regexError;
@@ -75,7 +70,8 @@ struct MixedPrecisionPass
     }
     if (!lowType)
       return;
-    module->setAttr(attrs::kPrecision, b.getStringAttr(precision));
+    module->setAttr(attrs::kPrecision,
+                    b.getStringAttr(stringifyPrecision(precision)));
 
     DenseMap<Value, Value> converted; // f32 value -> its one conversion
     module.walk([&](PrecisionPolicyOpInterface policy) {

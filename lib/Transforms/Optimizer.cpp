@@ -143,18 +143,8 @@ Value clipGradients(OpBuilder &b, Location loc, SmallVectorImpl<Value> &grads,
 struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
   using Base::Base;
 
-  /// The `optimizer` option's, once runOnOperation has checked it.
-  Optimizer kind = Optimizer::AdamW;
-
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<Optimizer> named = optimizerNamed(optimizer.getValue());
-    if (!named) {
-      module.emitError("unknown optimizer '")
-          << optimizer << "'; expected " << optimizerChoices();
-      return signalPassFailure();
-    }
-    kind = *named;
     if (chunkElements < 1) {
       module.emitError("chunk-elements must be >= 1, got ")
           << int64_t(chunkElements);
@@ -191,7 +181,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     module->setAttr(
         attrs::kOptimizer,
         b.getDictionaryAttr({
-            b.getNamedAttr("name", b.getStringAttr(optimizer)),
+            b.getNamedAttr("name", b.getStringAttr(optimizerName(optimizer))),
             b.getNamedAttr("lr", b.getF64FloatAttr(lr)),
             b.getNamedAttr("beta1", b.getF64FloatAttr(beta1)),
             b.getNamedAttr("beta2", b.getF64FloatAttr(beta2)),
@@ -273,7 +263,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
           {type, attrs::Role::Param, argName(grad, i), nullptr});
       slots.grads.push_back(
           {type, attrs::Role::Grad, argName(grad, i), nullptr});
-      for (StringRef slot : stateSlots(kind))
+      for (StringRef slot : stateSlots(optimizer))
         slots.states.push_back({type, attrs::Role::State,
                                 argName(grad, i) + "." + slot.str(), nullptr});
     }
@@ -321,7 +311,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     for (unsigned i : sig.inputs)
       slots.inputs.push_back({grad.getArgumentTypes()[i], attrs::Role::Input,
                               argName(grad, i), nullptr});
-    for (StringRef hyper : hyperNames(kind))
+    for (StringRef hyper : hyperNames(optimizer))
       slots.hypers.push_back(
           {f32Scalar, attrs::Role::Hyper, hyper.str(), nullptr});
     if (sig.rngKey)
@@ -409,7 +399,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
                                          results);
     OpBuilder b = OpBuilder::atBlockEnd(&step.getBody().front());
     Location loc = step.getLoc();
-    size_t numParams = s.params.size(), numSlots = stateSlots(kind).size();
+    size_t numParams = s.params.size(), numSlots = stateSlots(optimizer).size();
     ValueRange stepArgs = step.getArguments();
     ValueRange params = stepArgs.take_front(numParams);
     ValueRange states = stepArgs.slice(numParams, s.states.size());
@@ -456,7 +446,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     auto chunkType =
         RankedTensorType::get({int64_t(chunkElements)}, builder.getF32Type());
     SmallVector<Slot> states;
-    for (StringRef slot : stateSlots(kind))
+    for (StringRef slot : stateSlots(optimizer))
       states.push_back(
           {chunkType, attrs::Role::State, ("chunk." + slot).str(), nullptr});
     Slot param{chunkType, attrs::Role::Param, "chunk", nullptr};
@@ -531,7 +521,7 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
     // and a fused loop is named by its last op.
     Value lossFinite = isFiniteScalar(b, loc, forward.getResult(0));
     SmallVector<Location> paramLocs = parameterLocations(b, loc, s);
-    size_t numSlots = stateSlots(kind).size();
+    size_t numSlots = stateSlots(optimizer).size();
     SmallVector<Value> returned;
     for (auto [i, result, old] : llvm::enumerate(
              updated.getResults().take_front(numParams + numStates),
@@ -553,8 +543,8 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
                                            const Slots &s) {
     SmallVector<Location> locs;
     for (const Slot &param : s.params)
-      locs.push_back(
-          NameLoc::get(b.getStringAttr(optimizer + ":" + param.name), loc));
+      locs.push_back(NameLoc::get(
+          b.getStringAttr(optimizerName(optimizer) + (":" + param.name)), loc));
     return locs;
   }
 
@@ -659,19 +649,19 @@ struct OptimizerPass : public lmc::impl::LmcOptimizerBase<OptimizerPass> {
       return DivOp::create(b, loc, x, y);
     };
     Value lr = hyper(0);
-    bool decoupled = kind == Optimizer::AdamW;
+    bool decoupled = optimizer == Optimizer::AdamW;
     // L2 penalty folded into the gradient (torch: grad.add(param, alpha=wd)).
     if (weightDecay != 0.0 && !decoupled) {
       Value penalty = mul(p, constant(weightDecay));
       g = add(g, penalty);
     }
 
-    if (kind == Optimizer::Sgd) {
+    if (optimizer == Optimizer::Sgd) {
       Value step = mul(lr, g);
       newParams.push_back(sub(p, step));
       return;
     }
-    if (kind == Optimizer::Momentum) {
+    if (optimizer == Optimizer::Momentum) {
       Value decayed = mul(state[0], constant(momentum));
       Value buf = add(decayed, g);
       newStates.push_back(buf);

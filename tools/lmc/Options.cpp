@@ -14,6 +14,7 @@
 
 #include "lmc/Transforms/Passes.h"
 
+#include "lmc/Support/EnumChoices.h"
 #include "lmc/Transforms/Mesh.h"
 #include "lmc/Version.h"
 #include "lmc/runtime/optimizers.h"
@@ -371,9 +372,39 @@ std::string cpuKernelsUnavailableBy(const lmc::ShardingOptions &sharding,
     return "--gpu-loops-on-cpu";
   if (!sharding.mesh.empty())
     return "a --mesh";
-  if (training.precision != "f32")
-    return "--precision " + training.precision;
+  if (training.precision != lmc::Precision::F32)
+    return "--precision " + lmc::stringifyPrecision(training.precision).str();
   return "";
+}
+
+bool readChoiceFlags(lmc::TrainingOptions &training) {
+  bool ok = true;
+  if (std::optional<lmc::Optimizer> kind = lmc::optimizerNamed(optimizer)) {
+    training.optimizer = *kind;
+  } else {
+    llvm::errs() << "lmc: error: unknown optimizer '" << optimizer
+                 << "'; expected " << lmc::optimizerChoices() << "\n";
+    ok = false;
+  }
+  using lmc::Precision;
+  if (std::optional<Precision> type = lmc::symbolizePrecision(precision)) {
+    training.precision = *type;
+  } else {
+    llvm::errs()
+        << "lmc: error: unknown precision '" << precision << "'; expected "
+        << lmc::odsEnumNames<Precision, lmc::getMaxEnumValForPrecision()>()
+        << "\n";
+    ok = false;
+  }
+  std::optional<Precision> base = lmc::symbolizePrecision(basePrecision);
+  if (base && *base != Precision::F16) {
+    training.lora.basePrecision = *base;
+  } else {
+    llvm::errs() << "lmc: error: --base-precision must be f32 or bf16, not '"
+                 << basePrecision << "'\n";
+    ok = false;
+  }
+  return ok;
 }
 
 bool checkFlagCombinations(bool mlirInput,
@@ -395,17 +426,15 @@ bool checkFlagCombinations(bool mlirInput,
                    .str());
 
   // Optimizer hyperparameters only the chosen optimizer reads.
-  std::optional<lmc::Optimizer> optimizer =
-      lmc::optimizerNamed(training.optimizer);
-  if (given("momentum") && optimizer != lmc::Optimizer::Momentum)
+  const std::string optimizer = lmc::optimizerName(training.optimizer);
+  if (given("momentum") && training.optimizer != lmc::Optimizer::Momentum)
     refuse("--momentum applies to --optimizer momentum (SGD with momentum), "
            "not " +
-           training.optimizer + "; pass --optimizer momentum or drop it");
-  bool adam = optimizer && lmc::isAdam(*optimizer);
+           optimizer + "; pass --optimizer momentum or drop it");
   for (llvm::StringRef flag : {"beta1", "beta2", "eps"})
-    if (given(flag) && !adam)
+    if (given(flag) && !lmc::isAdam(training.optimizer))
       refuse(("--" + flag + " applies to --optimizer adam and adamw, not " +
-              training.optimizer + "; drop it or choose one of those")
+              optimizer + "; drop it or choose one of those")
                  .str());
   if (given("ignore-index") && training.loss != "cross_entropy")
     refuse("--ignore-index applies to --loss cross_entropy, not " +
@@ -438,7 +467,7 @@ bool checkFlagCombinations(bool mlirInput,
   }
 
   // Precision.
-  if (given("keep-f32") && training.precision == "f32")
+  if (given("keep-f32") && training.precision == lmc::Precision::F32)
     refuse("--keep-f32 keeps matmuls in f32 under --precision bf16 or f16; "
            "with f32 every matmul is f32 already");
   if (given("loss-scale-growth-interval") && !training.lossScaling)

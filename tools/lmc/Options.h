@@ -71,6 +71,10 @@ bool givenOnCommandLine(llvm::StringRef flag);
 std::string cpuKernelsUnavailableBy(const lmc::ShardingOptions &sharding,
                                     const lmc::TrainingOptions &training);
 
+/// Reads --optimizer, --precision and --base-precision into `training`;
+/// false after printing what was not one of the choices.
+bool readChoiceFlags(lmc::TrainingOptions &training);
+
 /// Refuses flags that cannot take effect together (each message names the
 /// flag, why and what to do), given the options in effect: the command
 /// line's over a `.lmc` input's train block. Returns false after printing

@@ -14,10 +14,10 @@
 #include "lmc/Driver/Emit.h"
 #include "lmc/Driver/KernelSummary.h"
 #include "lmc/Driver/Pipelines.h"
+#include "lmc/Driver/RematChoice.h"
 #include "lmc/Import/Dsl/Dsl.h"
 #include "lmc/Import/Onnx/Onnx.h"
 #include "lmc/Support/Bytes.h"
-#include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -193,101 +193,6 @@ struct ShardingFailure : public mlir::PassInstrumentation {
   std::string failedPass;
 };
 
-/// A remat policy's estimated step activations, from a copy of the
-/// imported module taken through the optimizer phase (under a second on
-/// GPT-2 774M; the weights are shared, not copied).
-struct RematTrial {
-  uint64_t bytes = 0;
-  /// Cuts of the residual stream the policy found (0 without remat).
-  int64_t cuts = 0;
-};
-
-FailureOr<RematTrial> tryRemat(MLIRContext &context, ModuleOp module,
-                               lmc::TrainingOptions training,
-                               const std::string &policy) {
-  training.remat = policy;
-  OwningOpRef<ModuleOp> trial = module.clone();
-  PassManager pm(&context);
-  lmc::buildLmcTrainingPipeline(pm, training, lmc::Phase::Optimizer);
-  if (failed(pm.run(*trial)))
-    return failure();
-  FailureOr<uint64_t> bytes = lmc::estimateActivationBytes(*trial);
-  if (failed(bytes))
-    return failure();
-  RematTrial result{*bytes, 0};
-  if (auto remat = (*trial)->getAttrOfType<DictionaryAttr>(lmc::attrs::kRemat))
-    result.cuts = remat.getAs<IntegerAttr>("cuts").getInt();
-  return result;
-}
-
-/// --activation-budget: the remat policy that recomputes least among those
-/// whose estimated step activations fit the budget: none, selective, then
-/// per-block on the fewest leading segments (per-block:N, N found by
-/// bisection between selective, which does not fit, and per-block whole).
-FailureOr<std::string> chooseRematPolicy(MLIRContext &context,
-                                         ModuleOp module,
-                                         lmc::TrainingOptions training,
-                                         bool meshed) {
-  auto chosen = [&](const std::string &policy, uint64_t bytes) {
-    if (!quiet)
-      llvm::errs() << "lmc: --activation-budget "
-                   << lmc::describeBytes(activationBudget) << ": --remat "
-                   << policy << ", step activations estimated at "
-                   << lmc::describeBytes(bytes) << "\n";
-    return policy;
-  };
-  // Remat is refused with a mesh (checkFlagCombinations).
-  SmallVector<std::string> policies{"none"};
-  if (!meshed)
-    policies.append({"selective", "per-block"});
-  std::string tried;
-  FailureOr<RematTrial> whole;
-  for (const std::string &policy : policies) {
-    FailureOr<RematTrial> trial = tryRemat(context, module, training, policy);
-    if (failed(trial))
-      return failure();
-    if (policy == "per-block")
-      whole = trial;
-    else if (trial->bytes <= activationBudget)
-      return chosen(policy, trial->bytes);
-    if (trial->bytes > activationBudget)
-      tried += (tried.empty() ? "" : ", ") + policy + " " +
-               lmc::describeBytes(trial->bytes);
-  }
-  if (succeeded(whole) && whole->bytes <= activationBudget) {
-    // Segments 0 .. cuts: per-block:0 is selective (too big), all of them
-    // per-block whole (fits).
-    const int64_t segments = whole->cuts + 1;
-    int64_t tooFew = 0, enough = segments;
-    uint64_t bytes = whole->bytes;
-    while (enough - tooFew > 1) {
-      int64_t middle = (tooFew + enough) / 2;
-      FailureOr<RematTrial> trial = tryRemat(
-          context, module, training, "per-block:" + std::to_string(middle));
-      if (failed(trial))
-        return failure();
-      if (trial->bytes <= activationBudget) {
-        enough = middle;
-        bytes = trial->bytes;
-      } else {
-        tooFew = middle;
-      }
-    }
-    return chosen(enough == segments
-                      ? std::string("per-block")
-                      : "per-block:" + std::to_string(enough),
-                  bytes);
-  }
-  llvm::errs() << "lmc: the step's activations need more than "
-                  "--activation-budget "
-               << lmc::describeBytes(activationBudget)
-               << " with every --remat policy (estimated: " << tried
-               << "); compile with a smaller --batch"
-               << (meshed ? " (with --mesh, --remat is not available)" : "")
-               << " or a larger budget\n";
-  return failure();
-}
-
 LogicalResult compile(MLIRContext &context, const char *argv0,
                       const std::string &buildInfo,
                       lmc::cli::CompileProgress &progress) {
@@ -313,7 +218,6 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   training.loss = loss;
   training.lossOutput = lossOutput;
   training.ignoreIndex = ignoreIndex;
-  training.optimizer = optimizer;
   training.lr = lr;
   training.momentum = momentum;
   training.beta1 = beta1;
@@ -323,14 +227,20 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   training.clipGradNorm = clipGradNorm;
   training.freeze = freeze;
   training.train = train;
-  training.lora = {lora,        loraRank, loraAlpha,    rslora,
-                   loraDropout, loraSeed, basePrecision};
-  training.precision = precision;
+  training.lora.targets = lora;
+  training.lora.rank = loraRank;
+  training.lora.alpha = loraAlpha;
+  training.lora.rslora = rslora;
+  training.lora.dropout = loraDropout;
+  training.lora.seed = loraSeed;
   training.keepF32 = keepF32;
   training.remat = remat;
+  if (!readChoiceFlags(training))
+    return failure();
   lmc::applyDslTrainDefaults(dslSettings, training, givenOnCommandLine);
   // f16's narrow range needs loss scaling; other precisions may ask for it.
-  training.lossScaling = lossScaling || training.precision == "f16";
+  training.lossScaling =
+      lossScaling || training.precision == lmc::Precision::F16;
   training.lossScaleGrowthInterval = lossScaleGrowthInterval;
 
   // The command line's mesh replaces the DSL's; its shard rules come first
@@ -352,11 +262,28 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
 
   if (givenOnCommandLine("activation-budget")) {
     progress.enter("remat choice");
-    FailureOr<std::string> policy =
-        chooseRematPolicy(context, *module, training, !sharding.mesh.empty());
-    if (failed(policy))
+    const bool meshed = !sharding.mesh.empty();
+    std::string tooLarge;
+    FailureOr<lmc::RematChoice> choice = lmc::chooseRematPolicy(
+        *module, training, activationBudget, meshed, tooLarge);
+    if (failed(choice)) {
+      if (!tooLarge.empty())
+        llvm::errs() << "lmc: the step's activations need more than "
+                        "--activation-budget "
+                     << lmc::describeBytes(activationBudget)
+                     << " with every --remat policy (estimated: " << tooLarge
+                     << "); compile with a smaller --batch"
+                     << (meshed ? " (with --mesh, --remat is not available)"
+                                : "")
+                     << " or a larger budget\n";
       return failure();
-    training.remat = *policy;
+    }
+    if (!quiet)
+      llvm::errs() << "lmc: --activation-budget "
+                   << lmc::describeBytes(activationBudget) << ": --remat "
+                   << choice->policy << ", step activations estimated at "
+                   << lmc::describeBytes(choice->activationBytes) << "\n";
+    training.remat = choice->policy;
   }
 
   PassManager pm(&context);

@@ -3,6 +3,9 @@
 #ifndef LMC_DRIVER_PIPELINES_H
 #define LMC_DRIVER_PIPELINES_H
 
+#include "lmc/Dialect/Lmc/IR/LmcEnums.h"
+#include "lmc/runtime/optimizers.h"
+
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -29,7 +32,7 @@ struct TrainingOptions {
   std::string loss = "cross_entropy";
   std::string lossOutput;
   int64_t ignoreIndex = -100; // cross_entropy's ignore_index
-  std::string optimizer = "adamw";
+  Optimizer optimizer = Optimizer::AdamW;
   double lr = 1e-3;
   double momentum = 0.9;
   double beta1 = 0.9;
@@ -50,14 +53,15 @@ struct TrainingOptions {
     bool rslora = false;
     double dropout = 0.0;
     uint64_t seed = 0;
-    std::string basePrecision = "f32"; // f32 | bf16: the frozen base's type
+    /// The frozen base's type: F32 or BF16.
+    Precision basePrecision = Precision::F32;
   } lora;
   /// With a mesh, the --shard rules: fused projections a rule splits become
   /// one parameter per piece (lmc-split-fused-projections).
   std::string shard;
-  /// Mixed precision (lmc-mixed-precision): f32 | bf16 | f16, and a regex
-  /// over op/parameter names kept in f32.
-  std::string precision = "f32";
+  /// Mixed precision (lmc-mixed-precision), and a regex over op/parameter
+  /// names kept in f32.
+  Precision precision = Precision::F32;
   std::string keepF32;
   /// Dynamic loss scaling (lmc-autodiff's loss-scale, lmc-optimizer's
   /// scaler): on for f16.
@@ -112,7 +116,11 @@ void applyDslTrainDefaults(
     llvm::function_ref<bool(llvm::StringRef flag)> givenOnCommandLine);
 
 void registerLmcDialects(mlir::DialectRegistry &registry);
+/// lmc's and MLIR's passes, and lmc's pipelines (registerLmcPipelines).
 void registerLmcPasses();
+/// `lmc-train-pipeline`, `lmc-lower-cpu` and `lmc-lower-cuda`: the pipelines
+/// below by name, for lmc-opt.
+void registerLmcPipelines();
 
 /// Import → `phase`: attach the loss, differentiate, build the entry points,
 /// inline them into self-contained functions, apply the precision policy.

@@ -4,6 +4,9 @@
 #define LMC_TRANSFORMS_PASSES_H
 
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
+#include "lmc/Dialect/Lmc/IR/LmcEnums.h"
+#include "lmc/Support/EnumChoices.h"
+#include "lmc/runtime/optimizers.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Pass/Pass.h"

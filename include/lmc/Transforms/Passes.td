@@ -83,9 +83,11 @@ def LmcLora : Pass<"lmc-lora", "::mlir::ModuleOp"> {
            "seed of the A matrices' initial values">,
     Option<"train", "train", "std::string", /*default=*/"\"\"",
            "regex of other parameters that keep training">,
-    Option<"basePrecision", "base-precision", "std::string",
-           /*default=*/"\"f32\"",
-           "f32 | bf16: the type the frozen base is held in">,
+    Option<"basePrecision", "base-precision", "::lmc::Precision",
+           /*default=*/"::lmc::Precision::F32",
+           "f32 | bf16: the type the frozen base is held in",
+           [{::lmc::OdsEnumChoices<::lmc::Precision,
+                                   ::lmc::getMaxEnumValForPrecision()>()}]>,
   ];
   let dependentDialects = ["::lmc::LmcDialect"];
 }
@@ -237,8 +239,10 @@ def LmcOptimizer : Pass<"lmc-optimizer", "::mlir::ModuleOp"> {
     attributes (docs/runtime-abi.md).
   }];
   let options = [
-    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
-           "sgd | momentum | adam | adamw">,
+    Option<"optimizer", "optimizer", "::lmc::Optimizer",
+           /*default=*/"::lmc::Optimizer::AdamW",
+           "sgd | momentum | adam | adamw",
+           [{::lmc::TableChoices<::lmc::kOptimizerNames>()}]>,
     Option<"lr", "lr", "double", /*default=*/"1e-3",
            "default learning rate recorded for the runtime">,
     Option<"momentum", "momentum", "double", /*default=*/"0.9", "SGD momentum">,
@@ -278,8 +282,10 @@ def LmcMixedPrecision : Pass<"lmc-mixed-precision", "::mlir::ModuleOp"> {
     nothing.
   }];
   let options = [
-    Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
-           "f32 | bf16 | f16">,
+    Option<"precision", "precision", "::lmc::Precision",
+           /*default=*/"::lmc::Precision::F32", "f32 | bf16 | f16",
+           [{::lmc::OdsEnumChoices<::lmc::Precision,
+                                   ::lmc::getMaxEnumValForPrecision()>()}]>,
     Option<"keepF32", "keep-f32", "std::string", /*default=*/"\"\"",
            "regex over op and parameter names that stay f32">,
   ];

@@ -98,12 +98,12 @@ void TrainReader::readOptimizer(const Expr &e) {
                  << ", optionally with settings, e.g. adamw(lr = 3e-4)";
     return;
   }
-  if (!optimizerNamed(e.name)) {
+  settings.optimizer = optimizerNamed(e.name);
+  if (!settings.optimizer) {
     error(e.loc) << "unknown optimizer '" << e.name << "'; expected "
                  << optimizerChoices();
     return;
   }
-  settings.optimizer = e.name;
   if (!e.args.empty())
     error(e.args.front()->loc)
         << "optimizer settings are named, e.g. " << e.name << "(lr = 0.01)";
@@ -256,11 +256,10 @@ void TrainReader::readEntry(const TrainEntry &entry) {
   } else if (key == "schedule") {
     readSchedule(value);
   } else if (key == "precision") {
-    if (value.kind != Expr::Name ||
-        !llvm::is_contained({"f32", "bf16", "f16"}, value.name))
+    if (value.kind == Expr::Name)
+      settings.precision = symbolizePrecision(value.name);
+    if (!settings.precision)
       error(value.loc) << "expected a precision: f32, bf16 or f16";
-    else
-      settings.precision = value.name;
   } else {
     error(entry.loc) << "unknown train setting '" << key
                      << "'; expected batch, loss, optimizer, clip_grad_norm, "

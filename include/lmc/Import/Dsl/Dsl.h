@@ -12,6 +12,9 @@
 #ifndef LMC_IMPORT_DSL_H
 #define LMC_IMPORT_DSL_H
 
+#include "lmc/Dialect/Lmc/IR/LmcEnums.h"
+#include "lmc/runtime/optimizers.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -41,11 +44,11 @@ struct DslImportOptions {
 struct DslTrainSettings {
   std::optional<int64_t> batch;
   std::optional<std::string> loss; // cross_entropy | mse | output:NAME
-  std::optional<std::string> optimizer;
+  std::optional<Optimizer> optimizer;
   std::optional<double> lr, momentum, beta1, beta2, eps, weightDecay;
   std::optional<double> clipGradNorm;
   std::optional<uint64_t> seed;
-  std::optional<std::string> precision; // f32 | bf16 | f16
+  std::optional<Precision> precision;
   /// `mesh = { data: D, model: M }` as --mesh takes it: "data=D,model=M".
   std::optional<std::string> mesh;
   /// `shard "GLOB" = [_, model]` as --shard takes it: "GLOB=_,model".

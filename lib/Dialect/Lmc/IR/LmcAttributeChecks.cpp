@@ -10,6 +10,7 @@
 
 #include "lmc/Dialect/Lmc/IR/LmcAttributes.h"
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
+#include "lmc/Dialect/Lmc/IR/LmcEnums.h"
 #include "lmc/runtime/descriptor_lines.h"
 #include "lmc/runtime/optimizers.h"
 
@@ -22,13 +23,6 @@ using namespace mlir;
 using namespace lmc;
 
 namespace {
-
-std::string roleChoices() {
-  std::string out;
-  for (const char *name : descriptor::kRoleNames)
-    out += (out.empty() ? "" : ", ") + std::string(name);
-  return out;
-}
 
 /// `where` ("argument 2", "result 0", "") says whose attribute it is.
 LogicalResult expectName(Operation *op, StringRef where, NamedAttribute attr) {
@@ -57,7 +51,7 @@ LogicalResult verifyValueAttribute(Operation *op, StringRef where,
       return success();
     return op->emitOpError()
            << where << ": " << attrs::kRole << " must be one of "
-           << roleChoices() << ", got " << attr.getValue();
+           << descriptor::roleChoices() << ", got " << attr.getValue();
   }
   if (llvm::is_contained({attrs::kParam, attrs::kName, attrs::kInput,
                           attrs::kOutput, attrs::kBuffer},
@@ -100,7 +94,9 @@ LogicalResult LmcDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == attrs::kPrecision) {
     auto precision = dyn_cast<StringAttr>(attr.getValue());
-    if (precision && llvm::is_contained({"bf16", "f16"}, precision.getValue()))
+    std::optional<Precision> low =
+        precision ? symbolizePrecision(precision.getValue()) : std::nullopt;
+    if (low && *low != Precision::F32)
       return success();
     return op->emitOpError()
            << attrs::kPrecision

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace lmc::descriptor {
@@ -130,6 +131,14 @@ static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
 
 constexpr const char *roleName(Role role) {
   return kRoleNames[static_cast<size_t>(role)];
+}
+
+/// "param, state, ...": every role's name, for a message that lists them.
+inline std::string roleChoices() {
+  std::string out;
+  for (const char *name : kRoleNames)
+    out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
 }
 
 /// The role called `name`, if there is one.

@@ -17,4 +17,16 @@ def Lmc_CmpPredicate : I32EnumAttr<"CmpPredicate",
   let cppNamespace = "::lmc";
 }
 
+def Lmc_Precision : I32EnumAttr<"Precision",
+    "the element type of matmul operands under mixed precision "
+    "(lmc-mixed-precision, lmc.precision) or of a frozen base (lmc-lora)", [
+      I32EnumAttrCase<"F32", 0, "f32">,
+      I32EnumAttrCase<"BF16", 1, "bf16">,
+      I32EnumAttrCase<"F16", 2, "f16">]> {
+  let cppNamespace = "::lmc";
+  // A choice between passes and in lmc.precision's string, not an op's
+  // attribute.
+  let genSpecializedAttr = 0;
+}
+
 #endif // LMC_ENUMS

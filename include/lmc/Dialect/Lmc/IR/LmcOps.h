@@ -4,7 +4,7 @@
 #define LMC_DIALECT_LMC_IR_LMCOPS_H
 
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
-#include "lmc/Dialect/Lmc/IR/LmcEnums.h.inc"
+#include "lmc/Dialect/Lmc/IR/LmcEnums.h"
 #include "lmc/Dialect/Lmc/IR/LmcInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
