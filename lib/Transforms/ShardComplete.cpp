@@ -55,31 +55,28 @@ bool readsIterationIndex(Operation *op) {
              .wasInterrupted();
 }
 
-struct LmcShardComplete : impl::LmcShardCompleteBase<LmcShardComplete> {
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    auto grids = func->getParentOfType<ModuleOp>().getOps<shard::GridOp>();
-    if (grids.empty())
-      return;
-    StringRef grid = (*grids.begin()).getSymName();
-    OpBuilder b(func);
-    auto replicated = [&](Location loc) -> Value {
-      // One empty split list: replicated whatever the rank (an empty list
-      // does not survive upstream's printer/parser round trip).
-      return shard::ShardingOp::create(b, loc, grid,
-                                       {b.getDenseI16ArrayAttr({})});
-    };
-    // Propagation writes some replicated shardings as an empty split list,
-    // which partitioning then rejects without a message (and the printer
-    // writes as text the parser rejects): one empty entry means the same.
+/// The fix-ups of one function, in the order they must run: each later
+/// one relies on the annotations the earlier ones left.
+class Completion {
+public:
+  Completion(func::FuncOp func, StringRef grid)
+      : func(func), grid(grid), b(func) {}
+
+  /// Propagation writes some replicated shardings as an empty split list,
+  /// which partitioning then rejects without a message (and the printer
+  /// writes as text the parser rejects): one empty entry means the same.
+  void normalizeEmptySplits() {
     func.walk([&](shard::ShardingOp sharding) {
       if (sharding.getSplitAxes().getAxes().empty())
         sharding.setSplitAxesAttr(shard::GridAxesArrayAttr::get(
             sharding.getContext(), {b.getDenseI16ArrayAttr({})}));
     });
-    // An op that reads its iteration index would need each process's slice
-    // offset added to it, which upstream partitioning does not do (it
-    // produces invalid IR): such ops run replicated, on gathered operands.
+  }
+
+  /// An op that reads its iteration index would need each process's slice
+  /// offset added to it, which upstream partitioning does not do (it
+  /// produces invalid IR): such ops run replicated, on gathered operands.
+  void replicateIndexReaders() {
     func.walk([&](Operation *op) {
       if (op->getParentOp() != func || !readsIterationIndex(op))
         return;
@@ -102,16 +99,23 @@ struct LmcShardComplete : impl::LmcShardCompleteBase<LmcShardComplete> {
               shard.getShardingMutable().assign(replicated(op->getLoc()));
             }
     });
-    // Arguments no op annotates (partitioning crashes on a bare one): those
-    // nothing reads, and those only read inside a region (a gather's table).
+  }
+
+  /// Arguments no op annotates (partitioning crashes on a bare one): those
+  /// nothing reads, and those only read inside a region (a gather's table).
+  void annotateBareArguments() {
     b.setInsertionPointToStart(&func.getBody().front());
     for (BlockArgument arg : func.getArguments())
       if (isa<RankedTensorType>(arg.getType()) && !definedSharding(arg) &&
           !usedSharding(arg))
         shard::ShardOp::create(b, arg.getLoc(), arg, replicated(arg.getLoc()),
                                /*annotate_for_users=*/true);
-    // A tensor read inside a region (tensor.extract in a gather's body)
-    // is read whole, with global indices: it must not be split.
+  }
+
+  /// A tensor read inside a region (tensor.extract in a gather's body) is
+  /// read whole, with global indices: it must not be split, and it is read
+  /// through an annotation, as every tensor must be.
+  LogicalResult keepRegionReadsWhole() {
     WalkResult captured = func.walk([&](Operation *op) {
       if (op->getParentOp() == func)
         return WalkResult::advance();
@@ -137,7 +141,6 @@ struct LmcShardComplete : impl::LmcShardCompleteBase<LmcShardComplete> {
                  "parameters) yet; keep it whole with --shard";
           return WalkResult::interrupt();
         }
-        // And it is read through an annotation, as every tensor must be.
         Operation *outer = op;
         while (outer->getParentOp() != func)
           outer = outer->getParentOp();
@@ -149,9 +152,11 @@ struct LmcShardComplete : impl::LmcShardCompleteBase<LmcShardComplete> {
       }
       return WalkResult::advance();
     });
-    if (captured.wasInterrupted())
-      return signalPassFailure();
-    // Results: every tensor an op defines gets a sharding of its own.
+    return failure(captured.wasInterrupted());
+  }
+
+  /// Every tensor an op defines gets a sharding of its own.
+  void annotateResults() {
     func.walk([&](Operation *op) {
       if (isa<shard::ShardOp, shard::ShardingOp>(op) ||
           op->getParentOp() != func)
@@ -165,8 +170,11 @@ struct LmcShardComplete : impl::LmcShardCompleteBase<LmcShardComplete> {
         result.replaceAllUsesExcept(annotated, annotated);
       }
     });
-    // Operands: every tensor an op reads comes through a users' annotation;
-    // a direct read gets one with the sharding the value already has.
+  }
+
+  /// Every tensor an op reads comes through a users' annotation; a direct
+  /// read gets one with the sharding the value already has.
+  void annotateOperands() {
     func.walk([&](Operation *op) {
       if (isa<shard::ShardOp, shard::ShardingOp>(op) ||
           op->getParentOp() != func)
@@ -188,6 +196,35 @@ struct LmcShardComplete : impl::LmcShardCompleteBase<LmcShardComplete> {
                                            /*annotate_for_users=*/true));
       }
     });
+  }
+
+private:
+  /// One empty split list: replicated whatever the rank (an empty list
+  /// does not survive upstream's printer/parser round trip).
+  Value replicated(Location loc) {
+    return shard::ShardingOp::create(b, loc, grid,
+                                     {b.getDenseI16ArrayAttr({})});
+  }
+
+  func::FuncOp func;
+  StringRef grid;
+  OpBuilder b;
+};
+
+struct LmcShardComplete : impl::LmcShardCompleteBase<LmcShardComplete> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    auto grids = func->getParentOfType<ModuleOp>().getOps<shard::GridOp>();
+    if (grids.empty())
+      return;
+    Completion completion(func, (*grids.begin()).getSymName());
+    completion.normalizeEmptySplits();
+    completion.replicateIndexReaders();
+    completion.annotateBareArguments();
+    if (failed(completion.keepRegionReadsWhole()))
+      return signalPassFailure();
+    completion.annotateResults();
+    completion.annotateOperands();
   }
 };
 

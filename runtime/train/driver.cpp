@@ -249,26 +249,37 @@ void checkMemory(const Config &config, const Descriptor &desc,
                       budget, source);
 }
 
-void train(const Config &config, const CompiledModel &model,
-           Communicator &comm, const LaunchInfo &launch) {
-  Descriptor desc = parseDescriptor(model.descriptor, model.weightsSize);
-  if (config.info) {
-    std::fputs(formatModelInfo(desc).c_str(), stdout);
-    std::printf("compiled for CPU: %s\nthis CPU: %s (%s)\n",
-                targetCpuText(model).c_str(), cpuBrand().c_str(),
-                cpuLevel().c_str());
-    return;
-  }
-  LMC_CHECK(!desc.trainArgsWithRole(Role::Input).empty(),
-            "the model takes no inputs; nothing to train on");
-
+/// The runtime's threads: --threads, or the cores shared with the other
+/// local processes; and the parts each product is cut into.
+void setThreads(const Config &config, const Descriptor &desc,
+                const LaunchInfo &launch, bool report) {
   lmc_rt_set_matmul_parts(desc.matmulParts);
   if (config.threads)
     lmc_rt_set_threads(static_cast<int>(std::min<int64_t>(*config.threads, 1024)));
-  else // all cores, shared with the other local processes
+  else
     lmc_rt_set_threads(std::max(
         1, int(std::thread::hardware_concurrency()) / launch.localSize));
-  noteMatmulParts(desc.matmulParts, lmc_rt_thread_count(), comm.rank() == 0);
+  noteMatmulParts(desc.matmulParts, lmc_rt_thread_count(), report);
+}
+
+/// What decides whether a flag can take effect in this run.
+RunFacts runFacts(const Config &config, const Descriptor &desc,
+                  const Communicator &comm) {
+  RunFacts facts;
+  facts.schedule =
+      config.schedule.value_or(desc.schedule.value_or(ScheduleDefaults()).kind);
+  facts.profileRegions = !desc.profileRegions.empty();
+  facts.processes = comm.size();
+  facts.randomKey = std::any_of(
+      desc.trainArgs.begin(), desc.trainArgs.end(), [](const TensorSpec &arg) {
+        return arg.role == Role::Hyper && arg.name == kRngKeyHyper;
+      });
+  return facts;
+}
+
+/// Refuses output flags this executable cannot honour, before any work.
+void checkOutputFlags(const Config &config, const Descriptor &desc,
+                      const CompiledModel &model) {
   // A LoRA executable's files: the adapters (--save, --save-adapter), or
   // with --merge-adapter the merged model; the ONNX model and a Hugging
   // Face checkpoint have no place for adapters.
@@ -292,17 +303,180 @@ void train(const Config &config, const CompiledModel &model,
             "--export-onnx needs a model compiled from an ONNX file");
   LMC_CHECK(config.gradAccum == 1 || desc.hasSplitStep(),
             "--grad-accum needs a model with grad_step/apply_step");
-  RunFacts facts;
-  facts.schedule = config.schedule.value_or(
-      desc.schedule.value_or(ScheduleDefaults()).kind);
-  facts.profileRegions = !desc.profileRegions.empty();
-  facts.processes = comm.size();
-  facts.randomKey = std::any_of(
-      desc.trainArgs.begin(), desc.trainArgs.end(), [](const TensorSpec &arg) {
-        return arg.role == Role::Hyper && arg.name == kRngKeyHyper;
-      });
-  checkFlagsTakeEffect(config, facts);
+}
+
+/// What --init read, and where from.
+struct InitialValues {
+  LoadedInit loaded;
+  /// The checkpoint's directory (its config.json goes with --save-hf).
+  std::string directory;
+};
+
+/// --init: a safetensors file or a Hugging Face checkpoint (a PEFT adapter
+/// directory for a LoRA executable), loaded into `state`; --save-hf writes
+/// the trained tensors back under its names, beside its config.
+InitialValues loadInitialValues(const Config &config, const Descriptor &desc,
+                                ModelState &state, bool isRoot) {
+  InitialValues init;
+  if (config.initPath.empty())
+    return init;
+  HfCheckpoint checkpoint = readHfCheckpoint(config.initPath);
+  LMC_CHECK(config.saveHfDir.empty() || hasHfConfig(checkpoint.directory),
+            "--save-hf copies the config.json of the --init checkpoint, "
+            "and '",
+            checkpoint.directory,
+            "' has none: --init the "
+            "save_pretrained directory");
+  // A PEFT adapter directory: its scaling must be the executable's (the
+  // shapes, the rank, are checked with the tensors).
+  if (desc.lora)
+    if (std::optional<PeftLoraConfig> adapter =
+            readPeftLoraConfig(checkpoint.directory)) {
+      const LoraSpec &lora = *desc.lora;
+      LMC_CHECK(adapter->rank == lora.rank && adapter->alpha == lora.alpha &&
+                    adapter->rslora == lora.rslora,
+                "--init ", config.initPath, ": the adapters are r ",
+                adapter->rank, ", lora_alpha ", adapter->alpha,
+                adapter->rslora ? ", rsLoRA" : "",
+                "; this executable was compiled with --lora-rank ", lora.rank,
+                " --lora-alpha ", lora.alpha, lora.rslora ? " --rslora" : "",
+                ": compile with the adapter's");
+    }
+  init.loaded = state.loadParams(checkpoint, config.initPath);
+  init.directory = checkpoint.directory;
+  if (isRoot)
+    std::printf("%s\n", init.loaded.summary.c_str());
+  return init;
+}
+
+/// --checkpoint-dir: the checkpointer, and the newest checkpoint's state
+/// loaded into `state` (its metadata in `resumed`) when there is one.
+std::unique_ptr<Checkpointer>
+openCheckpoints(const Config &config, const CompiledModel &model,
+                const LaunchInfo &launch, ModelState &state,
+                std::optional<CheckpointMeta> &resumed) {
+  if (config.checkpointDir.empty()) {
+    // torchrun --max-restarts / Slurm --requeue run the same command again.
+    if (launch.restartCount > 0)
+      std::printf("note: restart %d of the job starts over from step 0: "
+                  "with --checkpoint-dir it would go on from the newest "
+                  "checkpoint\n",
+                  launch.restartCount);
+    return nullptr;
+  }
+  auto checkpoints = std::make_unique<Checkpointer>(
+      config.checkpointDir, config.keep,
+      modelFingerprint(model.descriptor, model.weightsSize));
+  // An existing checkpoint is always resumed from: starting over would
+  // overwrite it. --resume in an empty directory starts from step 0.
+  if (std::optional<std::string> newest = checkpoints->newest()) {
+    LMC_CHECK(config.initPath.empty(), "--init: '", config.checkpointDir,
+              "' already holds checkpoints; use another --checkpoint-dir");
+    resumed = checkpoints->load(*newest, state);
+    std::printf(
+        "resuming from %s (step %lld)%s\n", newest->c_str(),
+        (long long)resumed->step,
+        launch.restartCount > 0
+            ? concat(" after restart ", launch.restartCount, " of the job")
+                  .c_str()
+            : "");
+  } else if (config.resume || launch.restartCount > 0) {
+    std::printf("no checkpoint in %s; starting from step 0\n",
+                config.checkpointDir.c_str());
+  }
+  return checkpoints;
+}
+
+/// The files of a finished run: --save, --save-hf, --save-adapter,
+/// --export-onnx. Every process calls it (with a split model the group
+/// gathers the tensors); rank 0 writes.
+void writeTrainedFiles(const Config &config, const Descriptor &desc,
+                       const CompiledModel &model, ModelState &state,
+                       const TensorParallelGroups &groups,
+                       const InitialValues &init, bool isRoot) {
+  // Files hold whole tensors: with a split model, gathered from the group.
+  std::vector<AlignedBuffer> gathered;
+  std::vector<TensorView> params = state.views(/*withState=*/false);
+  if (groups.model &&
+      (!config.savePath.empty() || !config.exportOnnxPath.empty() ||
+       !config.saveHfDir.empty()))
+    params = wholeTensors(desc, params, *groups.model, gathered);
+  params = joinPieces(params, desc.joins, gathered);
+  // --merge-adapter: the other files hold the model the adapters were
+  // merged into.
+  const std::vector<TensorView> adapters = params;
+  std::vector<AlignedBuffer> merged;
+  if (config.mergeAdapter) {
+    params = mergedModel(desc, state, merged);
+    LMC_CHECK(config.saveHfDir.empty() ||
+                  init.loaded.sourceNames.count(desc.frozen().front()->name),
+              "--save-hf --merge-adapter writes the merged model under the "
+              "names of the base's Hugging Face checkpoint: --init that "
+              "checkpoint's directory");
+  }
+  if (!config.savePath.empty() && isRoot) {
+    writeSafetensorsFile(config.savePath, params, {{"format", "pt"}});
+    std::printf("saved parameters to %s\n", config.savePath.c_str());
+  }
+  if (!config.saveHfDir.empty() && isRoot) {
+    std::vector<TensorView> named = params;
+    for (TensorView &t : named)
+      if (auto it = init.loaded.sourceNames.find(t.name);
+          it != init.loaded.sourceNames.end())
+        t.name = it->second;
+    writeHfCheckpoint(config.saveHfDir, named,
+                      config.hfShardBytes.value_or(kHfDefaultShardBytes),
+                      init.directory);
+    std::printf("saved a Hugging Face checkpoint to %s\n",
+                config.saveHfDir.c_str());
+  }
+  if (!config.saveAdapterDir.empty() && isRoot) {
+    const LoraSpec &lora = *desc.lora;
+    // PEFT's fan_in_fan_out is one flag for all: the weights' layout, the
+    // same for every adapted weight (a dynamo export keeps PyTorch's).
+    const bool fanInFanOut = !lora.weights.front().outIn;
+    for (const LoraSpec::Weight &w : lora.weights)
+      LMC_CHECK(w.outIn != fanInFanOut, "--save-adapter: '", w.name,
+                "' is stored ", w.outIn ? "[out, in]" : "[in, out]", " and '",
+                lora.weights.front().name,
+                "' the other way; "
+                "PEFT's adapter_config.json has one fan_in_fan_out for all: "
+                "adapt the weights of one layout only");
+    writePeftAdapter(
+        config.saveAdapterDir, adapters,
+        {lora.rank, lora.alpha, lora.dropout, lora.rslora, fanInFanOut},
+        config.adapterStripPrefix.value_or(""));
+    std::printf("saved the LoRA adapters to %s\n",
+                config.saveAdapterDir.c_str());
+  }
+  if (!config.exportOnnxPath.empty() && isRoot) {
+    const bool external =
+        exportOnnx(config.exportOnnxPath, model.onnx, model.onnxSize, params,
+                   config.exportExternalData);
+    std::printf(
+        "exported the ONNX model with the trained parameters to %s%s%s\n",
+        config.exportOnnxPath.c_str(), external ? " (their data in " : "",
+        external ? (config.exportOnnxPath + ".data)").c_str() : "");
+  }
+}
+
+void train(const Config &config, const CompiledModel &model, Communicator &comm,
+           const LaunchInfo &launch) {
+  Descriptor desc = parseDescriptor(model.descriptor, model.weightsSize);
+  if (config.info) {
+    std::fputs(formatModelInfo(desc).c_str(), stdout);
+    std::printf("compiled for CPU: %s\nthis CPU: %s (%s)\n",
+                targetCpuText(model).c_str(), cpuBrand().c_str(),
+                cpuLevel().c_str());
+    return;
+  }
+  LMC_CHECK(!desc.trainArgsWithRole(Role::Input).empty(),
+            "the model takes no inputs; nothing to train on");
+
   const bool isRoot = comm.rank() == 0;
+  setThreads(config, desc, launch, isRoot);
+  checkOutputFlags(config, desc, model);
+  checkFlagsTakeEffect(config, runFacts(config, desc, comm));
   checkMemory(config, desc, comm, launch);
   // A tensor-parallel model: groups of modelParallel consecutive ranks split
   // the parameters; the groups are data parallel with each other.
@@ -336,38 +510,7 @@ void train(const Config &config, const CompiledModel &model,
                    std::move(shard), borrowFrozen);
   if (!borrowFrozen)
     payload.reset();
-  // --init: a safetensors file or a Hugging Face checkpoint; --save-hf
-  // writes the trained tensors back under its names, beside its config.
-  LoadedInit init;
-  std::string initDirectory;
-  if (!config.initPath.empty()) {
-    HfCheckpoint checkpoint = readHfCheckpoint(config.initPath);
-    LMC_CHECK(config.saveHfDir.empty() || hasHfConfig(checkpoint.directory),
-              "--save-hf copies the config.json of the --init checkpoint, "
-              "and '", checkpoint.directory, "' has none: --init the "
-              "save_pretrained directory");
-    // A PEFT adapter directory: its scaling must be the executable's (the
-    // shapes, the rank, are checked with the tensors).
-    if (desc.lora)
-      if (std::optional<PeftLoraConfig> adapter =
-              readPeftLoraConfig(checkpoint.directory)) {
-        const LoraSpec &lora = *desc.lora;
-        LMC_CHECK(adapter->rank == lora.rank &&
-                      adapter->alpha == lora.alpha &&
-                      adapter->rslora == lora.rslora,
-                  "--init ", config.initPath, ": the adapters are r ",
-                  adapter->rank, ", lora_alpha ", adapter->alpha,
-                  adapter->rslora ? ", rsLoRA" : "",
-                  "; this executable was compiled with --lora-rank ",
-                  lora.rank, " --lora-alpha ", lora.alpha,
-                  lora.rslora ? " --rslora" : "",
-                  ": compile with the adapter's");
-      }
-    init = state.loadParams(checkpoint, config.initPath);
-    initDirectory = checkpoint.directory;
-    if (isRoot)
-      std::printf("%s\n", init.summary.c_str());
-  }
+  const InitialValues init = loadInitialValues(config, desc, state, isRoot);
   HyperParams hyper =
       resolveHyperParams(desc, config.lr, config.clipGradNorm);
   Schedule schedule = makeSchedule(config, desc, hyper);
@@ -379,37 +522,9 @@ void train(const Config &config, const CompiledModel &model,
   LMC_CHECK(config.evalSteps == 0 || evaluator,
             "--eval-steps needs --eval-input or --eval-tokens data");
 
-  std::unique_ptr<Checkpointer> checkpoints;
   std::optional<CheckpointMeta> resumed;
-  if (!config.checkpointDir.empty()) {
-    checkpoints = std::make_unique<Checkpointer>(
-        config.checkpointDir, config.keep,
-        modelFingerprint(model.descriptor, model.weightsSize));
-    // An existing checkpoint is always resumed from: starting over would
-    // overwrite it. --resume in an empty directory starts from step 0.
-    if (std::optional<std::string> newest = checkpoints->newest()) {
-      LMC_CHECK(config.initPath.empty(), "--init: '", config.checkpointDir,
-                "' already holds checkpoints; use another --checkpoint-dir");
-      resumed = checkpoints->load(*newest, state);
-      std::printf("resuming from %s (step %lld)%s\n", newest->c_str(),
-                  (long long)resumed->step,
-                  launch.restartCount > 0
-                      ? concat(" after restart ", launch.restartCount,
-                               " of the job")
-                            .c_str()
-                      : "");
-    } else if (config.resume || launch.restartCount > 0) {
-      std::printf("no checkpoint in %s; starting from step 0\n",
-                  config.checkpointDir.c_str());
-    }
-  } else if (launch.restartCount > 0) {
-    // torchrun --max-restarts / Slurm --requeue run the same command again.
-    std::printf("note: restart %d of the job starts over from step 0: "
-                "with --checkpoint-dir it would go on from the newest "
-                "checkpoint\n",
-                launch.restartCount);
-  }
-
+  std::unique_ptr<Checkpointer> checkpoints =
+      openCheckpoints(config, model, launch, state, resumed);
   // Tensor parallel: the first model group makes the checkpoints (its
   // processes gather the split tensors, rank 0 writes) and evaluates (rank 0
   // reports).
@@ -464,69 +579,7 @@ void train(const Config &config, const CompiledModel &model,
     tensorboard->close();
   if (end != RunEnd::Completed)
     return;
-  // Files hold whole tensors: with a split model, gathered from the group.
-  std::vector<AlignedBuffer> gathered;
-  std::vector<TensorView> params = state.views(/*withState=*/false);
-  if (groups.model && (!config.savePath.empty() ||
-                       !config.exportOnnxPath.empty() ||
-                       !config.saveHfDir.empty()))
-    params = wholeTensors(desc, params, *groups.model, gathered);
-  params = joinPieces(params, desc.joins, gathered);
-  // --merge-adapter: the other files hold the model the adapters were
-  // merged into.
-  const std::vector<TensorView> adapters = params;
-  std::vector<AlignedBuffer> merged;
-  if (config.mergeAdapter) {
-    params = mergedModel(desc, state, merged);
-    LMC_CHECK(config.saveHfDir.empty() ||
-                  init.sourceNames.count(desc.frozen().front()->name),
-              "--save-hf --merge-adapter writes the merged model under the "
-              "names of the base's Hugging Face checkpoint: --init that "
-              "checkpoint's directory");
-  }
-  if (!config.savePath.empty() && isRoot) {
-    writeSafetensorsFile(config.savePath, params, {{"format", "pt"}});
-    std::printf("saved parameters to %s\n", config.savePath.c_str());
-  }
-  if (!config.saveHfDir.empty() && isRoot) {
-    std::vector<TensorView> named = params;
-    for (TensorView &t : named)
-      if (auto it = init.sourceNames.find(t.name);
-          it != init.sourceNames.end())
-        t.name = it->second;
-    writeHfCheckpoint(config.saveHfDir, named,
-                      config.hfShardBytes.value_or(kHfDefaultShardBytes),
-                      initDirectory);
-    std::printf("saved a Hugging Face checkpoint to %s\n",
-                config.saveHfDir.c_str());
-  }
-  if (!config.saveAdapterDir.empty() && isRoot) {
-    const LoraSpec &lora = *desc.lora;
-    // PEFT's fan_in_fan_out is one flag for all: the weights' layout, the
-    // same for every adapted weight (a dynamo export keeps PyTorch's).
-    const bool fanInFanOut = !lora.weights.front().outIn;
-    for (const LoraSpec::Weight &w : lora.weights)
-      LMC_CHECK(w.outIn != fanInFanOut, "--save-adapter: '", w.name,
-                "' is stored ", w.outIn ? "[out, in]" : "[in, out]",
-                " and '", lora.weights.front().name, "' the other way; "
-                "PEFT's adapter_config.json has one fan_in_fan_out for all: "
-                "adapt the weights of one layout only");
-    writePeftAdapter(config.saveAdapterDir, adapters,
-                     {lora.rank, lora.alpha, lora.dropout, lora.rslora,
-                      fanInFanOut},
-                     config.adapterStripPrefix.value_or(""));
-    std::printf("saved the LoRA adapters to %s\n",
-                config.saveAdapterDir.c_str());
-  }
-  if (!config.exportOnnxPath.empty() && isRoot) {
-    const bool external = exportOnnx(config.exportOnnxPath, model.onnx,
-                                     model.onnxSize, params,
-                                     config.exportExternalData);
-    std::printf("exported the ONNX model with the trained parameters to %s%s%s\n",
-                config.exportOnnxPath.c_str(),
-                external ? " (their data in " : "",
-                external ? (config.exportOnnxPath + ".data)").c_str() : "");
-  }
+  writeTrainedFiles(config, desc, model, state, groups, init, isRoot);
 }
 
 } // namespace

@@ -168,167 +168,199 @@ void Trainer::evaluate(int64_t stepsDone) {
             "Inf; --on-nonfinite skip reports it and trains on)");
 }
 
-RunEnd Trainer::run() {
-  using Clock = std::chrono::steady_clock;
-  const int64_t batch = desc_.batchSize;
-  const int64_t stepSamples = globalBatch();
-  SampleOrder order(data_.numSamples(), config_.shuffle, config_.seed);
-  std::vector<int64_t> samples(static_cast<size_t>(batch));
-  std::vector<const TensorSpec *> hypers;
+double Trainer::setHyperBuffers(int64_t step) {
+  HyperParams stepHyper = hyper_;
+  stepHyper.lr = schedule_.lrAt(step);
+  // Adam's bias corrections count the updates taken, as torch.optim's
+  // state["step"] does (a skipped step does not advance it); the schedule
+  // follows the global step.
+  const int64_t updates = step - skippedSteps_;
+  size_t h = 0;
   for (const TensorSpec *hyper : desc_.trainArgsWithRole(Role::Hyper))
     if (hyper->name != kRngKeyHyper)
-      hypers.push_back(hyper);
-  const bool hasGradNorm = desc_.hasGradNorm();
-  const int64_t firstStep = stepsDone_ + 1;
+      *hyperBuffers_[h++].as<float>() =
+          float(hyperValue(hyper->name, updates, stepHyper));
+  return stepHyper.lr;
+}
+
+void Trainer::fillMicroBatch(const SampleOrder &order, int64_t step,
+                             int64_t k) {
   // Micro-batch k of this process takes the job's micro-batch
   // rank * accum + k of the step's samples.
-  auto fillMicroBatch = [&](int64_t step, int64_t k) {
-    const int64_t first = cursorBase_ + (step - 1 - cursorStep_) * stepSamples +
-                          (comm_.rank() * config_.gradAccum + k) * batch;
-    for (int64_t i = 0; i < batch; ++i)
-      samples[size_t(i)] = order.sampleAt(first + i);
-    data_.fillBatch(samples, inputBuffers_);
-    *rngKey_.as<int64_t>() = rngKey(config_.seed, step,
-                                    comm_.rank() * config_.gradAccum + k);
-  };
+  const int64_t batch = desc_.batchSize;
+  const int64_t first = cursorBase_ + (step - 1 - cursorStep_) * globalBatch() +
+                        (comm_.rank() * config_.gradAccum + k) * batch;
+  samples_.resize(size_t(batch));
+  for (int64_t i = 0; i < batch; ++i)
+    samples_[size_t(i)] = order.sampleAt(first + i);
+  data_.fillBatch(samples_, inputBuffers_);
+  *rngKey_.as<int64_t>() =
+      rngKey(config_.seed, step, comm_.rank() * config_.gradAccum + k);
+}
 
+Trainer::StepOutcome Trainer::runStep(const SampleOrder &order, int64_t step,
+                                      bool profiled) {
+  using Clock = std::chrono::steady_clock;
+  StepOutcome out;
+  // Processes must stop at the same step: the stop request travels with
+  // the gradients.
+  out.stopRequested = StopSignals::received() != 0;
+  if (profiled) {
+    startProfiling(desc_.profileRegions.size());
+    if (profiled_.first == 0)
+      profiled_.first = step;
+  }
+  const auto stepStart = Clock::now();
+  if (split_) {
+    SplitStep::Outcome outcome =
+        split_->run([&](int64_t k) { fillMicroBatch(order, step, k); },
+                    inputBuffers_, hyperBuffers_, out.stopRequested);
+    out.loss = outcome.loss;
+    out.gradNorm = outcome.gradNorm;
+    out.stopRequested = outcome.stopRequested;
+  } else {
+    fillMicroBatch(order, step, 0);
+    std::vector<void *> buffers = stepBuffers();
+    steps_.train(buffers.data());
+    out.loss = *lossBuffer_.as<float>();
+    if (desc_.hasGradNorm())
+      out.gradNorm = *gradNormBuffer_.as<float>();
+  }
+  if (profiled) {
+    stopProfiling();
+    profiled_.ns +=
+        uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                     Clock::now() - stepStart)
+                     .count());
+    profiled_.last = step;
+  }
+  if (comm_.size() == 1) // a signal during the step counts at once
+    out.stopRequested = StopSignals::received() != 0;
+  return out;
+}
+
+void Trainer::commitOrSkip(int64_t step, const StepOutcome &outcome) {
+  // A model buffer (BatchNorm's running statistics) the step wrote with a
+  // NaN or Inf poisons every later evaluation: a non-finite step like the
+  // others. The single-step path wrote it beside the current one; the
+  // split step (accumulation, several processes) committed it already.
+  const std::optional<std::string> badBuffer =
+      nonFiniteBuffer(/*next=*/!split_);
+  if (badBuffer && split_)
+    throw Error(concat(*badBuffer, " after step ", step,
+                       " (lower --lr, or check the input data; with "
+                       "--grad-accum or several processes the update of a "
+                       "buffer cannot be skipped)"));
+  const std::optional<double> &gradNorm = outcome.gradNorm;
+  const bool finite = std::isfinite(outcome.loss) &&
+                      (!gradNorm || std::isfinite(*gradNorm)) && !badBuffer;
+  // With dynamic loss scaling the compiled step itself kept the params and
+  // state of a step with a non-finite gradient and halved the scale.
+  const bool overflow =
+      lossScale_ >= 0 && gradNorm && !std::isfinite(*gradNorm);
+  if (finite || overflow)
+    state_.swap();
+  if (overflow) {
+    ++skippedSteps_;
+    const double scale = currentLossScale();
+    std::printf("step %lld: gradient overflow, update skipped, loss scale "
+                "now %g (%lld skipped so far)\n",
+                (long long)step, scale, (long long)skippedSteps_);
+    if (sinks_.metrics)
+      sinks_.metrics->write(skippedStepJson(step, skippedSteps_, scale));
+    return;
+  }
+  if (finite)
+    return;
+  const std::string what = !std::isfinite(outcome.loss)
+                               ? concat("loss is ", outcome.loss)
+                           : badBuffer ? *badBuffer
+                                       : concat("gradient norm is ", *gradNorm);
+  if (config_.onNonFinite == NonFinitePolicy::Stop) {
+    const std::string last =
+        sinks_.checkpoints ? sinks_.checkpoints->lastPath() : "";
+    throw Error(concat(what, " at step ", step,
+                       " (lower --lr, or check the input data)",
+                       last.empty() ? std::string("; no checkpoint written yet")
+                                    : concat("; last checkpoint: ", last)));
+  }
+  // Skip: the step's results stay in the "next" buffers and are
+  // overwritten by the following step.
+  ++skippedSteps_;
+  std::printf("step %lld: %s, update skipped (%lld skipped so far)\n",
+              (long long)step, what.c_str(), (long long)skippedSteps_);
+  if (sinks_.metrics)
+    sinks_.metrics->write(skippedStepJson(step, skippedSteps_));
+}
+
+void Trainer::report(int64_t step, double lr, const StepOutcome &outcome,
+                     int64_t windowSteps, double windowSeconds) {
+  StepMetrics m;
+  m.step = step;
+  m.loss = outcome.loss;
+  m.lr = lr;
+  m.gradNorm = outcome.gradNorm;
+  m.ms = 1000.0 * windowSeconds / double(windowSteps);
+  m.samplesPerS = windowSeconds > 0
+                      ? double(globalBatch() * windowSteps) / windowSeconds
+                      : 0.0;
+  if (data_.tokensPerSample() > 0)
+    m.tokensPerS = m.samplesPerS * double(data_.tokensPerSample());
+  if (config_.peakFlops && windowSeconds > 0)
+    m.mfu = double(desc_.flops) * double(config_.gradAccum) *
+            double(windowSteps) / windowSeconds / *config_.peakFlops;
+  if (lossScale_ >= 0)
+    m.lossScale = currentLossScale();
+  std::printf("%s\n", formatStepLine(m, config_.steps).c_str());
+  std::fflush(stdout);
+  if (sinks_.metrics)
+    sinks_.metrics->write(stepJson(m));
+  if (EventWriter *tb = sinks_.tensorboard) {
+    tb->scalar("loss", step, m.loss);
+    tb->scalar("lr", step, m.lr);
+    if (m.gradNorm)
+      tb->scalar("grad_norm", step, *m.gradNorm);
+    tb->scalar("samples_per_s", step, m.samplesPerS);
+    if (m.tokensPerS)
+      tb->scalar("tokens_per_s", step, *m.tokensPerS);
+    if (m.mfu)
+      tb->scalar("mfu", step, *m.mfu);
+    tb->flush();
+  }
+}
+
+RunEnd Trainer::stopAfter(int64_t step) {
+  int sig = StopSignals::received();
+  saveCheckpoint(step);
+  std::printf("received %s: stopped after step %lld%s%s\n",
+              sig ? signalName(sig) : "a stop signal (on another process)",
+              (long long)step,
+              sinks_.checkpoints ? "; resume with --resume from " : "",
+              sinks_.checkpoints ? sinks_.checkpoints->lastPath().c_str() : "");
+  std::fflush(stdout);
+  return RunEnd::Interrupted;
+}
+
+RunEnd Trainer::run() {
+  using Clock = std::chrono::steady_clock;
+  SampleOrder order(data_.numSamples(), config_.shuffle, config_.seed);
+  const int64_t firstStep = stepsDone_ + 1;
+  // The steps since the last reported line: its ms/step and samples/s.
   auto windowStart = Clock::now();
   int64_t windowSteps = 0;
   for (int64_t step = firstStep; step <= config_.steps; ++step) {
-    HyperParams stepHyper = hyper_;
-    stepHyper.lr = schedule_.lrAt(step);
-    // Adam's bias corrections count the updates taken, as torch.optim's
-    // state["step"] does (a skipped step does not advance it); the schedule
-    // follows the global step.
-    const int64_t updates = step - skippedSteps_;
-    for (size_t h = 0; h < hypers.size(); ++h)
-      *hyperBuffers_[h].as<float>() =
-          float(hyperValue(hypers[h]->name, updates, stepHyper));
-
-    double loss = 0;
-    std::optional<double> gradNorm;
-    // Processes must stop at the same step: the stop request travels with
-    // the gradients.
-    bool stop = StopSignals::received() != 0;
+    const double lr = setHyperBuffers(step);
     const bool profiled = config_.profile &&
                           (step > firstStep || config_.steps == firstStep);
-    if (profiled) {
-      startProfiling(desc_.profileRegions.size());
-      if (profiled_.first == 0)
-        profiled_.first = step;
-    }
-    const auto stepStart = Clock::now();
-    if (split_) {
-      SplitStep::Outcome outcome = split_->run(
-          [&](int64_t k) { fillMicroBatch(step, k); }, inputBuffers_,
-          hyperBuffers_, stop);
-      loss = outcome.loss;
-      gradNorm = outcome.gradNorm;
-      stop = outcome.stopRequested;
-    } else {
-      fillMicroBatch(step, 0);
-      std::vector<void *> buffers = stepBuffers();
-      steps_.train(buffers.data());
-      loss = *lossBuffer_.as<float>();
-      if (hasGradNorm)
-        gradNorm = *gradNormBuffer_.as<float>();
-    }
-    if (profiled) {
-      stopProfiling();
-      profiled_.ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   Clock::now() - stepStart)
-                                   .count());
-      profiled_.last = step;
-    }
+    const StepOutcome outcome = runStep(order, step, profiled);
     ++windowSteps;
     stepsDone_ = step;
-    if (comm_.size() == 1) // a signal during the step counts at once
-      stop = StopSignals::received() != 0;
-
-    // A model buffer (BatchNorm's running statistics) the step wrote with a
-    // NaN or Inf poisons every later evaluation: a non-finite step like the
-    // others. The single-step path wrote it beside the current one; the
-    // split step (accumulation, several processes) committed it already.
-    const std::optional<std::string> badBuffer =
-        nonFiniteBuffer(/*next=*/!split_);
-    if (badBuffer && split_)
-      throw Error(concat(*badBuffer, " after step ", step,
-                         " (lower --lr, or check the input data; with "
-                         "--grad-accum or several processes the update of a "
-                         "buffer cannot be skipped)"));
-    const bool finite = std::isfinite(loss) &&
-                        (!gradNorm || std::isfinite(*gradNorm)) && !badBuffer;
-    // With dynamic loss scaling the compiled step itself kept the params and
-    // state of a step with a non-finite gradient and halved the scale.
-    const bool overflow =
-        lossScale_ >= 0 && gradNorm && !std::isfinite(*gradNorm);
-    if (finite || overflow)
-      state_.swap();
-    if (overflow) {
-      ++skippedSteps_;
-      const double scale = currentLossScale();
-      std::printf("step %lld: gradient overflow, update skipped, loss scale "
-                  "now %g (%lld skipped so far)\n",
-                  (long long)step, scale, (long long)skippedSteps_);
-      if (sinks_.metrics)
-        sinks_.metrics->write(skippedStepJson(step, skippedSteps_, scale));
-    } else if (!finite) {
-      const std::string what =
-          !std::isfinite(loss) ? concat("loss is ", loss)
-          : badBuffer          ? *badBuffer
-                               : concat("gradient norm is ", *gradNorm);
-      if (config_.onNonFinite == NonFinitePolicy::Stop) {
-        const std::string last =
-            sinks_.checkpoints ? sinks_.checkpoints->lastPath() : "";
-        throw Error(concat(
-            what, " at step ", step, " (lower --lr, or check the input data)",
-            last.empty() ? std::string("; no checkpoint written yet")
-                         : concat("; last checkpoint: ", last)));
-      }
-      // Skip: the step's results stay in the "next" buffers and are
-      // overwritten by the following step.
-      ++skippedSteps_;
-      std::printf("step %lld: %s, update skipped (%lld skipped so far)\n",
-                  (long long)step, what.c_str(), (long long)skippedSteps_);
-      if (sinks_.metrics)
-        sinks_.metrics->write(skippedStepJson(step, skippedSteps_));
-    }
+    commitOrSkip(step, outcome);
 
     if (step == firstStep || step % config_.logEvery == 0 ||
         step == config_.steps) {
-      const double seconds =
-          std::chrono::duration<double>(Clock::now() - windowStart).count();
-      StepMetrics m;
-      m.step = step;
-      m.loss = loss;
-      m.lr = stepHyper.lr;
-      m.gradNorm = gradNorm;
-      m.ms = 1000.0 * seconds / double(windowSteps);
-      m.samplesPerS =
-          seconds > 0 ? double(stepSamples * windowSteps) / seconds : 0.0;
-      if (data_.tokensPerSample() > 0)
-        m.tokensPerS = m.samplesPerS * double(data_.tokensPerSample());
-      if (config_.peakFlops && seconds > 0)
-        m.mfu = double(desc_.flops) * double(config_.gradAccum) *
-                double(windowSteps) / seconds / *config_.peakFlops;
-      if (lossScale_ >= 0)
-        m.lossScale = currentLossScale();
-      std::printf("%s\n", formatStepLine(m, config_.steps).c_str());
-      std::fflush(stdout);
-      if (sinks_.metrics)
-        sinks_.metrics->write(stepJson(m));
-      if (EventWriter *tb = sinks_.tensorboard) {
-        tb->scalar("loss", step, loss);
-        tb->scalar("lr", step, m.lr);
-        if (gradNorm)
-          tb->scalar("grad_norm", step, *gradNorm);
-        tb->scalar("samples_per_s", step, m.samplesPerS);
-        if (m.tokensPerS)
-          tb->scalar("tokens_per_s", step, *m.tokensPerS);
-        if (m.mfu)
-          tb->scalar("mfu", step, *m.mfu);
-        tb->flush();
-      }
+      report(step, lr, outcome, windowSteps,
+             std::chrono::duration<double>(Clock::now() - windowStart).count());
       windowStart = Clock::now();
       windowSteps = 0;
     }
@@ -341,18 +373,8 @@ RunEnd Trainer::run() {
       saveCheckpoint(step);
       windowStart = Clock::now();
     }
-    if (stop) {
-      int sig = StopSignals::received();
-      saveCheckpoint(step);
-      std::printf("received %s: stopped after step %lld%s%s\n",
-                  sig ? signalName(sig) : "a stop signal (on another process)",
-                  (long long)step,
-                  sinks_.checkpoints ? "; resume with --resume from " : "",
-                  sinks_.checkpoints ? sinks_.checkpoints->lastPath().c_str()
-                                     : "");
-      std::fflush(stdout);
-      return RunEnd::Interrupted;
-    }
+    if (outcome.stopRequested)
+      return stopAfter(step);
   }
   saveCheckpoint(config_.steps);
   if (sinks_.evaluator)

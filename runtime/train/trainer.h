@@ -15,6 +15,7 @@
 #include "train/checkpoint.h"
 #include "train/dataset.h"
 #include "train/eval.h"
+#include "train/shuffle.h"
 #include "train/split_step.h"
 
 #include <optional>
@@ -65,6 +66,32 @@ public:
   const ProfiledSteps &profiledSteps() const { return profiled_; }
 
 private:
+  /// What one optimizer step returned.
+  struct StepOutcome {
+    double loss = 0;
+    std::optional<double> gradNorm;
+    /// A stop signal reached this process (or, with several, any process).
+    bool stopRequested = false;
+  };
+
+  /// Writes the hyper scalars of `step` (lr from the schedule, Adam's bias
+  /// corrections from the updates taken); returns its lr.
+  double setHyperBuffers(int64_t step);
+  /// Assembles micro-batch `k` of `step` and its random key.
+  void fillMicroBatch(const SampleOrder &order, int64_t step, int64_t k);
+  /// Runs the compiled step (or SplitStep's micro-batches and update),
+  /// timed for --profile when `profiled`.
+  StepOutcome runStep(const SampleOrder &order, int64_t step, bool profiled);
+  /// Makes the step's results current, or applies the non-finite policy:
+  /// a loss-scale overflow or --on-nonfinite skip drops the update, stop
+  /// throws.
+  void commitOrSkip(int64_t step, const StepOutcome &outcome);
+  /// The step line on stdout, the JSONL metrics and TensorBoard scalars,
+  /// timed over the `windowSteps` steps since the last report.
+  void report(int64_t step, double lr, const StepOutcome &outcome,
+              int64_t windowSteps, double windowSeconds);
+  /// A checkpoint and the resume hint after a stop signal.
+  RunEnd stopAfter(int64_t step);
   /// Pointers for lmc_train_step: args then results, for the current
   /// buffers (rebuilt after every swap).
   std::vector<void *> stepBuffers();
@@ -88,7 +115,8 @@ private:
   Schedule schedule_;
   TrainerSinks sinks_;
   std::vector<AlignedBuffer> inputBuffers_; // one per train input
-  std::vector<AlignedBuffer> hyperBuffers_; // one per hyper arg
+  std::vector<AlignedBuffer> hyperBuffers_; // one per hyper arg but rng_key
+  std::vector<int64_t> samples_;            // the micro-batch's sample ids
   AlignedBuffer lossBuffer_, gradNormBuffer_;
   /// The micro-batch's random key (hyper rng_key; models with Dropout).
   AlignedBuffer rngKey_;

@@ -91,7 +91,7 @@ def LmcFuseElementwise : Pass<"lmc-fuse-elementwise"> {
     4x-8x slower step on a GPT).
 
     Cheap producers read by several consumers are recomputed in each
-    (lib/Conversion/FuseElementwise/Rematerialize.h); with `into-sums`
+    (lib/Conversion/FuseElementwise/DuplicateProducers.h); with `into-sums`
     (the CPU path) a plain-arithmetic producer also into sum reductions,
     which the GPU path splits across threads its own way.
   }];

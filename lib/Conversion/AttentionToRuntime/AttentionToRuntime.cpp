@@ -137,40 +137,32 @@ Value layoutTable(OpBuilder &b, Location loc, ModuleOp module,
   return constantTable(b, loc, module, "__lmc_attention_layout", values);
 }
 
-struct Lowering {
-  ModuleOp module;
-  /// Transposes, reshapes and slices the calls read through: erased when
-  /// nothing else reads them.
-  SmallVector<Operation *> lookedThrough;
+/// The inputs of a call in the callee's order: a matrix of the layout
+/// table, or a dense operand (the mask, the stats, the exponentials); a
+/// null value is an optional operand the op does not have (a null
+/// pointer).
+using CallInputs = ArrayRef<std::pair<Value, std::optional<Matrix>>>;
 
-  /// Lowers `op` (lmc.attention or lmc.attention_grad) to a call of
-  /// `callee` with `inputs` in the callee's order (a matrix of the layout
-  /// table, or a dense operand: the mask, the stats, the exponentials; a
-  /// null value, an optional operand the op does not have, a null
-  /// pointer), then the results (the first `resultMatrices.size()`
-  /// matrices, the rest dense: the stats, the exponentials) and
-  /// `nullResults` null pointers (an optional result the op does not have),
-  /// the table, the sizes and the scale.
-  void lower(Operation *op, StringRef callee,
-             ArrayRef<std::pair<Value, std::optional<Matrix>>> inputs,
-             ArrayRef<Matrix> resultMatrices, unsigned nullResults,
-             float scale) {
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    SmallVector<Value> matrices;
-    SmallVector<Matrix> inputMatrices;
+/// One lmc.attention or lmc.attention_grad as a call, step by step: where
+/// its input matrices lie, the buffers its results go to, the layout table
+/// of both, the call, then its results as tensors.
+class CallLowering {
+public:
+  CallLowering(Operation *op, CallInputs inputs,
+               ArrayRef<Matrix> resultMatrices)
+      : op(op), b(op), loc(op->getLoc()), inputs(inputs),
+        resultMatrices(resultMatrices),
+        matrixResults(op->getResults().take_front(resultMatrices.size())) {
     for (auto [value, m] : inputs)
       if (m) {
         matrices.push_back(value);
         inputMatrices.push_back(*m);
       }
-    auto qType = cast<RankedTensorType>(op->getOperand(0).getType());
-    ArrayRef<int64_t> batchShape = qType.getShape().drop_back(2);
+  }
 
-    // Where each input and result lies: views where the kernel can read
-    // them, dense otherwise.
-    SmallVector<View> views;
-    SmallVector<SmallVector<Operation *>> chains;
+  /// Where each input matrix lies: the view of a dense tensor where the
+  /// kernel can read it, its own dense buffer otherwise.
+  void placeInputs() {
     for (auto [value, m] : llvm::zip(matrices, inputMatrices)) {
       SmallVector<Operation *> chain;
       View view = attention::viewOf(value, &chain);
@@ -181,10 +173,13 @@ struct Lowering {
       views.push_back(view);
       chains.push_back(chain);
     }
-    SmallVector<Value> matrixResults(
-        op->getResults().take_front(resultMatrices.size()));
-    std::optional<attention::Concatenation> concatenation =
-        attention::concatenationOf(matrixResults);
+  }
+
+  /// The results' buffers: the concatenation they are written into, when
+  /// the kernel writes each in place there; else one per result, in the
+  /// order of the transpose that reads it where the kernel can write that.
+  void placeResults() {
+    concatenation = attention::concatenationOf(matrixResults);
     if (concatenation &&
         !llvm::all_of(
             llvm::zip(resultMatrices, matrixResults, concatenation->views),
@@ -196,16 +191,14 @@ struct Lowering {
                          cast<RankedTensorType>(result.getType()).getShape());
             }))
       concatenation.reset();
-    SmallVector<ResultBuffer> results;
     if (concatenation) { // one buffer, the whole concatenation's
       Value buffer = memref::AllocOp::create(
           b, loc, denseBufferType(concatenation->whole.getType()));
       for (const View &view : concatenation->views)
         results.push_back({buffer, view, nullptr});
+      return;
     }
     for (auto [result, m] : llvm::zip(matrixResults, resultMatrices)) {
-      if (concatenation)
-        break;
       ResultBuffer r = resultBuffer(b, loc, result);
       if (!kernelReads(m, r.view)) {
         r.buffer.getDefiningOp()->erase();
@@ -213,28 +206,17 @@ struct Lowering {
       }
       results.push_back(r);
     }
-    auto allViews = [&] {
-      SmallVector<View> all(views);
-      for (const ResultBuffer &r : results)
-        all.push_back(r.view);
-      return all;
-    };
-    int64_t pairs[2];
+  }
+
+  /// The layout table's rows for the matrices placed so far, and in
+  /// `pairs` the batch dimensions' sizes; where some view's batch strides
+  /// do not nest, every matrix is made dense first.
+  SmallVector<std::optional<MatrixLayout>> matrixLayouts(int64_t pairs[2]) {
+    ArrayRef<int64_t> batchShape = queryShape().drop_back(2);
     std::optional<SmallVector<MatrixLayout>> layouts =
         attention::pairLayouts(batchShape, allViews(), pairs);
-    if (!layouts) { // some view's batch strides do not nest: all dense
-      for (auto [value, view, chain] : llvm::zip(matrices, views, chains)) {
-        view = attention::denseView(value);
-        chain.clear();
-      }
-      llvm::SmallPtrSet<Operation *, 4> allocs;
-      for (const ResultBuffer &r : results)
-        allocs.insert(r.buffer.getDefiningOp());
-      for (Operation *alloc : allocs)
-        alloc->erase();
-      concatenation.reset();
-      for (auto [result, r] : llvm::zip(op->getResults(), results))
-        r = denseResult(b, loc, result);
+    if (!layouts) {
+      makeDense();
       layouts = attention::pairLayouts(batchShape, allViews(), pairs);
     }
     SmallVector<std::optional<MatrixLayout>> table(kMatrices);
@@ -242,36 +224,38 @@ struct Lowering {
     order.append(resultMatrices.begin(), resultMatrices.end());
     for (auto [m, layout] : llvm::zip(order, *layouts))
       table[m] = layout;
+    return table;
+  }
 
-    // The call: input pointers (roots, read only), extras (mask, stats),
-    // result pointers, the layout table, the sizes and the scale.
+  /// The call: input pointers (roots, read only), result pointers (the
+  /// matrices, then the dense extras: the stats, the exponentials),
+  /// `nullResults` null pointers (optional results the op does not have),
+  /// the layout table, the sizes and the scale.
+  void emitCall(ModuleOp module, StringRef callee, unsigned nullResults,
+                float scale) {
+    int64_t pairs[2];
+    SmallVector<std::optional<MatrixLayout>> table = matrixLayouts(pairs);
     Type ptr = LLVM::LLVMPointerType::get(b.getContext());
     SmallVector<Value> args;
     SmallVector<Type> argTypes;
-    for (size_t i = 0, next = 0; i < inputs.size(); ++i) {
-      args.push_back(readOnlyPointer(
-          b, loc, inputs[i].second ? views[next++].root : inputs[i].first));
+    auto addPointer = [&](Value pointer) {
+      args.push_back(pointer);
       argTypes.push_back(ptr);
-    }
-    SmallVector<Value> extraResults;
+    };
+    for (size_t i = 0, next = 0; i < inputs.size(); ++i)
+      addPointer(readOnlyPointer(
+          b, loc, inputs[i].second ? views[next++].root : inputs[i].first));
     for (Value result : op->getResults().drop_front(resultMatrices.size()))
       extraResults.push_back(
           memref::AllocOp::create(b, loc, denseBufferType(result.getType())));
-    for (const ResultBuffer &r : results) {
-      args.push_back(bufferPointer(b, loc, r.buffer));
-      argTypes.push_back(ptr);
-    }
-    for (Value buffer : extraResults) {
-      args.push_back(bufferPointer(b, loc, buffer));
-      argTypes.push_back(ptr);
-    }
-    for (unsigned i = 0; i < nullResults; ++i) {
-      args.push_back(readOnlyPointer(b, loc, Value()));
-      argTypes.push_back(ptr);
-    }
-    args.push_back(layoutTable(b, loc, module, pairs, table));
-    argTypes.push_back(ptr);
-    ArrayRef<int64_t> qShape = qType.getShape();
+    for (const ResultBuffer &r : results)
+      addPointer(bufferPointer(b, loc, r.buffer));
+    for (Value buffer : extraResults)
+      addPointer(bufferPointer(b, loc, buffer));
+    for (unsigned i = 0; i < nullResults; ++i)
+      addPointer(readOnlyPointer(b, loc, Value()));
+    addPointer(layoutTable(b, loc, module, pairs, table));
+    ArrayRef<int64_t> qShape = queryShape();
     ArrayRef<int64_t> vShape =
         cast<RankedTensorType>(op->getOperand(2).getType()).getShape();
     for (int64_t size : {qShape[qShape.size() - 2], vShape[vShape.size() - 2],
@@ -286,44 +270,22 @@ struct Lowering {
         declareRuntimeFunction(module, b, callee,
                                b.getFunctionType(argTypes, {})),
         args);
+  }
 
-    // The results as tensors: a concatenation's buffer replaces the
-    // concatenation; a reordered result replaces its transpose, and the
-    // gradient ops that read it read it through the inverse transpose
-    // (which their own lowering looks through).
+  /// The results as tensors: a concatenation's buffer replaces the
+  /// concatenation; a reordered result replaces its transpose, and the
+  /// gradient ops that read it read it through the inverse transpose
+  /// (which their own lowering looks through).
+  void replaceResults() {
     if (concatenation) {
       concatenation->whole.replaceAllUsesWith(bufferization::ToTensorOp::create(
           b, loc, concatenation->whole.getType(), results.front().buffer,
           /*restrict=*/true, /*writable=*/true));
       for (Operation *written : concatenation->ops)
         written->erase();
-    }
-    for (auto [result, r] : llvm::zip(op->getResults(), results)) {
-      if (concatenation)
-        break;
-      if (!r.reorderedFor) {
-        result.replaceAllUsesWith(bufferization::ToTensorOp::create(
-            b, loc, result.getType(), r.buffer, /*restrict=*/true,
-            /*writable=*/true));
-        continue;
-      }
-      Value reordered = bufferization::ToTensorOp::create(
-          b, loc, r.reorderedFor.getResult()[0].getType(), r.buffer,
-          /*restrict=*/true, /*writable=*/true);
-      SmallVector<int64_t> inverse(r.reorderedFor.getPermutation().size());
-      for (auto [i, from] : llvm::enumerate(r.reorderedFor.getPermutation()))
-        inverse[from] = int64_t(i);
-      r.reorderedFor.getResult()[0].replaceAllUsesWith(reordered);
-      r.reorderedFor.erase();
-      if (!result.use_empty()) {
-        auto type = cast<RankedTensorType>(result.getType());
-        Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                             type.getElementType());
-        Value back = linalg::TransposeOp::create(b, loc, reordered, init,
-                                                 inverse)
-                         .getResult()[0];
-        result.replaceAllUsesWith(back);
-      }
+    } else {
+      for (auto [result, r] : llvm::zip(op->getResults(), results))
+        replaceResult(result, r);
     }
     for (auto [result, buffer] :
          llvm::zip(op->getResults().drop_front(resultMatrices.size()),
@@ -331,7 +293,101 @@ struct Lowering {
       result.replaceAllUsesWith(bufferization::ToTensorOp::create(
           b, loc, result.getType(), buffer, /*restrict=*/true,
           /*writable=*/true));
-    for (const SmallVector<Operation *> &chain : chains)
+  }
+
+  /// The ops the inputs were read through (transposes, reshapes, slices).
+  ArrayRef<SmallVector<Operation *>> lookedThrough() const { return chains; }
+
+private:
+  ArrayRef<int64_t> queryShape() const {
+    return cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+  }
+
+  SmallVector<View> allViews() const {
+    SmallVector<View> all(views);
+    for (const ResultBuffer &r : results)
+      all.push_back(r.view);
+    return all;
+  }
+
+  /// Every input and result its own dense buffer.
+  void makeDense() {
+    for (auto [value, view, chain] : llvm::zip(matrices, views, chains)) {
+      view = attention::denseView(value);
+      chain.clear();
+    }
+    llvm::SmallPtrSet<Operation *, 4> allocs;
+    for (const ResultBuffer &r : results)
+      allocs.insert(r.buffer.getDefiningOp());
+    for (Operation *alloc : allocs)
+      alloc->erase();
+    concatenation.reset();
+    for (auto [result, r] : llvm::zip(op->getResults(), results))
+      r = denseResult(b, loc, result);
+  }
+
+  void replaceResult(Value result, ResultBuffer r) {
+    if (!r.reorderedFor) {
+      result.replaceAllUsesWith(bufferization::ToTensorOp::create(
+          b, loc, result.getType(), r.buffer, /*restrict=*/true,
+          /*writable=*/true));
+      return;
+    }
+    Value reordered = bufferization::ToTensorOp::create(
+        b, loc, r.reorderedFor.getResult()[0].getType(), r.buffer,
+        /*restrict=*/true, /*writable=*/true);
+    SmallVector<int64_t> inverse(r.reorderedFor.getPermutation().size());
+    for (auto [i, from] : llvm::enumerate(r.reorderedFor.getPermutation()))
+      inverse[from] = int64_t(i);
+    r.reorderedFor.getResult()[0].replaceAllUsesWith(reordered);
+    r.reorderedFor.erase();
+    if (result.use_empty())
+      return;
+    auto type = cast<RankedTensorType>(result.getType());
+    Value init =
+        tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+    Value back = linalg::TransposeOp::create(b, loc, reordered, init, inverse)
+                     .getResult()[0];
+    result.replaceAllUsesWith(back);
+  }
+
+  Operation *op;
+  OpBuilder b;
+  Location loc;
+  CallInputs inputs;
+  ArrayRef<Matrix> resultMatrices;
+  SmallVector<Value> matrixResults;
+  /// The inputs that are matrices, and which.
+  SmallVector<Value> matrices;
+  SmallVector<Matrix> inputMatrices;
+  /// Per input matrix: where it lies, and the ops read through to get there.
+  SmallVector<View> views;
+  SmallVector<SmallVector<Operation *>> chains;
+  std::optional<attention::Concatenation> concatenation;
+  SmallVector<ResultBuffer> results;
+  SmallVector<Value> extraResults;
+};
+
+struct Lowering {
+  ModuleOp module;
+  /// Transposes, reshapes and slices the calls read through: erased when
+  /// nothing else reads them.
+  SmallVector<Operation *> lookedThrough;
+
+  /// Lowers `op` (lmc.attention or lmc.attention_grad) to a call of
+  /// `callee` with `inputs` in the callee's order, then the results (the
+  /// first `resultMatrices.size()` matrices, the rest dense: the stats, the
+  /// exponentials) and `nullResults` null pointers (an optional result the
+  /// op does not have), the table, the sizes and the scale.
+  void lower(Operation *op, StringRef callee, CallInputs inputs,
+             ArrayRef<Matrix> resultMatrices, unsigned nullResults,
+             float scale) {
+    CallLowering call(op, inputs, resultMatrices);
+    call.placeInputs();
+    call.placeResults();
+    call.emitCall(module, callee, nullResults, scale);
+    call.replaceResults();
+    for (const SmallVector<Operation *> &chain : call.lookedThrough())
       lookedThrough.append(chain.begin(), chain.end());
   }
 

@@ -4,7 +4,7 @@
 // function that leaves named linalg ops (matmuls above all) out of every
 // fusion, so that lmc-matmul-to-runtime still finds them after bufferization,
 // and two steps upstream lacks: cheap ops with several consumers are
-// recomputed in each (Rematerialize.h) instead of being written once and
+// recomputed in each (DuplicateProducers.h) instead of being written once and
 // read by all, and the other producers with several consumers share a loop
 // with one of them (SideBySide.h).
 //
@@ -12,7 +12,7 @@
 
 #include "lmc/Conversion/Passes.h"
 
-#include "Rematerialize.h"
+#include "DuplicateProducers.h"
 #include "SideBySide.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -73,9 +73,8 @@ struct FuseElementwisePass
     if (failed(applyPatternsGreedily(getOperation(), fusion, config)))
       return signalPassFailure();
     for (int round = 0; round < kMaxRounds &&
-                        (lmc::rematerializeBroadcasts(getOperation()) |
-                         lmc::rematerializeIntoConsumers(getOperation(),
-                                                         intoSums));
+                        (lmc::duplicateBroadcasts(getOperation()) |
+                         lmc::duplicateIntoConsumers(getOperation(), intoSums));
          ++round)
       if (failed(applyPatternsGreedily(getOperation(), fusion, config)))
         return signalPassFailure();

@@ -1,6 +1,6 @@
 //===- GenericOps.h - what the fusion steps ask of a generic ----*- C++ -*-===//
 //
-// Shared by Rematerialize.cpp and SideBySide.cpp.
+// Shared by DuplicateProducers.cpp and SideBySide.cpp.
 //
 //===----------------------------------------------------------------------===//
 

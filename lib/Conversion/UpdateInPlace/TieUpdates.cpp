@@ -29,10 +29,15 @@ using namespace mlir;
 namespace lmc {
 namespace {
 
-bool isUpdatedRole(StringAttr role) {
-  std::optional<attrs::Role> named =
-      role ? descriptor::roleNamed(role.getValue()) : std::nullopt;
-  return named == attrs::Role::Param || named == attrs::Role::State;
+/// "param NAME" or "state NAME" for a parameter or optimizer state (what a
+/// step updates), keyed alike on arguments and results; "" for the rest.
+std::string updatedKey(DictionaryAttr attributes) {
+  std::optional<attrs::Role> role = attrs::roleIn(attributes);
+  auto name =
+      attributes ? attributes.getAs<StringAttr>(attrs::kName) : StringAttr();
+  if ((role != attrs::Role::Param && role != attrs::Role::State) || !name)
+    return "";
+  return std::string(descriptor::roleName(*role)) + " " + name.str();
 }
 
 /// Points the destination of the op that computes result `index` of `func`
@@ -43,11 +48,10 @@ bool isUpdatedRole(StringAttr role) {
 void tieResult(func::FuncOp func, unsigned index,
                const llvm::StringMap<unsigned> &argumentOf,
                DenseSet<unsigned> &taken) {
-  auto role = func.getResultAttrOfType<StringAttr>(index, attrs::kRole);
-  auto name = func.getResultAttrOfType<StringAttr>(index, attrs::kName);
-  if (!isUpdatedRole(role) || !name)
+  const std::string key = updatedKey(func.getResultAttrDict(index));
+  if (key.empty())
     return;
-  auto found = argumentOf.find((role.getValue() + " " + name.getValue()).str());
+  auto found = argumentOf.find(key);
   if (found == argumentOf.end() || taken.contains(found->second))
     return;
   BlockArgument argument = func.getArgument(found->second);
@@ -77,10 +81,9 @@ struct TieUpdatesToArguments
         continue;
       llvm::StringMap<unsigned> argumentOf; // "role name" -> position
       for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-        auto role = func.getArgAttrOfType<StringAttr>(i, attrs::kRole);
-        auto name = func.getArgAttrOfType<StringAttr>(i, attrs::kName);
-        if (isUpdatedRole(role) && name)
-          argumentOf[(role.getValue() + " " + name.getValue()).str()] = i;
+        std::string key = updatedKey(func.getArgAttrDict(i));
+        if (!key.empty())
+          argumentOf[key] = i;
       }
       DenseSet<unsigned> taken;
       for (unsigned i = 0; i < func.getNumResults(); ++i)

@@ -1,4 +1,4 @@
-//===- Rematerialize.h - recompute cheap ops in their consumers -*- C++ -*-===//
+//===- DuplicateProducers.h - Copy cheap producers to users -----*- C++ -*-===//
 //
 // Elementwise fusion (upstream's patterns) only moves a producer into its
 // consumer when the consumer is its only user. A training step is full of
@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LMC_LIB_CONVERSION_FUSEELEMENTWISE_REMATERIALIZE_H
-#define LMC_LIB_CONVERSION_FUSEELEMENTWISE_REMATERIALIZE_H
+#ifndef LMC_LIB_CONVERSION_FUSEELEMENTWISE_DUPLICATEPRODUCERS_H
+#define LMC_LIB_CONVERSION_FUSEELEMENTWISE_DUPLICATEPRODUCERS_H
 
 #include "mlir/IR/Operation.h"
 
@@ -22,15 +22,15 @@ namespace lmc {
 /// Broadcasts (every input smaller than the result, a few arith ops) are
 /// copied into each consumer fusion can take; the original stays for the
 /// others (a matmul operand).
-bool rematerializeBroadcasts(mlir::Operation *root);
+bool duplicateBroadcasts(mlir::Operation *root);
 
 /// An elementwise op of a few ops is recomputed in all its consumers, so
 /// that its result is never written, when every consumer is an elementwise
 /// op that can fuse it (or, with `intoSums`, a sum when the op is plain
 /// arithmetic) and none then reads more full-size tensors than before (the
 /// op's operands replace its result among the consumer's reads).
-bool rematerializeIntoConsumers(mlir::Operation *root, bool intoSums);
+bool duplicateIntoConsumers(mlir::Operation *root, bool intoSums);
 
 } // namespace lmc
 
-#endif // LMC_LIB_CONVERSION_FUSEELEMENTWISE_REMATERIALIZE_H
+#endif // LMC_LIB_CONVERSION_FUSEELEMENTWISE_DUPLICATEPRODUCERS_H

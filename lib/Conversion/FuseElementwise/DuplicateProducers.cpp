@@ -1,6 +1,6 @@
-//===- Rematerialize.cpp - recompute cheap ops in their consumers ---------===//
+//===- DuplicateProducers.cpp - copy cheap producers into consumers ------===//
 
-#include "Rematerialize.h"
+#include "DuplicateProducers.h"
 
 #include "GenericOps.h"
 
@@ -19,7 +19,7 @@ namespace {
 
 /// Ops allowed in a recomputed body: arithmetic, math functions and loop
 /// indices (no memory, no regions).
-bool isRecomputable(Operation &op) {
+bool isDuplicable(Operation &op) {
   return isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) ||
          isa<linalg::IndexOp>(op);
 }
@@ -31,7 +31,7 @@ bool isCheapElementwise(linalg::GenericOp op, unsigned maxOps) {
     return false;
   return bodySize(op) <= maxOps + 1 &&
          llvm::all_of(op.getRegion().front().without_terminator(),
-                      isRecomputable);
+                      isDuplicable);
 }
 
 /// Whether `input` of `op` is read in full (a permutation of the loops),
@@ -78,11 +78,11 @@ llvm::SmallSetVector<Value, 8> fullReads(linalg::GenericOp op) {
 
 /// A body of float multiplies, adds, subtractions and negations only.
 bool plainArithmetic(linalg::GenericOp op) {
-  return llvm::all_of(op.getRegion().front().without_terminator(),
-                      [](Operation &inner) {
-                        return isa<arith::MulFOp, arith::AddFOp,
-                                   arith::SubFOp, arith::NegFOp>(inner);
-                      });
+  return llvm::all_of(
+      op.getRegion().front().without_terminator(), [](Operation &inner) {
+        return isa<arith::MulFOp, arith::AddFOp, arith::SubFOp, arith::NegFOp>(
+            inner);
+      });
 }
 
 /// A reduction whose every output is a float sum.
@@ -96,7 +96,7 @@ bool sumsOnly(linalg::GenericOp op) {
 
 } // namespace
 
-bool rematerializeBroadcasts(Operation *root) {
+bool duplicateBroadcasts(Operation *root) {
   SmallVector<linalg::GenericOp> broadcasts;
   root->walk([&](linalg::GenericOp op) {
     if (!op->hasOneUse() && !op->use_empty() && isCheapBroadcast(op))
@@ -120,7 +120,7 @@ bool rematerializeBroadcasts(Operation *root) {
   return changed;
 }
 
-bool rematerializeIntoConsumers(Operation *root, bool intoSums) {
+bool duplicateIntoConsumers(Operation *root, bool intoSums) {
   // Bounds on the recomputation: the producer's own work, and how big a
   // consumer may grow by absorbing producers.
   constexpr unsigned kMaxProducerOps = 8;
