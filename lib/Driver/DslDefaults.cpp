@@ -20,16 +20,17 @@ void applyDslTrainDefaults(const DslTrainSettings &settings,
     if (setting && !given(flag))
       slot = *setting;
   };
-  apply("loss", training.loss, settings.loss);
-  apply("optimizer", training.optimizer, settings.optimizer);
-  apply("lr", training.lr, settings.lr);
-  apply("momentum", training.momentum, settings.momentum);
-  apply("beta1", training.beta1, settings.beta1);
-  apply("beta2", training.beta2, settings.beta2);
-  apply("eps", training.eps, settings.eps);
-  apply("weight-decay", training.weightDecay, settings.weightDecay);
-  apply("clip-grad-norm", training.clipGradNorm, settings.clipGradNorm);
-  apply("precision", training.precision, settings.precision);
+  apply("loss", training.loss.loss, settings.loss);
+  LmcOptimizerOptions &optimizer = training.optimizer;
+  apply("optimizer", optimizer.optimizer, settings.optimizer);
+  apply("lr", optimizer.lr, settings.lr);
+  apply("momentum", optimizer.momentum, settings.momentum);
+  apply("beta1", optimizer.beta1, settings.beta1);
+  apply("beta2", optimizer.beta2, settings.beta2);
+  apply("eps", optimizer.eps, settings.eps);
+  apply("weight-decay", optimizer.weightDecay, settings.weightDecay);
+  apply("clip-grad-norm", optimizer.clipGradNorm, settings.clipGradNorm);
+  apply("precision", training.precision.precision, settings.precision);
 }
 
 } // namespace lmc

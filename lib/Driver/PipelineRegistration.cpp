@@ -90,26 +90,31 @@ struct TrainPipelineOptions : PassPipelineOptions<TrainPipelineOptions> {
 
   TrainingOptions training() const {
     TrainingOptions t;
-    t.loss = loss;
-    t.lossOutput = lossFrom;
-    t.ignoreIndex = ignoreIndex;
-    t.optimizer = optimizer;
-    t.lr = lr;
-    t.momentum = momentum;
-    t.beta1 = beta1;
-    t.beta2 = beta2;
-    t.eps = eps;
-    t.weightDecay = weightDecay;
-    t.clipGradNorm = clipGradNorm;
+    t.loss.loss = loss;
+    t.loss.output = lossFrom;
+    t.loss.ignoreIndex = ignoreIndex;
+    t.optimizer.optimizer = optimizer;
+    t.optimizer.lr = lr;
+    t.optimizer.momentum = momentum;
+    t.optimizer.beta1 = beta1;
+    t.optimizer.beta2 = beta2;
+    t.optimizer.eps = eps;
+    t.optimizer.weightDecay = weightDecay;
+    t.optimizer.clipGradNorm = clipGradNorm;
+    t.optimizer.lossScaleGrowthInterval = lossScaleGrowthInterval;
     t.freeze = freeze;
     t.train = train;
-    t.lora = {lora,        loraRank, loraAlpha,    rslora,
-              loraDropout, loraSeed, basePrecision};
+    t.lora.targets = lora;
+    t.lora.rank = loraRank;
+    t.lora.alpha = loraAlpha;
+    t.lora.rslora = rslora;
+    t.lora.dropout = loraDropout;
+    t.lora.seed = loraSeed;
+    t.lora.basePrecision = basePrecision;
     t.shard = shard;
-    t.precision = precision;
-    t.keepF32 = keepF32;
-    t.lossScaling = lossScaling || t.precision == Precision::F16;
-    t.lossScaleGrowthInterval = lossScaleGrowthInterval;
+    t.precision.precision = precision;
+    t.precision.keepF32 = keepF32;
+    t.lossScaling = lossScaling || precision == Precision::F16;
     t.remat = remat;
     t.fuseAttention = fuseAttention;
     t.fuseLayerNorm = fuseLayerNorm;

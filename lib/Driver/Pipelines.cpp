@@ -53,15 +53,8 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   // --train only adds parameters to the adapters.
   const bool lora = !options.lora.targets.empty();
   if (lora) {
-    LmcLoraOptions adapters;
-    adapters.targets = options.lora.targets;
-    adapters.rank = options.lora.rank;
-    adapters.alpha = options.lora.alpha;
-    adapters.rslora = options.lora.rslora;
-    adapters.dropout = options.lora.dropout;
-    adapters.seed = options.lora.seed;
+    LmcLoraOptions adapters = options.lora;
     adapters.train = options.train;
-    adapters.basePrecision = options.lora.basePrecision;
     pm.addPass(createLmcLora(adapters));
   }
   if (last == Phase::Lora)
@@ -85,11 +78,7 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
     split.shard = options.shard;
     pm.addPass(createLmcSplitFusedProjections(split));
   }
-  LmcAttachLossOptions loss;
-  loss.loss = options.loss;
-  loss.output = options.lossOutput;
-  loss.ignoreIndex = options.ignoreIndex;
-  pm.addPass(createLmcAttachLoss(loss));
+  pm.addPass(createLmcAttachLoss(options.loss));
   if (last == Phase::Loss)
     return;
   LmcAutodiffOptions autodiff;
@@ -104,27 +93,14 @@ void buildLmcTrainingPipeline(OpPassManager &pm, const TrainingOptions &options,
   }
   if (last == Phase::Autodiff)
     return;
-  LmcOptimizerOptions optimizer;
-  optimizer.optimizer = options.optimizer;
-  optimizer.lr = options.lr;
-  optimizer.momentum = options.momentum;
-  optimizer.beta1 = options.beta1;
-  optimizer.beta2 = options.beta2;
-  optimizer.eps = options.eps;
-  optimizer.weightDecay = options.weightDecay;
-  optimizer.clipGradNorm = options.clipGradNorm;
-  optimizer.lossScaleGrowthInterval = options.lossScaleGrowthInterval;
-  pm.addPass(createLmcOptimizer(optimizer));
+  pm.addPass(createLmcOptimizer(options.optimizer));
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (last == Phase::Optimizer)
     return;
-  LmcMixedPrecisionOptions precision;
-  precision.precision = options.precision;
-  precision.keepF32 = options.keepF32;
-  pm.addPass(createLmcMixedPrecision(precision));
+  pm.addPass(createLmcMixedPrecision(options.precision));
 }
 
 namespace {

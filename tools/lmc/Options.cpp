@@ -39,6 +39,10 @@ cl::OptionCategory outputCategory("What lmc writes (output and phases)");
 
 } // namespace
 
+/// What the training flags set, bound where the passes read them: each
+/// flag's default is its pass option's (Passes.td).
+lmc::TrainingOptions trainingFlags;
+
 cl::opt<std::string> inputPath(cl::Positional,
                                cl::desc("<model.onnx|.onnxtxt|.lmc|.mlir>"),
                                cl::Required, cl::cat(inputCategory));
@@ -55,96 +59,112 @@ cl::opt<uint64_t> maxParamBytes(
     cl::value_desc("bytes"), cl::init(uint64_t(8) << 30),
     cl::cat(inputCategory));
 
-cl::opt<std::string> loss("loss",
-                          cl::desc("cross_entropy | mse | output:NAME (a "
-                                   "scalar output; default cross_entropy)"),
-                          cl::init("cross_entropy"),
-                          cl::cat(trainingCategory));
-cl::opt<std::string> lossOutput(
+cl::opt<std::string, true>
+    loss("loss",
+         cl::desc("cross_entropy | mse | output:NAME (a "
+                  "scalar output; default cross_entropy)"),
+         cl::location(trainingFlags.loss.loss), cl::cat(trainingCategory));
+cl::opt<std::string, true> lossOutput(
     "loss-from",
     cl::desc("model output cross_entropy or mse is computed from (default: "
              "the first)"),
-    cl::value_desc("output"), cl::init(""), cl::cat(trainingCategory));
-cl::opt<int64_t> ignoreIndex(
+    cl::value_desc("output"), cl::location(trainingFlags.loss.output),
+    cl::cat(trainingCategory));
+cl::opt<int64_t, true> ignoreIndex(
     "ignore-index",
     cl::desc("--loss cross_entropy: labels equal to this value count "
              "neither in the loss nor in its mean (default -100, PyTorch's "
              "and Hugging Face's ignore_index)"),
-    cl::value_desc("label"), cl::init(-100), cl::cat(trainingCategory));
+    cl::value_desc("label"), cl::location(trainingFlags.loss.ignoreIndex),
+    cl::cat(trainingCategory));
 cl::opt<std::string> optimizer(
     "optimizer", cl::desc("sgd | momentum | adam | adamw (default adamw)"),
     cl::init("adamw"), cl::cat(trainingCategory));
-cl::opt<double> lr("lr",
-                   cl::desc("learning rate (default 1e-3; the executable's "
-                            "--lr overrides it)"),
-                   cl::init(1e-3), cl::cat(trainingCategory));
-cl::opt<double> momentum("momentum",
-                         cl::desc("--optimizer momentum: its factor "
-                                  "(default 0.9)"),
-                         cl::init(0.9), cl::cat(trainingCategory));
-cl::opt<double> beta1("beta1", cl::desc("adam/adamw beta1 (default 0.9)"),
-                      cl::init(0.9), cl::cat(trainingCategory));
-cl::opt<double> beta2("beta2", cl::desc("adam/adamw beta2 (default 0.999)"),
-                      cl::init(0.999), cl::cat(trainingCategory));
-cl::opt<double> eps("eps", cl::desc("adam/adamw epsilon (default 1e-8)"),
-                    cl::init(1e-8), cl::cat(trainingCategory));
-cl::opt<double> weightDecay(
+cl::opt<double, true>
+    lr("lr",
+       cl::desc("learning rate (default 1e-3; the executable's "
+                "--lr overrides it)"),
+       cl::location(trainingFlags.optimizer.lr), cl::cat(trainingCategory));
+cl::opt<double, true> momentum("momentum",
+                               cl::desc("--optimizer momentum: its factor "
+                                        "(default 0.9)"),
+                               cl::location(trainingFlags.optimizer.momentum),
+                               cl::cat(trainingCategory));
+cl::opt<double, true> beta1("beta1", cl::desc("adam/adamw beta1 (default 0.9)"),
+                            cl::location(trainingFlags.optimizer.beta1),
+                            cl::cat(trainingCategory));
+cl::opt<double, true> beta2("beta2",
+                            cl::desc("adam/adamw beta2 (default 0.999)"),
+                            cl::location(trainingFlags.optimizer.beta2),
+                            cl::cat(trainingCategory));
+cl::opt<double, true> eps("eps", cl::desc("adam/adamw epsilon (default 1e-8)"),
+                          cl::location(trainingFlags.optimizer.eps),
+                          cl::cat(trainingCategory));
+cl::opt<double, true> weightDecay(
     "weight-decay",
     cl::desc("weight decay: decoupled for adamw, L2 otherwise (default 0, "
              "as the Hugging Face Trainer's; torch.optim.AdamW's is 0.01)"),
-    cl::init(0.0), cl::cat(trainingCategory));
-cl::opt<double> clipGradNorm(
+    cl::location(trainingFlags.optimizer.weightDecay),
+    cl::cat(trainingCategory));
+cl::opt<double, true> clipGradNorm(
     "clip-grad-norm",
     cl::desc("clip the global gradient norm at this value (default 0: off)"),
-    cl::init(0.0), cl::cat(trainingCategory));
-cl::opt<std::string> freeze(
+    cl::location(trainingFlags.optimizer.clipGradNorm),
+    cl::cat(trainingCategory));
+cl::opt<std::string, true> freeze(
     "freeze",
     cl::desc("keep parameters whose whole name matches this regex constant "
              "(default: none)"),
-    cl::value_desc("regex"), cl::init(""), cl::cat(trainingCategory));
-cl::opt<std::string> train(
-    "train",
-    cl::desc("train only parameters whose whole name matches (default: "
-             "all; with --lora: those that train beside the adapters)"),
-    cl::value_desc("regex"), cl::init(""), cl::cat(trainingCategory));
+    cl::value_desc("regex"), cl::location(trainingFlags.freeze),
+    cl::cat(trainingCategory));
+cl::opt<std::string, true>
+    train("train",
+          cl::desc("train only parameters whose whole name matches (default: "
+                   "all; with --lora: those that train beside the adapters)"),
+          cl::value_desc("regex"), cl::location(trainingFlags.train),
+          cl::cat(trainingCategory));
 
-cl::opt<std::string> lora(
-    "lora",
-    cl::desc("fine-tune low-rank adapters (LoRA, as PEFT) on these linear "
-             "layers' weights and freeze the rest of the model: module "
-             "names (q_proj,v_proj: a name or a name's last parts), globs "
-             "over whole module names, or all-linear (default: none)"),
-    cl::value_desc("modules"), cl::init(""), cl::cat(trainingCategory));
-cl::opt<int64_t> loraRank("lora-rank",
-                          cl::desc("--lora's rank r (default 8, PEFT's)"),
-                          cl::init(8), cl::cat(trainingCategory));
-cl::opt<double> loraAlpha(
-    "lora-alpha",
-    cl::desc("--lora's alpha: the adapters are scaled by alpha / r "
-             "(default 8, PEFT's)"),
-    cl::init(8.0), cl::cat(trainingCategory));
-cl::opt<bool> rslora("rslora",
-                     cl::desc("--lora scaled by alpha / sqrt(r) "
-                              "(rank-stabilized LoRA)"),
-                     cl::init(false), cl::cat(trainingCategory));
-cl::opt<double> loraDropout(
+cl::opt<std::string, true>
+    lora("lora",
+         cl::desc("fine-tune low-rank adapters (LoRA, as PEFT) on these linear "
+                  "layers' weights and freeze the rest of the model: module "
+                  "names (q_proj,v_proj: a name or a name's last parts), globs "
+                  "over whole module names, or all-linear (default: none)"),
+         cl::value_desc("modules"), cl::location(trainingFlags.lora.targets),
+         cl::cat(trainingCategory));
+cl::opt<int64_t, true> loraRank("lora-rank",
+                                cl::desc("--lora's rank r (default 8, PEFT's)"),
+                                cl::location(trainingFlags.lora.rank),
+                                cl::cat(trainingCategory));
+cl::opt<double, true>
+    loraAlpha("lora-alpha",
+              cl::desc("--lora's alpha: the adapters are scaled by alpha / r "
+                       "(default 8, PEFT's)"),
+              cl::location(trainingFlags.lora.alpha),
+              cl::cat(trainingCategory));
+cl::opt<bool, true> rslora("rslora",
+                           cl::desc("--lora scaled by alpha / sqrt(r) "
+                                    "(rank-stabilized LoRA)"),
+                           cl::location(trainingFlags.lora.rslora),
+                           cl::cat(trainingCategory));
+cl::opt<double, true> loraDropout(
     "lora-dropout",
     cl::desc("--lora's dropout on the adapters' input in training steps "
              "(default 0)"),
-    cl::init(0.0), cl::cat(trainingCategory));
+    cl::location(trainingFlags.lora.dropout), cl::cat(trainingCategory));
 cl::opt<std::string> basePrecision(
     "base-precision",
     cl::desc("f32 | bf16: with --lora, the type the frozen base is held in "
              "(bf16: half its memory, widened to f32 for each product; "
              "default f32)"),
     cl::value_desc("type"), cl::init("f32"), cl::cat(trainingCategory));
-cl::opt<uint64_t> loraSeed(
+cl::opt<uint64_t, true> loraSeed(
     "lora-seed",
     cl::desc("seed of the adapters' initial A values (default 0; --init "
              "replaces them)"),
-    cl::init(0), cl::cat(trainingCategory));
+    cl::location(trainingFlags.lora.seed), cl::cat(trainingCategory));
 
-cl::opt<std::string> remat(
+cl::opt<std::string, true> remat(
     "remat",
     cl::desc("none | per-block | per-block:<segments> | selective: "
              "recompute forward values in the backward pass instead of "
@@ -153,7 +173,8 @@ cl::opt<std::string> remat(
              "cuts, selective after them) or those larger than it, such as "
              "attention scores (selective); gradients unchanged (default "
              "none: keeps every one, fused attention's exponentials too)"),
-    cl::value_desc("policy"), cl::init("none"), cl::cat(memoryCategory));
+    cl::value_desc("policy"), cl::location(trainingFlags.remat),
+    cl::cat(memoryCategory));
 
 cl::opt<uint64_t> activationBudget(
     "activation-budget",
@@ -174,15 +195,18 @@ cl::opt<bool> lossScaling(
     cl::desc("dynamic loss scaling compiled into the step (always on with "
              "--precision f16; default off)"),
     cl::init(false), cl::cat(precisionCategory));
-cl::opt<int64_t> lossScaleGrowthInterval(
+cl::opt<int64_t, true> lossScaleGrowthInterval(
     "loss-scale-growth-interval",
     cl::desc("clean steps before the loss scale doubles (default 2000)"),
-    cl::value_desc("N"), cl::init(2000), cl::cat(precisionCategory));
-cl::opt<std::string> keepF32(
+    cl::value_desc("N"),
+    cl::location(trainingFlags.optimizer.lossScaleGrowthInterval),
+    cl::cat(precisionCategory));
+cl::opt<std::string, true> keepF32(
     "keep-f32",
     cl::desc("with bf16/f16: keep matmuls in f32 whose op or parameter name "
              "matches (default: none)"),
-    cl::value_desc("regex"), cl::init(""), cl::cat(precisionCategory));
+    cl::value_desc("regex"), cl::location(trainingFlags.precision.keepF32),
+    cl::cat(precisionCategory));
 
 cl::opt<std::string> mesh(
     "mesh",
@@ -372,15 +396,16 @@ std::string cpuKernelsUnavailableBy(const lmc::ShardingOptions &sharding,
     return "--gpu-loops-on-cpu";
   if (!sharding.mesh.empty())
     return "a --mesh";
-  if (training.precision != lmc::Precision::F32)
-    return "--precision " + lmc::stringifyPrecision(training.precision).str();
+  const lmc::Precision precision = training.precision.precision;
+  if (precision != lmc::Precision::F32)
+    return "--precision " + lmc::stringifyPrecision(precision).str();
   return "";
 }
 
 bool readChoiceFlags(lmc::TrainingOptions &training) {
   bool ok = true;
   if (std::optional<lmc::Optimizer> kind = lmc::optimizerNamed(optimizer)) {
-    training.optimizer = *kind;
+    training.optimizer.optimizer = *kind;
   } else {
     llvm::errs() << "lmc: error: unknown optimizer '" << optimizer
                  << "'; expected " << lmc::optimizerChoices() << "\n";
@@ -388,7 +413,7 @@ bool readChoiceFlags(lmc::TrainingOptions &training) {
   }
   using lmc::Precision;
   if (std::optional<Precision> type = lmc::symbolizePrecision(precision)) {
-    training.precision = *type;
+    training.precision.precision = *type;
   } else {
     llvm::errs()
         << "lmc: error: unknown precision '" << precision << "'; expected "
@@ -426,23 +451,25 @@ bool checkFlagCombinations(bool mlirInput,
                    .str());
 
   // Optimizer hyperparameters only the chosen optimizer reads.
-  const std::string optimizer = lmc::optimizerName(training.optimizer);
-  if (given("momentum") && training.optimizer != lmc::Optimizer::Momentum)
+  const lmc::Optimizer kind = training.optimizer.optimizer;
+  const std::string optimizer = lmc::optimizerName(kind);
+  if (given("momentum") && kind != lmc::Optimizer::Momentum)
     refuse("--momentum applies to --optimizer momentum (SGD with momentum), "
            "not " +
            optimizer + "; pass --optimizer momentum or drop it");
   for (llvm::StringRef flag : {"beta1", "beta2", "eps"})
-    if (given(flag) && !lmc::isAdam(training.optimizer))
+    if (given(flag) && !lmc::isAdam(kind))
       refuse(("--" + flag + " applies to --optimizer adam and adamw, not " +
               optimizer + "; drop it or choose one of those")
                  .str());
-  if (given("ignore-index") && training.loss != "cross_entropy")
-    refuse("--ignore-index applies to --loss cross_entropy, not " +
-           training.loss + "; drop it");
-  if (given("loss-from") && llvm::StringRef(training.loss).starts_with("output:"))
+  const std::string &loss = training.loss.loss;
+  if (given("ignore-index") && loss != "cross_entropy")
+    refuse("--ignore-index applies to --loss cross_entropy, not " + loss +
+           "; drop it");
+  if (given("loss-from") && llvm::StringRef(loss).starts_with("output:"))
     refuse("--loss-from names the output cross_entropy or mse is computed "
            "from; --loss " +
-           training.loss + " is that output already: drop --loss-from");
+           loss + " is that output already: drop --loss-from");
 
   // Low-rank adapters.
   if (training.lora.targets.empty()) {
@@ -467,7 +494,7 @@ bool checkFlagCombinations(bool mlirInput,
   }
 
   // Precision.
-  if (given("keep-f32") && training.precision == lmc::Precision::F32)
+  if (given("keep-f32") && training.precision.precision == lmc::Precision::F32)
     refuse("--keep-f32 keeps matmuls in f32 under --precision bf16 or f16; "
            "with f32 every matmul is f32 already");
   if (given("loss-scale-growth-interval") && !training.lossScaling)

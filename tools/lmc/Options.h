@@ -22,23 +22,13 @@ namespace cl = llvm::cl;
 extern cl::opt<std::string> inputPath;
 extern cl::opt<int64_t> batch;
 extern cl::opt<uint64_t> maxParamBytes;
-// Loss and optimizer.
-extern cl::opt<std::string> loss, lossOutput, optimizer;
-extern cl::opt<int64_t> ignoreIndex;
-extern cl::opt<double> lr, momentum, beta1, beta2, eps, weightDecay,
-    clipGradNorm;
-extern cl::opt<std::string> freeze, train;
-extern cl::opt<std::string> lora, basePrecision;
-extern cl::opt<int64_t> loraRank;
-extern cl::opt<double> loraAlpha, loraDropout;
-extern cl::opt<bool> rslora;
-extern cl::opt<uint64_t> loraSeed;
-// Precision.
-extern cl::opt<std::string> remat;
+// Loss, optimizer, adapters, memory and precision: the flags bound to
+// `trainingFlags` (each where the pass that reads it takes it) and the
+// ones read into it by readChoiceFlags or by the driver.
+extern lmc::TrainingOptions trainingFlags;
+extern cl::opt<std::string> optimizer, basePrecision, precision;
 extern cl::opt<uint64_t> activationBudget;
-extern cl::opt<std::string> precision, keepF32;
 extern cl::opt<bool> lossScaling;
-extern cl::opt<int64_t> lossScaleGrowthInterval;
 // Parallelism.
 extern cl::opt<std::string> mesh;
 extern cl::list<std::string> shard;

@@ -214,41 +214,21 @@ LogicalResult compile(MLIRContext &context, const char *argv0,
   bool stopInMlir = emit == Artifact::MLIR || compileTo <= lmc::Phase::Lower;
   lmc::Phase lastTrainingPhase =
       std::min(compileTo.getValue(), lmc::Phase::Precision);
-  lmc::TrainingOptions training;
-  training.loss = loss;
-  training.lossOutput = lossOutput;
-  training.ignoreIndex = ignoreIndex;
-  training.lr = lr;
-  training.momentum = momentum;
-  training.beta1 = beta1;
-  training.beta2 = beta2;
-  training.eps = eps;
-  training.weightDecay = weightDecay;
-  training.clipGradNorm = clipGradNorm;
-  training.freeze = freeze;
-  training.train = train;
-  training.lora.targets = lora;
-  training.lora.rank = loraRank;
-  training.lora.alpha = loraAlpha;
-  training.lora.rslora = rslora;
-  training.lora.dropout = loraDropout;
-  training.lora.seed = loraSeed;
-  training.keepF32 = keepF32;
-  training.remat = remat;
+  lmc::TrainingOptions training = trainingFlags;
   if (!readChoiceFlags(training))
     return failure();
   lmc::applyDslTrainDefaults(dslSettings, training, givenOnCommandLine);
   // f16's narrow range needs loss scaling; other precisions may ask for it.
   training.lossScaling =
-      lossScaling || training.precision == lmc::Precision::F16;
-  training.lossScaleGrowthInterval = lossScaleGrowthInterval;
+      lossScaling || training.precision.precision == lmc::Precision::F16;
 
   // The command line's mesh replaces the DSL's; its shard rules come first
   // (the first rule matching a parameter wins).
   lmc::ShardingOptions sharding;
   sharding.mesh = mesh.getNumOccurrences() ? mesh.getValue()
                                            : dslSettings.mesh.value_or("");
-  std::vector<std::string> rules(shard.begin(), shard.end());
+  std::vector<std::string> rules(lmc::cli::shard.begin(),
+                                 lmc::cli::shard.end());
   llvm::append_range(rules, dslSettings.shard);
   sharding.shard = llvm::join(rules, ";");
   if (!sharding.mesh.empty())

@@ -3,8 +3,7 @@
 #ifndef LMC_DRIVER_PIPELINES_H
 #define LMC_DRIVER_PIPELINES_H
 
-#include "lmc/Dialect/Lmc/IR/LmcEnums.h"
-#include "lmc/runtime/optimizers.h"
+#include "lmc/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
@@ -28,47 +27,37 @@ enum class Phase {
   LLVM
 };
 
+/// The training phases' options. Those of one pass are that pass's own
+/// options struct (generated from Passes.td): lmc's flags bind to their
+/// fields once (tools/lmc/Options.cpp) and the pipeline hands the structs
+/// to the passes as they are.
 struct TrainingOptions {
-  std::string loss = "cross_entropy";
-  std::string lossOutput;
-  int64_t ignoreIndex = -100; // cross_entropy's ignore_index
-  Optimizer optimizer = Optimizer::AdamW;
-  double lr = 1e-3;
-  double momentum = 0.9;
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  double eps = 1e-8;
-  double weightDecay = 0.0;
-  double clipGradNorm = 0.0;
+  /// lmc-attach-loss: `loss` (cross_entropy | mse | output:NAME), `output`
+  /// (--loss-from), `ignoreIndex`.
+  LmcAttachLossOptions loss;
+  /// lmc-optimizer: the optimizer, its hyperparameters, clipping and the
+  /// loss scale's growth interval.
+  LmcOptimizerOptions optimizer;
   /// Regexes over parameter names (whole-name match): keep matching
-  /// parameters constant / train only the matching ones.
+  /// parameters constant / train only the matching ones (lmc-autodiff,
+  /// lmc-fuse-attention; with adapters, lmc-lora's `train`).
   std::string freeze;
   std::string train;
-  /// Low-rank adapters (lmc-lora): the target modules (empty: none), rank,
-  /// alpha, rank-stabilized scaling, dropout and the seed of A's values.
-  struct Lora {
-    std::string targets;
-    int64_t rank = 8;
-    double alpha = 8.0;
-    bool rslora = false;
-    double dropout = 0.0;
-    uint64_t seed = 0;
-    /// The frozen base's type: F32 or BF16.
-    Precision basePrecision = Precision::F32;
-  } lora;
+  /// lmc-lora: the target modules (empty: no adapters), rank, alpha,
+  /// rank-stabilized scaling, dropout, the seed of A's values and the
+  /// frozen base's type (its `train` comes from `train` above).
+  LmcLoraOptions lora;
   /// With a mesh, the --shard rules: fused projections a rule splits become
   /// one parameter per piece (lmc-split-fused-projections).
   std::string shard;
-  /// Mixed precision (lmc-mixed-precision), and a regex over op/parameter
+  /// lmc-mixed-precision: the precision and the regex over op/parameter
   /// names kept in f32.
-  Precision precision = Precision::F32;
-  std::string keepF32;
+  LmcMixedPrecisionOptions precision;
   /// Dynamic loss scaling (lmc-autodiff's loss-scale, lmc-optimizer's
   /// scaler): on for f16.
   bool lossScaling = false;
-  int64_t lossScaleGrowthInterval = 2000;
-  /// Activation checkpointing (lmc-rematerialize): none | per-block |
-  /// selective.
+  /// Activation checkpointing (lmc-rematerialize's policy): none | per-block
+  /// | per-block:N | selective.
   std::string remat = "none";
   /// Masked attention as one op (lmc-fuse-attention): for f32 steps on the
   /// CPU without a mesh.
