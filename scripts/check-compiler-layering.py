@@ -7,7 +7,7 @@ of a layer above, or a file in a layer not listed, fails the check. The
 runtime's public headers (lmc/runtime/*: the contracts both sides keep) and
 the generated lmc/Version.h may be included from anywhere. The order:
 
-    Support < Dialect < Transforms < Conversion, Import < Driver
+    Support < Dialect < Transforms < Lowering, Import < Driver
 
 (tools/ sit above all of them and are not checked.)
 
@@ -23,9 +23,9 @@ ALLOWED = {
     "Support": set(),
     "Dialect": {"Support"},
     "Transforms": {"Support", "Dialect"},
-    "Conversion": {"Support", "Dialect", "Transforms"},
+    "Lowering": {"Support", "Dialect", "Transforms"},
     "Import": {"Support", "Dialect", "Transforms"},
-    "Driver": {"Support", "Dialect", "Transforms", "Conversion", "Import"},
+    "Driver": {"Support", "Dialect", "Transforms", "Lowering", "Import"},
 }
 ANYWHERE = {"runtime", "Version.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"lmc/([^/"]+)', re.M)

@@ -24,7 +24,7 @@ Every pass lmc defines, with its options, as `lmc-opt` takes them
 (`lmc-opt --lmc-attach-loss='loss=mse'`). Which of them `lmc` runs, in what
 order and with which options is [compiler.md](compiler.md#pipeline); the
 definitions are `include/lmc/Transforms/Passes.td` and
-`include/lmc/Conversion/Passes.td`.
+`include/lmc/Lowering/Passes.td`.
 
 ## Training passes
 
@@ -37,6 +37,6 @@ cat <<'MIDDLE'
 ## Lowering passes
 
 linalg, buffers, loops, runtime calls and GPU kernels
-(`lib/Conversion/`).
+(`lib/Lowering/`).
 MIDDLE
-passes include/lmc/Conversion/Passes.td
+passes include/lmc/Lowering/Passes.td

@@ -1,8 +1,8 @@
 //===- Pipelines.cpp - lmc pass pipelines ---------------------------------===//
 
 #include "lmc/Driver/Pipelines.h"
-#include "lmc/Conversion/Passes.h"
 #include "lmc/Dialect/Lmc/IR/LmcDialect.h"
+#include "lmc/Lowering/Passes.h"
 #include "lmc/Transforms/Passes.h"
 #include "lmc/Transforms/ReshapeSharding.h"
 
@@ -41,7 +41,7 @@ void registerLmcDialects(DialectRegistry &registry) {
 void registerLmcPasses() {
   registerAllPasses();
   registerLmcTransformsPasses();
-  registerLmcConversionPasses();
+  registerLmcLoweringPasses();
   registerLmcPipelines();
 }
 

@@ -175,8 +175,8 @@ void merge(RewriterBase &rewriter, ArrayRef<shard::AllReduceOp> group) {
   }
 }
 
-struct BucketAllReduces
-    : public impl::LmcBucketAllReducesBase<BucketAllReduces> {
+struct BucketAllReducesPass
+    : public impl::LmcBucketAllReducesBase<BucketAllReducesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<SinkAllReduceBelowReshape<tensor::ExpandShapeOp>,

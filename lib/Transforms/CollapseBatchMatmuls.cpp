@@ -114,8 +114,8 @@ struct CollapseBatchMatmul : public OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-struct LmcCollapseBatchMatmuls
-    : impl::LmcCollapseBatchMatmulsBase<LmcCollapseBatchMatmuls> {
+struct CollapseBatchMatmulsPass
+    : impl::LmcCollapseBatchMatmulsBase<CollapseBatchMatmulsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<CollapseBatchMatmul>(&getContext());

@@ -330,7 +330,8 @@ void fuse(AttentionChain &chain, bool keepExponentials) {
   }
 }
 
-struct FuseAttention : public impl::LmcFuseAttentionBase<FuseAttention> {
+struct FuseAttentionPass
+    : public impl::LmcFuseAttentionBase<FuseAttentionPass> {
   using Base::Base;
 
   void runOnOperation() override {

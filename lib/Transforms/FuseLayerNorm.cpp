@@ -173,7 +173,8 @@ Value fuse(LayerNormChain &chain) {
   return norm.getY();
 }
 
-struct FuseLayerNorm : public impl::LmcFuseLayerNormBase<FuseLayerNorm> {
+struct FuseLayerNormPass
+    : public impl::LmcFuseLayerNormBase<FuseLayerNormPass> {
   void runOnOperation() override {
     SmallVector<LayerNormChain> chains;
     getOperation().walk([&](AddOp add) {

@@ -167,7 +167,8 @@ std::optional<RematPolicy> parseRematPolicy(StringRef text) {
 
 namespace {
 
-struct Rematerialize : public impl::LmcRematerializeBase<Rematerialize> {
+struct RematerializePass
+    : public impl::LmcRematerializeBase<RematerializePass> {
   using Base::Base;
 
   void runOnOperation() override {

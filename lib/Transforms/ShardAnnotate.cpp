@@ -402,8 +402,7 @@ void unshareScalarTensors(ModuleOp module) {
   }
 }
 
-struct LmcShardAnnotate
-    : impl::LmcShardAnnotateBase<LmcShardAnnotate> {
+struct ShardAnnotatePass : impl::LmcShardAnnotateBase<ShardAnnotatePass> {
   using Base::Base;
 
   void runOnOperation() override {

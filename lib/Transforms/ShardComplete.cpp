@@ -211,7 +211,7 @@ private:
   OpBuilder b;
 };
 
-struct LmcShardComplete : impl::LmcShardCompleteBase<LmcShardComplete> {
+struct ShardCompletePass : impl::LmcShardCompleteBase<ShardCompletePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     auto grids = func->getParentOfType<ModuleOp>().getOps<shard::GridOp>();

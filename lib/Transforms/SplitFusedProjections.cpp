@@ -269,8 +269,8 @@ private:
   llvm::DenseMap<std::pair<Value, int64_t>, Value> rebuilt_;
 };
 
-struct LmcSplitFusedProjections
-    : impl::LmcSplitFusedProjectionsBase<LmcSplitFusedProjections> {
+struct SplitFusedProjectionsPass
+    : impl::LmcSplitFusedProjectionsBase<SplitFusedProjectionsPass> {
   using Base::Base;
 
   void runOnOperation() override {
