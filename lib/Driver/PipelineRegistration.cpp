@@ -26,6 +26,9 @@ namespace {
 namespace cl = llvm::cl;
 using PrecisionChoices = OdsEnumChoices<Precision, getMaxEnumValForPrecision()>;
 
+/// The options' defaults: the passes' own (Passes.td), as lmc's flags have.
+const TrainingOptions kDefaults;
+
 /// `lmc-train-pipeline`: import → `until`, as buildLmcTrainingPipeline.
 struct TrainPipelineOptions : PassPipelineOptions<TrainPipelineOptions> {
   Option<Phase> until{
@@ -40,49 +43,55 @@ struct TrainPipelineOptions : PassPipelineOptions<TrainPipelineOptions> {
                             "mixed-precision policy applied"))};
   Option<std::string> loss{*this, "loss",
                            cl::desc("cross_entropy | mse | output:NAME"),
-                           cl::init("cross_entropy")};
+                           cl::init(kDefaults.loss.loss)};
   Option<std::string> lossFrom{
       *this, "loss-from",
       cl::desc("the output cross_entropy or mse is computed from")};
   Option<int64_t> ignoreIndex{*this, "ignore-index",
                               cl::desc("cross_entropy's ignore_index"),
-                              cl::init(-100)};
+                              cl::init(kDefaults.loss.ignoreIndex)};
   Option<Optimizer> optimizer{
       *this, "optimizer", cl::desc("sgd | momentum | adam | adamw"),
-      cl::init(Optimizer::AdamW), TableChoices<kOptimizerNames>{}};
-  Option<double> lr{*this, "lr", cl::init(1e-3)};
-  Option<double> momentum{*this, "momentum", cl::init(0.9)};
-  Option<double> beta1{*this, "beta1", cl::init(0.9)};
-  Option<double> beta2{*this, "beta2", cl::init(0.999)};
-  Option<double> eps{*this, "eps", cl::init(1e-8)};
-  Option<double> weightDecay{*this, "weight-decay", cl::init(0.0)};
-  Option<double> clipGradNorm{*this, "clip-grad-norm", cl::init(0.0)};
+      cl::init(kDefaults.optimizer.optimizer), TableChoices<kOptimizerNames>{}};
+  Option<double> lr{*this, "lr", cl::init(kDefaults.optimizer.lr)};
+  Option<double> momentum{*this, "momentum",
+                          cl::init(kDefaults.optimizer.momentum)};
+  Option<double> beta1{*this, "beta1", cl::init(kDefaults.optimizer.beta1)};
+  Option<double> beta2{*this, "beta2", cl::init(kDefaults.optimizer.beta2)};
+  Option<double> eps{*this, "eps", cl::init(kDefaults.optimizer.eps)};
+  Option<double> weightDecay{*this, "weight-decay",
+                             cl::init(kDefaults.optimizer.weightDecay)};
+  Option<double> clipGradNorm{*this, "clip-grad-norm",
+                              cl::init(kDefaults.optimizer.clipGradNorm)};
   Option<std::string> freeze{*this, "freeze",
                              cl::desc("regex: parameters kept constant")};
   Option<std::string> train{*this, "train",
                             cl::desc("regex: the only parameters trained")};
   Option<std::string> lora{*this, "lora",
                            cl::desc("adapters on these modules (lmc-lora)")};
-  Option<int64_t> loraRank{*this, "lora-rank", cl::init(8)};
-  Option<double> loraAlpha{*this, "lora-alpha", cl::init(8.0)};
-  Option<bool> rslora{*this, "rslora", cl::init(false)};
-  Option<double> loraDropout{*this, "lora-dropout", cl::init(0.0)};
-  Option<uint64_t> loraSeed{*this, "lora-seed", cl::init(0)};
-  Option<Precision> basePrecision{*this, "base-precision",
-                                  cl::desc("f32 | bf16"),
-                                  cl::init(Precision::F32), PrecisionChoices{}};
+  Option<int64_t> loraRank{*this, "lora-rank", cl::init(kDefaults.lora.rank)};
+  Option<double> loraAlpha{*this, "lora-alpha", cl::init(kDefaults.lora.alpha)};
+  Option<bool> rslora{*this, "rslora", cl::init(kDefaults.lora.rslora)};
+  Option<double> loraDropout{*this, "lora-dropout",
+                             cl::init(kDefaults.lora.dropout)};
+  Option<uint64_t> loraSeed{*this, "lora-seed", cl::init(kDefaults.lora.seed)};
+  Option<Precision> basePrecision{
+      *this, "base-precision", cl::desc("f32 | bf16"),
+      cl::init(kDefaults.lora.basePrecision), PrecisionChoices{}};
   Option<Precision> precision{*this, "precision", cl::desc("f32 | bf16 | f16"),
-                              cl::init(Precision::F32), PrecisionChoices{}};
+                              cl::init(kDefaults.precision.precision),
+                              PrecisionChoices{}};
   Option<std::string> keepF32{*this, "keep-f32"};
   Option<bool> lossScaling{*this, "loss-scaling",
                            cl::desc("on by itself with precision=f16"),
                            cl::init(false)};
-  Option<int64_t> lossScaleGrowthInterval{*this, "loss-scale-growth-interval",
-                                          cl::init(2000)};
+  Option<int64_t> lossScaleGrowthInterval{
+      *this, "loss-scale-growth-interval",
+      cl::init(kDefaults.optimizer.lossScaleGrowthInterval)};
   Option<std::string> remat{
       *this, "remat",
       cl::desc("none | per-block | per-block:<segments> | selective"),
-      cl::init("none")};
+      cl::init(kDefaults.remat)};
   Option<bool> fuseAttention{*this, "fuse-attention", cl::init(false)};
   Option<bool> fuseLayerNorm{*this, "fuse-layer-norm", cl::init(false)};
   Option<std::string> shard{*this, "shard",

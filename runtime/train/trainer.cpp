@@ -27,8 +27,10 @@ Trainer::Trainer(const Descriptor &desc, const Config &config, StepFns steps,
   for (const TensorSpec &arg : desc.trainArgs) {
     if (arg.role == Role::Input)
       inputBuffers_.emplace_back(arg.byteSize());
-    if (arg.role == Role::Hyper && arg.name != kRngKeyHyper)
+    if (arg.role == Role::Hyper && arg.name != kRngKeyHyper) {
+      hyperSpecs_.push_back(&arg);
       hyperBuffers_.emplace_back(arg.byteSize());
+    }
   }
   lossScale_ = state.stateIndex(kLossScaleState);
 }
@@ -175,11 +177,9 @@ double Trainer::setHyperBuffers(int64_t step) {
   // state["step"] does (a skipped step does not advance it); the schedule
   // follows the global step.
   const int64_t updates = step - skippedSteps_;
-  size_t h = 0;
-  for (const TensorSpec *hyper : desc_.trainArgsWithRole(Role::Hyper))
-    if (hyper->name != kRngKeyHyper)
-      *hyperBuffers_[h++].as<float>() =
-          float(hyperValue(hyper->name, updates, stepHyper));
+  for (size_t h = 0; h < hyperSpecs_.size(); ++h)
+    *hyperBuffers_[h].as<float>() =
+        float(hyperValue(hyperSpecs_[h]->name, updates, stepHyper));
   return stepHyper.lr;
 }
 

@@ -115,7 +115,8 @@ private:
   Schedule schedule_;
   TrainerSinks sinks_;
   std::vector<AlignedBuffer> inputBuffers_; // one per train input
-  std::vector<AlignedBuffer> hyperBuffers_; // one per hyper arg but rng_key
+  std::vector<const TensorSpec *> hyperSpecs_; // the hyper args but rng_key
+  std::vector<AlignedBuffer> hyperBuffers_;    // one per hyperSpecs_
   std::vector<int64_t> samples_;            // the micro-batch's sample ids
   AlignedBuffer lossBuffer_, gradNormBuffer_;
   /// The micro-batch's random key (hyper rng_key; models with Dropout).
